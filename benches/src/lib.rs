@@ -1,0 +1,1 @@
+//! Benchmark and differential-harness helpers.

@@ -1,0 +1,87 @@
+//! The seam between the container and the codec: how a 64 KiB block gets compressed.
+//!
+//! A [`BlockCompressor`] is shared by all worker threads; each thread asks it once for a
+//! [`BlockContext`] and reuses that context for every block it compresses. Whatever a context
+//! produces, the writer applies the reference writer's rule: a result of 65536 bytes or more
+//! is replaced by the raw block (zarchivewriter.cpp `StoreBlock`).
+
+use super::format::BLOCK_SIZE;
+use crate::zstd;
+
+/// Something that can compress ZAR blocks. Implementations must be deterministic: the same
+/// block must always give the same bytes, on every thread, so archives do not depend on the
+/// thread count.
+pub trait BlockCompressor: Send + Sync {
+    /// A per-thread compression context, created once and reused across blocks.
+    fn context(&self) -> Result<Box<dyn BlockContext>, std::io::Error>;
+    /// A short human-readable description (for `info` and progress output).
+    fn describe(&self) -> String;
+}
+
+/// A per-thread block compression context.
+pub trait BlockContext: Send {
+    /// Compress one full block, appending the compressed bytes to `out` (which the caller
+    /// has cleared). Appending exactly `block` marks it as stored raw.
+    fn compress_block(&mut self, block: &[u8; BLOCK_SIZE], out: &mut Vec<u8>) -> Result<(), std::io::Error>;
+}
+
+/// Stores every block raw (no compression).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stored;
+
+impl BlockCompressor for Stored {
+    fn context(&self) -> Result<Box<dyn BlockContext>, std::io::Error> {
+        Ok(Box::new(Stored))
+    }
+    fn describe(&self) -> String {
+        "stored".into()
+    }
+}
+
+impl BlockContext for Stored {
+    fn compress_block(&mut self, block: &[u8; BLOCK_SIZE], out: &mut Vec<u8>) -> Result<(), std::io::Error> {
+        out.extend_from_slice(block);
+        Ok(())
+    }
+}
+
+/// The built-in zstd block compressor: each block is one zstd frame at `level`, as the
+/// reference writer's `ZSTD_compress(dst, ZSTD_compressBound(65536), src, 65536, 6)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Zstd {
+    level: i32,
+}
+
+/// The level the reference ZArchive tool uses.
+pub const REFERENCE_LEVEL: i32 = 6;
+
+impl Zstd {
+    /// A zstd block compressor at `level`; fails if the encoder does not implement it.
+    pub fn new(level: i32) -> Result<Self, zstd::ZstdError> {
+        zstd::Compressor::new(level)?;
+        Ok(Zstd { level })
+    }
+    /// The compression level.
+    pub fn level(&self) -> i32 {
+        self.level
+    }
+}
+
+struct ZstdContext(zstd::Compressor);
+
+impl BlockCompressor for Zstd {
+    fn context(&self) -> Result<Box<dyn BlockContext>, std::io::Error> {
+        let c = zstd::Compressor::new(self.level).map_err(std::io::Error::other)?;
+        Ok(Box::new(ZstdContext(c)))
+    }
+    fn describe(&self) -> String {
+        format!("zstd level {}", self.level)
+    }
+}
+
+impl BlockContext for ZstdContext {
+    fn compress_block(&mut self, block: &[u8; BLOCK_SIZE], out: &mut Vec<u8>) -> Result<(), std::io::Error> {
+        self.0.compress_into(block, out).map_err(std::io::Error::other)?;
+        Ok(())
+    }
+}
