@@ -12,4 +12,4 @@
 pub mod zar;
 pub mod zstd;
 
-pub use zar::{BlockCompressor, Stored};
+pub use zar::{Archive, ArchiveWriter, BlockCompressor, Stored, ZarError};

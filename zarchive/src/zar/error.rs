@@ -1,0 +1,184 @@
+//! Errors of the container layer. Every message names what failed: the archive section, the
+//! entry's path, the block number, the file on disk.
+
+use std::io;
+use std::path::PathBuf;
+
+use super::names::UnsafeName;
+use crate::zstd::ZstdError;
+
+/// Errors of the ZAR container: opening, reading, writing, packing, extracting.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ZarError {
+    /// An I/O operation failed; `what` says on what.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done, and on which file or entry.
+        what: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The bytes are not a ZAR archive at all.
+    #[error("not a ZAR archive: {reason}")]
+    NotAnArchive {
+        /// What is missing or wrong.
+        reason: String,
+    },
+    /// The footer's version word is not ZAR v1.
+    #[error("unsupported ZAR version 0x{found:08X} (only version 1, 0x61BF3A01, is supported)")]
+    UnsupportedVersion {
+        /// The version word found.
+        found: u32,
+    },
+    /// The footer's total size disagrees with the file's length.
+    #[error("the footer says the archive is {footer} bytes but it is {actual} bytes (truncated or padded file)")]
+    TotalSizeMismatch {
+        /// Size recorded in the footer.
+        footer: u64,
+        /// Actual length.
+        actual: u64,
+    },
+    /// A section does not lie inside the file, or has an impossible size.
+    #[error("the {section} section (offset {offset}, size {size}) is invalid: {reason}")]
+    BadSection {
+        /// Which section.
+        section: &'static str,
+        /// Its offset.
+        offset: u64,
+        /// Its size.
+        size: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file tree is malformed.
+    #[error("corrupt file tree at {path}: {reason}")]
+    BadTree {
+        /// Path of the directory or entry concerned (`/` for the root).
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An entry's name cannot be decoded from the name table.
+    #[error("entry {index} in directory {dir}: its name at name-table offset {offset} does not fit the name table")]
+    BadName {
+        /// The directory holding the entry.
+        dir: String,
+        /// Node index of the entry.
+        index: u32,
+        /// The name offset.
+        offset: u32,
+    },
+    /// An entry's name cannot become a path component (path traversal and similar).
+    #[error("unsafe entry name \"{name}\" in directory {dir}: {reason}")]
+    UnsafeName {
+        /// The directory holding the entry.
+        dir: String,
+        /// The name, escaped for display.
+        name: String,
+        /// Why it is refused.
+        reason: UnsafeName,
+    },
+    /// Two entries of one directory have the same name (ASCII case ignored).
+    #[error("directory {dir} holds two entries named \"{name}\" (names are compared ignoring ASCII case)")]
+    DuplicateName {
+        /// The directory.
+        dir: String,
+        /// The name.
+        name: String,
+    },
+    /// A file's bytes extend past the blocks the archive holds.
+    #[error("file {path}: its {size} bytes at stream offset {offset} {reason}")]
+    FileExtent {
+        /// The file.
+        path: String,
+        /// Stream offset.
+        offset: u64,
+        /// Size.
+        size: u64,
+        /// Which blocks it needs and why they are not there.
+        reason: String,
+    },
+    /// A block could not be read or decoded.
+    #[error("block {block}: {reason}")]
+    Block {
+        /// Block index in the data stream.
+        block: u64,
+        /// What went wrong.
+        reason: String,
+        /// The decoder's error, when it was a decode failure.
+        #[source]
+        source: Option<ZstdError>,
+    },
+    /// Reading a file's bytes failed.
+    #[error("file {path}: {source}")]
+    File {
+        /// The file.
+        path: String,
+        /// What failed.
+        #[source]
+        source: Box<ZarError>,
+    },
+    /// No entry has this path.
+    #[error("no entry named {path} in the archive")]
+    NotFound {
+        /// The path looked up.
+        path: String,
+    },
+    /// The entry is a directory where a file was needed, or the other way round.
+    #[error("{path} is {what}")]
+    WrongKind {
+        /// The path.
+        path: String,
+        /// "a directory, not a file" or similar.
+        what: &'static str,
+    },
+    /// A write to the archive was refused.
+    #[error("cannot add {path}: {reason}")]
+    Entry {
+        /// The archive path being added.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A limit of the ZAR v1 format would be exceeded.
+    #[error("ZAR v1 limit exceeded: {0}")]
+    Limit(String),
+    /// A path on disk was refused or failed while packing or extracting.
+    #[error("{}: {reason}", path.display())]
+    Path {
+        /// The path on disk.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Extraction finished, but some entries failed; each is listed.
+    #[error("{} of the selected entries could not be extracted:\n{}", failures.len(), failures.iter().map(|f| format!("  {f}")).collect::<Vec<_>>().join("\n"))]
+    ExtractFailed {
+        /// One message per failed entry.
+        failures: Vec<String>,
+    },
+}
+
+impl ZarError {
+    /// Wrap an I/O error with what was being done.
+    pub fn io(what: impl Into<String>, source: io::Error) -> ZarError {
+        ZarError::Io { what: what.into(), source }
+    }
+
+    /// An error about a path on disk.
+    pub fn path(path: impl Into<PathBuf>, reason: impl Into<String>) -> ZarError {
+        ZarError::Path { path: path.into(), reason: reason.into() }
+    }
+}
+
+impl From<ZarError> for io::Error {
+    fn from(e: ZarError) -> io::Error {
+        let kind = match &e {
+            ZarError::Io { source, .. } => source.kind(),
+            _ => io::ErrorKind::InvalidData,
+        };
+        io::Error::new(kind, e)
+    }
+}

@@ -1,0 +1,162 @@
+//! Names: the ZAR comparator, path splitting, the name table's encoding, and what makes a
+//! name safe to turn into a file-system path.
+
+use std::cmp::Ordering;
+
+use super::format::MAX_NAME_LEN;
+
+/// Order of names in a directory: bytes compared unsigned after folding only ASCII `A`–`Z`
+/// to lower case; a proper prefix sorts first. Mirrors zarchivecommon.h `CompareNodeNameLT`.
+pub fn compare(a: &[u8], b: &[u8]) -> Ordering {
+    let fold = |c: &u8| c.to_ascii_lowercase();
+    a.iter().map(fold).cmp(b.iter().map(fold))
+}
+
+/// Whether two names are equal under ASCII-only case folding.
+/// Mirrors zarchivecommon.h `CompareNodeNameBool`.
+pub fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// Split an archive path into its components: separators are `/` and `\`, empty components
+/// (leading, trailing, doubled separators) are skipped, `.` and `..` are ordinary names.
+/// Mirrors zarchivecommon.h `SplitFilenameFromPath` as used by `LookUp` and the writer.
+pub fn split_path(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    path.split(|&c| c == b'/' || c == b'\\').filter(|c| !c.is_empty())
+}
+
+/// Why a name cannot become one component of a path on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnsafeName {
+    /// The name is empty.
+    Empty,
+    /// The name is `.` or `..`.
+    Dots,
+    /// The name contains `/` or `\`.
+    Separator,
+    /// The name contains a NUL byte.
+    Nul,
+}
+
+impl std::fmt::Display for UnsafeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            UnsafeName::Empty => "the name is empty",
+            UnsafeName::Dots => "the name is `.` or `..`",
+            UnsafeName::Separator => "the name contains a path separator (`/` or `\\`)",
+            UnsafeName::Nul => "the name contains a NUL byte",
+        })
+    }
+}
+
+/// Check that `name` is a single, harmless path component.
+pub fn check_component(name: &[u8]) -> Result<(), UnsafeName> {
+    if name.is_empty() {
+        Err(UnsafeName::Empty)
+    } else if name == b"." || name == b".." {
+        Err(UnsafeName::Dots)
+    } else if name.iter().any(|&c| c == b'/' || c == b'\\') {
+        Err(UnsafeName::Separator)
+    } else if name.contains(&0) {
+        Err(UnsafeName::Nul)
+    } else {
+        Ok(())
+    }
+}
+
+/// Append one name-table entry: a 1-byte length below 128, otherwise two bytes
+/// `0x80 | (len & 0x7F), len >> 7`; names longer than [`MAX_NAME_LEN`] are cut.
+/// Mirrors the serialisation loop of zarchivewriter.cpp `WriteNameTable`.
+pub fn encode_entry(name: &[u8], out: &mut Vec<u8>) {
+    let name = &name[..name.len().min(MAX_NAME_LEN)];
+    let len = name.len();
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        out.push(0x80 | (len & 0x7F) as u8);
+        out.push((len >> 7) as u8);
+    }
+    out.extend_from_slice(name);
+}
+
+/// Decode the entry at `offset` of `table`: the byte range of the name, or `None` when the
+/// header or the name does not fit. Decodes the two-byte header correctly (the reference
+/// reader ORs in the wrong byte, zarchivereader.cpp:362).
+pub fn decode_entry(table: &[u8], offset: usize) -> Option<std::ops::Range<usize>> {
+    let first = *table.get(offset)?;
+    let (len, header) = if first & 0x80 == 0 {
+        (usize::from(first), 1)
+    } else {
+        let second = *table.get(offset + 1)?;
+        (usize::from(first & 0x7F) | (usize::from(second) << 7), 2)
+    };
+    let start = offset + header;
+    let end = start.checked_add(len)?;
+    (end <= table.len()).then_some(start..end)
+}
+
+/// Render a name for messages: UTF-8 where it is, escapes elsewhere.
+pub fn display(name: &[u8]) -> String {
+    match std::str::from_utf8(name) {
+        Ok(s) => s.escape_debug().to_string(),
+        Err(_) => name.escape_ascii().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparator_folds_only_ascii_and_puts_prefix_first() {
+        let mut v: Vec<&[u8]> = vec![
+            b"Zeta.txt", b"readme.txt", b"dup2.bin", b"Deeper", b"beta.TXT", b"ALPHA.txt", b"_under.txt",
+        ];
+        v.sort_by(|a, b| compare(a, b));
+        let want: Vec<&[u8]> = vec![
+            b"_under.txt", b"ALPHA.txt", b"beta.TXT", b"Deeper", b"dup2.bin", b"readme.txt", b"Zeta.txt",
+        ];
+        assert_eq!(v, want);
+        assert_eq!(compare(b"Sub", b"sub.txt"), Ordering::Less);
+        assert_eq!(compare("É".as_bytes(), "é".as_bytes()), Ordering::Less);
+        assert!(!eq_ignore_case("É".as_bytes(), "é".as_bytes()));
+        assert!(eq_ignore_case(b"README.txt", b"readme.TXT"));
+    }
+
+    #[test]
+    fn split_path_skips_empty_components_and_keeps_dots() {
+        let parts: Vec<&[u8]> = split_path(b"/a\\\\b/../c/").collect();
+        assert_eq!(parts, vec![&b"a"[..], b"b", b"..", b"c"]);
+        assert_eq!(split_path(b"").count(), 0);
+    }
+
+    #[test]
+    fn name_entries_round_trip_both_header_forms() {
+        for len in [0usize, 1, 127, 128, 200, 32767] {
+            let name = vec![b'x'; len];
+            let mut t = vec![9u8];
+            encode_entry(&name, &mut t);
+            assert_eq!(decode_entry(&t, 1), Some(if len < 128 { 2..2 + len } else { 3..3 + len }));
+        }
+        let mut t = Vec::new();
+        encode_entry(&[b'y'; 200], &mut t);
+        assert_eq!(&t[..2], &[0xC8, 0x01]);
+        let mut t = Vec::new();
+        encode_entry(&[b'z'; 40000], &mut t);
+        assert_eq!(t.len(), 2 + MAX_NAME_LEN);
+        assert_eq!(decode_entry(&[5, b'a'], 0), None);
+        assert_eq!(decode_entry(&[0x81], 0), None);
+        assert_eq!(decode_entry(&[3], 1), None);
+    }
+
+    #[test]
+    fn unsafe_components_are_refused() {
+        assert_eq!(check_component(b""), Err(UnsafeName::Empty));
+        assert_eq!(check_component(b".."), Err(UnsafeName::Dots));
+        assert_eq!(check_component(b"."), Err(UnsafeName::Dots));
+        assert_eq!(check_component(b"a/b"), Err(UnsafeName::Separator));
+        assert_eq!(check_component(b"..\\x"), Err(UnsafeName::Separator));
+        assert_eq!(check_component(b"e\0x"), Err(UnsafeName::Nul));
+        assert_eq!(check_component(b"..."), Ok(()));
+    }
+}

@@ -1,0 +1,167 @@
+//! Parallel, ordered, memory-bounded block compression.
+//!
+//! Blocks go in numbered; workers (one [`BlockContext`] each, created once) compress them;
+//! results come out in input order. At most `2 × threads` blocks are in flight, so memory
+//! stays near `4 × threads × 64 KiB` whatever the archive size. With one thread everything
+//! happens inline on the caller's thread. The output is identical for every thread count
+//! because each block is compressed independently and written in order.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use super::compressor::{BlockCompressor, BlockContext};
+use super::format::BLOCK_SIZE;
+
+/// A block buffer, boxed so it moves between threads without copying.
+pub(crate) type BlockBuf = Box<[u8; BLOCK_SIZE]>;
+
+/// One finished block: the input (for reuse, and for storing raw) and the compressor output.
+pub(crate) struct Done {
+    pub(crate) input: BlockBuf,
+    pub(crate) output: Vec<u8>,
+}
+
+type Job = (u64, BlockBuf, Vec<u8>);
+type JobResult = (u64, io::Result<Done>);
+
+pub(crate) enum Pipeline {
+    Inline { ctx: Box<dyn BlockContext>, ready: Option<(u64, io::Result<Done>)> },
+    Threads(Workers),
+}
+
+pub(crate) struct Workers {
+    jobs: Option<SyncSender<Job>>,
+    results: Receiver<JobResult>,
+    handles: Vec<JoinHandle<()>>,
+    in_flight: usize,
+    max_in_flight: usize,
+    reorder: BTreeMap<u64, io::Result<Done>>,
+    next_out: u64,
+    spare: Vec<(BlockBuf, Vec<u8>)>,
+}
+
+impl Pipeline {
+    /// Start a pipeline with `threads` compression contexts.
+    pub(crate) fn new(compressor: Arc<dyn BlockCompressor>, threads: usize) -> io::Result<Pipeline> {
+        if threads <= 1 {
+            return Ok(Pipeline::Inline { ctx: compressor.context()?, ready: None });
+        }
+        let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let (res_tx, res_rx) = mpsc::channel::<JobResult>();
+        let mut handles = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let (rx, tx, comp) = (job_rx.clone(), res_tx.clone(), compressor.clone());
+            let h = std::thread::Builder::new().name(format!("zar-compress-{i}")).spawn(move || worker(comp, rx, tx))?;
+            handles.push(h);
+        }
+        Ok(Pipeline::Threads(Workers {
+            jobs: Some(job_tx),
+            results: res_rx,
+            handles,
+            in_flight: 0,
+            max_in_flight: 2 * threads,
+            reorder: BTreeMap::new(),
+            next_out: 0,
+            spare: Vec::new(),
+        }))
+    }
+
+    /// A buffer to fill with the next block (recycled when possible).
+    pub(crate) fn buffer(&mut self) -> BlockBuf {
+        match self {
+            Pipeline::Threads(w) => w.spare.pop().map(|(b, _)| b),
+            Pipeline::Inline { .. } => None,
+        }
+        .unwrap_or_else(|| vec![0u8; BLOCK_SIZE].into_boxed_slice().try_into().expect("BLOCK_SIZE buffer"))
+    }
+
+    /// Hand back a finished block's buffers for reuse.
+    pub(crate) fn recycle(&mut self, done: Done) {
+        if let Pipeline::Threads(w) = self {
+            if w.spare.len() < w.max_in_flight {
+                w.spare.push((done.input, done.output));
+            }
+        }
+    }
+
+    /// Submit block `seq` (numbered from 0 without gaps). May block until a slot frees up;
+    /// finished blocks are then returned through [`Pipeline::next_done`].
+    pub(crate) fn submit(&mut self, seq: u64, input: BlockBuf) -> io::Result<()> {
+        match self {
+            Pipeline::Inline { ctx, ready } => {
+                debug_assert!(ready.is_none(), "the previous block must be taken before submitting");
+                let mut output = Vec::with_capacity(BLOCK_SIZE + 512);
+                let r = ctx.compress_block(&input, &mut output).map(|()| Done { input, output });
+                *ready = Some((seq, r));
+                Ok(())
+            }
+            Pipeline::Threads(w) => {
+                let out = w.spare.pop().map(|(_, o)| o).unwrap_or_default();
+                let tx = w.jobs.as_ref().ok_or_else(|| io::Error::other("compression pipeline already closed"))?;
+                tx.send((seq, input, out)).map_err(|_| io::Error::other("a compression thread stopped unexpectedly"))?;
+                w.in_flight += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// The next block in order if it is finished. With `wait`, blocks until it is, as long as
+    /// anything is in flight; without, only waits when the in-flight limit is reached.
+    pub(crate) fn next_done(&mut self, wait: bool) -> Option<(u64, io::Result<Done>)> {
+        match self {
+            Pipeline::Inline { ready, .. } => ready.take(),
+            Pipeline::Threads(w) => loop {
+                if let Some(r) = w.reorder.remove(&w.next_out) {
+                    w.next_out += 1;
+                    return Some((w.next_out - 1, r));
+                }
+                if w.in_flight == 0 || !(wait || w.in_flight >= w.max_in_flight) {
+                    return None;
+                }
+                match w.results.recv() {
+                    Ok((seq, r)) => {
+                        w.in_flight -= 1;
+                        w.reorder.insert(seq, r);
+                    }
+                    Err(_) => {
+                        w.in_flight = 0;
+                        return Some((w.next_out, Err(io::Error::other("a compression thread stopped unexpectedly"))));
+                    }
+                }
+            },
+        }
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.jobs = None; // closes the queue: workers finish their block and exit
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+fn worker(compressor: Arc<dyn BlockCompressor>, jobs: Arc<Mutex<Receiver<Job>>>, results: mpsc::Sender<JobResult>) {
+    // A context that cannot be created fails every block this worker takes.
+    let mut ctx = compressor.context();
+    loop {
+        let job = match jobs.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok((seq, input, mut output)) = job else { return };
+        output.clear();
+        let r = match &mut ctx {
+            Ok(c) => c.compress_block(&input, &mut output).map(|()| Done { input, output }),
+            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        };
+        if results.send((seq, r)).is_err() {
+            return;
+        }
+    }
+}

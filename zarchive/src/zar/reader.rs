@@ -1,0 +1,739 @@
+//! Reading archives: open and validate the whole index, look entries up, read file bytes.
+//!
+//! Everything read from the archive is hostile until checked. [`Archive::open`] validates
+//! the footer, every section, the offset records, every reachable node, name and file extent
+//! before it returns, with memory bounded by the file's real size; after that, reads can only
+//! fail on block contents (corrupt or short blocks), and then say which block and which file.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use super::error::ZarError;
+use super::format::*;
+use super::mmap::Mapped;
+use super::names;
+use super::source::{FileSource, MmapSource, ReadAt, SeekSource};
+use crate::zstd;
+
+/// Blocks kept decoded by default (1 MiB).
+pub const DEFAULT_CACHE_BLOCKS: usize = 16;
+
+/// How to open an archive.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    mmap: bool,
+    cache_blocks: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions { mmap: true, cache_blocks: DEFAULT_CACHE_BLOCKS }
+    }
+}
+
+impl OpenOptions {
+    /// Default options: memory-map when possible, a 16-block cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Whether to memory-map the file (default true; falls back to plain reads when the map
+    /// fails). Turn it off when another process may truncate the file while it is open.
+    pub fn mmap(mut self, on: bool) -> Self {
+        self.mmap = on;
+        self
+    }
+    /// How many decoded 64 KiB blocks to keep (at least 1).
+    pub fn cache_blocks(mut self, n: usize) -> Self {
+        self.cache_blocks = n.max(1);
+        self
+    }
+    /// Open the archive at `path`.
+    pub fn open(&self, path: impl AsRef<Path>) -> Result<Archive, ZarError> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| ZarError::io(format!("cannot open {}", path.display()), e))?;
+        let source: Box<dyn ReadAt> = match self.mmap.then(|| Mapped::map(&file)) {
+            Some(Ok(map)) => Box::new(MmapSource(map)),
+            _ => Box::new(
+                FileSource::new(file).map_err(|e| ZarError::io(format!("cannot read {}", path.display()), e))?,
+            ),
+        };
+        Archive::from_source(source, self)
+    }
+    /// Open an archive from any seekable reader.
+    pub fn open_reader<R: Read + Seek + Send + 'static>(&self, reader: R) -> Result<Archive, ZarError> {
+        let source = SeekSource::new(reader).map_err(|e| ZarError::io("cannot seek the archive", e))?;
+        Archive::from_source(Box::new(source), self)
+    }
+}
+
+/// Identifies an entry of an open archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EntryId(u32);
+
+impl EntryId {
+    /// The root directory.
+    pub const ROOT: EntryId = EntryId(0);
+    /// The node index in the file tree.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A file of `size` bytes starting at `offset` in the uncompressed stream.
+    File {
+        /// Stream offset.
+        offset: u64,
+        /// Size in bytes.
+        size: u64,
+    },
+    /// A directory.
+    Dir,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// Name range in the name table (empty for the root).
+    name_start: u32,
+    name_len: u32,
+    parent: u32,
+    kind: NodeKind,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum NodeKind {
+    File { offset: u64, size: u64 },
+    Dir { first: u32, count: u32, sorted: bool },
+}
+
+/// An open, validated archive.
+pub struct Archive {
+    source: Box<dyn ReadAt>,
+    footer: Footer,
+    records: Vec<OffsetRecord>,
+    /// Blocks whose stored extent lies inside the compressed-data section (a prefix).
+    block_count: u64,
+    names: Vec<u8>,
+    nodes: Vec<Node>,
+    file_count: u64,
+    dir_count: u64,
+    cache: Mutex<BlockCache>,
+    decoders: Mutex<Vec<zstd::Decoder>>,
+}
+
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive")
+            .field("size", &self.footer.total_size)
+            .field("blocks", &self.block_count)
+            .field("files", &self.file_count)
+            .field("dirs", &self.dir_count)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A borrowed view of one entry.
+#[derive(Clone, Copy)]
+pub struct Entry<'a> {
+    archive: &'a Archive,
+    id: EntryId,
+}
+
+impl std::fmt::Debug for Entry<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry").field("path", &self.path_display()).field("kind", &self.kind()).finish()
+    }
+}
+
+impl Archive {
+    /// Open and validate the archive at `path` with default [`OpenOptions`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Archive, ZarError> {
+        OpenOptions::default().open(path)
+    }
+
+    /// Open and validate an archive from any seekable reader.
+    pub fn from_reader<R: Read + Seek + Send + 'static>(reader: R) -> Result<Archive, ZarError> {
+        OpenOptions::default().open_reader(reader)
+    }
+
+    /// Validate everything the index says. Mirrors zarchivereader.cpp `OpenFromFile`, plus
+    /// the checks the reference reader lacks (wrap-around, child ranges, cycles, names, extents).
+    fn from_source(source: Box<dyn ReadAt>, opts: &OpenOptions) -> Result<Archive, ZarError> {
+        let len = source.len();
+        if len < (FOOTER_SIZE + NODE_SIZE) as u64 {
+            return Err(ZarError::NotAnArchive {
+                reason: format!("the file is {len} bytes, too small to hold a root node and the 144-byte footer"),
+            });
+        }
+        let mut fb = [0u8; FOOTER_SIZE];
+        source.read_exact_at(len - FOOTER_SIZE as u64, &mut fb).map_err(|e| ZarError::io("cannot read the footer", e))?;
+        let footer = Footer::parse(&fb);
+        if footer.magic != MAGIC {
+            return Err(ZarError::NotAnArchive {
+                reason: format!("the footer magic is 0x{:08X}, expected 0x{MAGIC:08X}", footer.magic),
+            });
+        }
+        if footer.version != VERSION_1 {
+            return Err(ZarError::UnsupportedVersion { found: footer.version });
+        }
+        if footer.total_size != len {
+            return Err(ZarError::TotalSizeMismatch { footer: footer.total_size, actual: len });
+        }
+        let body_end = len - FOOTER_SIZE as u64;
+        for (name, s) in footer.sections() {
+            match s.end() {
+                Some(end) if end <= body_end => {}
+                _ => {
+                    return Err(bad_section(name, s, format!("it does not lie inside the first {body_end} bytes (before the footer)")));
+                }
+            }
+        }
+        let check = |name, s: Section, max: u64, unit: u64, min: u64| -> Result<(), ZarError> {
+            if s.size > max {
+                return Err(bad_section(name, s, format!("larger than the format allows ({max} bytes)")));
+            }
+            if s.size % unit != 0 || s.size < min {
+                return Err(bad_section(name, s, format!("the size must be a multiple of {unit} (at least {min})")));
+            }
+            Ok(())
+        };
+        check("offset records", footer.offset_records, MAX_RECORDS_SECTION, RECORD_SIZE as u64, 0)?;
+        check("name table", footer.names, MAX_NAMES_SECTION, 1, 0)?;
+        check("file tree", footer.file_tree, MAX_TREE_SECTION, NODE_SIZE as u64, NODE_SIZE as u64)?;
+
+        // Sizes are now bounded by the file length, so these allocations are too.
+        let read_section = |name: &'static str, s: Section| -> Result<Vec<u8>, ZarError> {
+            let mut buf = vec![0u8; s.size as usize];
+            source.read_exact_at(s.offset, &mut buf).map_err(|e| ZarError::io(format!("cannot read the {name} section"), e))?;
+            Ok(buf)
+        };
+        let records: Vec<OffsetRecord> = read_section("offset records", footer.offset_records)?
+            .chunks_exact(RECORD_SIZE)
+            .map(|c| OffsetRecord::parse(c.try_into().expect("chunk of RECORD_SIZE")))
+            .collect();
+        let names = read_section("name table", footer.names)?;
+        let raw_nodes: Vec<RawNode> = read_section("file tree", footer.file_tree)?
+            .chunks_exact(NODE_SIZE)
+            .map(|c| RawNode::parse(c.try_into().expect("chunk of NODE_SIZE")))
+            .collect();
+
+        let (block_count, first_bad_block) = present_blocks(&records, footer.compressed_data.size);
+        let mut archive = Archive {
+            source,
+            footer,
+            records,
+            block_count,
+            names,
+            nodes: Vec::new(),
+            file_count: 0,
+            dir_count: 0,
+            cache: Mutex::new(BlockCache::new(opts.cache_blocks)),
+            decoders: Mutex::new(Vec::new()),
+        };
+        archive.build_tree(&raw_nodes, first_bad_block)?;
+        Ok(archive)
+    }
+
+    /// Walk the tree breadth-first from the root with a visited set: every child range in
+    /// bounds, no node reached twice, every name decodable and safe, no duplicate names,
+    /// every file extent covered by present blocks.
+    fn build_tree(&mut self, raw: &[RawNode], first_bad_block: Option<(u64, String)>) -> Result<(), ZarError> {
+        let n = raw.len();
+        let RawNode::Dir { .. } = raw[0] else {
+            return Err(ZarError::BadTree { path: "/".into(), reason: "the root node is a file, not a directory".into() });
+        };
+        const UNVISITED: u32 = u32::MAX;
+        // Nodes not reachable from the root stay as placeholders and are never exposed.
+        self.nodes = vec![Node { name_start: 0, name_len: 0, parent: UNVISITED, kind: NodeKind::File { offset: 0, size: 0 } }; n];
+        self.nodes[0].parent = 0;
+        let stream_end = self.block_count * BLOCK_SIZE_U64;
+        let mut queue = VecDeque::from([0u32]);
+        while let Some(d) = queue.pop_front() {
+            let RawNode::Dir { first_child, count, .. } = raw[d as usize] else { unreachable!("only directories are queued") };
+            let end = u64::from(first_child) + u64::from(count);
+            if end > n as u64 {
+                return Err(ZarError::BadTree {
+                    path: self.path_display_of(d),
+                    reason: format!("its children are nodes {first_child}..{end} but the tree has only {n} nodes"),
+                });
+            }
+            self.nodes[d as usize].kind = NodeKind::Dir { first: first_child, count, sorted: true };
+            self.dir_count += 1;
+            for c in first_child..first_child + count {
+                let ci = c as usize;
+                if self.nodes[ci].parent != UNVISITED {
+                    return Err(ZarError::BadTree {
+                        path: self.path_display_of(d),
+                        reason: format!("its child node {c} is already part of the tree (a cycle or a shared subtree)"),
+                    });
+                }
+                self.nodes[ci].parent = d;
+                let name_offset = raw[ci].name_offset();
+                let range = names::decode_entry(&self.names, name_offset as usize).ok_or_else(|| ZarError::BadName {
+                    dir: self.path_display_of(d),
+                    index: c,
+                    offset: name_offset,
+                })?;
+                let name = &self.names[range.clone()];
+                if let Err(reason) = names::check_component(name) {
+                    return Err(ZarError::UnsafeName { dir: self.path_display_of(d), name: names::display(name), reason });
+                }
+                self.nodes[ci].name_start = range.start as u32;
+                self.nodes[ci].name_len = range.len() as u32;
+                match raw[ci] {
+                    RawNode::Dir { .. } => queue.push_back(c),
+                    RawNode::File { offset, size, .. } => {
+                        self.file_count += 1;
+                        self.nodes[ci].kind = NodeKind::File { offset, size };
+                        let end = offset + size; // both < 2^48: no overflow
+                        if size > 0 && end > stream_end {
+                            let (first, last) = (offset / BLOCK_SIZE_U64, (end - 1) / BLOCK_SIZE_U64);
+                            let reason = match &first_bad_block {
+                                Some((b, why)) if (first..=last).contains(b) => format!("need block {b}, {why}"),
+                                _ => format!("need blocks {first} to {last} but the archive holds only {} blocks", self.block_count),
+                            };
+                            return Err(ZarError::FileExtent { path: self.path_display_of(c), offset, size, reason });
+                        }
+                    }
+                }
+            }
+            self.check_directory_names(d)?;
+        }
+        Ok(())
+    }
+
+    /// Note whether a directory's children are in comparator order (then lookups use binary
+    /// search) and refuse names that collide ignoring ASCII case.
+    fn check_directory_names(&mut self, d: u32) -> Result<(), ZarError> {
+        let NodeKind::Dir { first, count, .. } = self.nodes[d as usize].kind else { return Ok(()) };
+        let ids: Vec<u32> = (first..first + count).collect();
+        let sorted = ids.windows(2).all(|w| names::compare(self.name_of(w[0]), self.name_of(w[1])).is_lt());
+        if !sorted {
+            let mut order = ids.clone();
+            order.sort_by(|&a, &b| names::compare(self.name_of(a), self.name_of(b)));
+            if let Some(w) = order.windows(2).find(|w| names::eq_ignore_case(self.name_of(w[0]), self.name_of(w[1]))) {
+                return Err(ZarError::DuplicateName { dir: self.path_display_of(d), name: names::display(self.name_of(w[1])) });
+            }
+        }
+        self.nodes[d as usize].kind = NodeKind::Dir { first, count, sorted };
+        Ok(())
+    }
+
+    fn name_of(&self, id: u32) -> &[u8] {
+        let n = &self.nodes[id as usize];
+        &self.names[n.name_start as usize..(n.name_start + n.name_len) as usize]
+    }
+
+    fn path_of(&self, id: u32) -> Vec<u8> {
+        let mut parts = Vec::new();
+        let mut cur = id;
+        while cur != 0 {
+            parts.push(self.name_of(cur));
+            cur = self.nodes[cur as usize].parent;
+        }
+        parts.reverse();
+        parts.join(&b'/')
+    }
+
+    fn path_display_of(&self, id: u32) -> String {
+        if id == 0 { "/".into() } else { names::display(&self.path_of(id)) }
+    }
+
+    /// The footer.
+    pub fn footer(&self) -> &Footer {
+        &self.footer
+    }
+    /// Number of data blocks.
+    pub fn block_count(&self) -> u64 {
+        self.block_count
+    }
+    /// Number of files.
+    pub fn file_count(&self) -> u64 {
+        self.file_count
+    }
+    /// Number of directories, the root included.
+    pub fn dir_count(&self) -> u64 {
+        self.dir_count
+    }
+    /// Total length of the archive file.
+    pub fn archive_size(&self) -> u64 {
+        self.footer.total_size
+    }
+    /// The root directory.
+    pub fn root(&self) -> Entry<'_> {
+        Entry { archive: self, id: EntryId::ROOT }
+    }
+    /// The entry `id` (as returned by this archive).
+    pub fn entry(&self, id: EntryId) -> Entry<'_> {
+        Entry { archive: self, id }
+    }
+
+    /// Find an entry by path: components split on `/` and `\`, empty components ignored, ASCII
+    /// letters compared ignoring case. Mirrors zarchivereader.cpp `LookUp`.
+    pub fn lookup(&self, path: impl AsRef<[u8]>) -> Option<Entry<'_>> {
+        let mut cur = 0u32;
+        for part in names::split_path(path.as_ref()) {
+            let NodeKind::Dir { first, count, sorted } = self.nodes[cur as usize].kind else { return None };
+            let children = first..first + count;
+            cur = if sorted {
+                let (mut lo, mut hi) = (children.start, children.end);
+                loop {
+                    if lo >= hi {
+                        return None;
+                    }
+                    let mid = lo + (hi - lo) / 2;
+                    match names::compare(self.name_of(mid), part) {
+                        std::cmp::Ordering::Less => lo = mid + 1,
+                        std::cmp::Ordering::Greater => hi = mid,
+                        std::cmp::Ordering::Equal => break mid,
+                    }
+                }
+            } else {
+                children.into_iter().find(|&c| names::eq_ignore_case(self.name_of(c), part))?
+            };
+        }
+        Some(Entry { archive: self, id: EntryId(cur) })
+    }
+
+    /// Like [`Archive::lookup`], with an error naming the path when it is missing.
+    pub fn get(&self, path: impl AsRef<[u8]>) -> Result<Entry<'_>, ZarError> {
+        let p = path.as_ref();
+        self.lookup(p).ok_or_else(|| ZarError::NotFound { path: names::display(p) })
+    }
+
+    /// Every entry below the root, depth-first in stored order, a directory before its
+    /// contents (the order the reference extractor uses). Uses an explicit stack.
+    pub fn walk(&self) -> Walk<'_> {
+        self.root().walk()
+    }
+
+    /// Open the file at `path` for reading.
+    pub fn open_file(&self, path: impl AsRef<[u8]>) -> Result<FileReader<'_>, ZarError> {
+        self.get(path)?.open()
+    }
+
+    /// Read one decoded block (through the cache).
+    pub fn read_block(&self, block: u64) -> Result<Arc<[u8]>, ZarError> {
+        if let Some(b) = self.cache.lock().ok().and_then(|mut c| c.get(block)) {
+            return Ok(b);
+        }
+        let data: Arc<[u8]> = self.decode_block(block)?.into();
+        if let Ok(mut c) = self.cache.lock() {
+            c.put(block, data.clone());
+        }
+        Ok(data)
+    }
+
+    /// Stored extent of `block`: file offset and length.
+    pub fn block_extent(&self, block: u64) -> Result<(u64, u64), ZarError> {
+        if block >= self.block_count {
+            return Err(ZarError::Block { block, reason: format!("the archive has only {} blocks", self.block_count), source: None });
+        }
+        let rec = &self.records[(block / BLOCKS_PER_RECORD as u64) as usize];
+        let (off, len) = rec.block_extent((block % BLOCKS_PER_RECORD as u64) as usize);
+        Ok((self.footer.compressed_data.offset + off, len))
+    }
+
+    /// Read and decode `block` without the cache: a stored length of 65536 is a raw block,
+    /// anything else is zstd frames that must decode to exactly 65536 bytes.
+    /// Mirrors zarchivereader.cpp `LoadBlock` (with its checks made strict).
+    pub fn decode_block(&self, block: u64) -> Result<Vec<u8>, ZarError> {
+        let (pos, len) = self.block_extent(block)?;
+        let mut out = vec![0u8; BLOCK_SIZE];
+        let owned: Vec<u8>;
+        let stored: &[u8] = match self.source.slice(pos, len as usize) {
+            Some(s) => s,
+            None => {
+                let mut buf = vec![0u8; len as usize];
+                self.source
+                    .read_exact_at(pos, &mut buf)
+                    .map_err(|e| ZarError::Block { block, reason: format!("cannot read its {len} bytes at offset {pos}: {e}"), source: None })?;
+                owned = buf;
+                &owned
+            }
+        };
+        if len == BLOCK_SIZE_U64 {
+            out.copy_from_slice(stored);
+            return Ok(out);
+        }
+        let mut dec = self.decoders.lock().ok().and_then(|mut d| d.pop()).unwrap_or_default();
+        let result = dec.decompress_exact(stored, &mut out);
+        if let Ok(mut pool) = self.decoders.lock() {
+            pool.push(dec);
+        }
+        result.map_err(|e| {
+            let reason = match e {
+                zstd::ZstdError::SizeMismatch { got, .. } => format!("decodes to {got} bytes, not {BLOCK_SIZE}"),
+                zstd::ZstdError::TooLarge { .. } => format!("decodes to more than {BLOCK_SIZE} bytes"),
+                _ => "corrupt zstd data".into(),
+            };
+            ZarError::Block { block, reason, source: Some(e) }
+        })?;
+        Ok(out)
+    }
+
+    /// Read `buf.len()` bytes of the uncompressed stream at `offset` (crossing blocks).
+    fn read_stream(&self, mut offset: u64, mut buf: &mut [u8]) -> Result<(), ZarError> {
+        while !buf.is_empty() {
+            let block = offset / BLOCK_SIZE_U64;
+            let within = (offset % BLOCK_SIZE_U64) as usize;
+            let data = self.read_block(block)?;
+            let n = buf.len().min(BLOCK_SIZE - within);
+            buf[..n].copy_from_slice(&data[within..within + n]);
+            buf = &mut buf[n..];
+            offset += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Compute the SHA-256 of the archive with the hash field zeroed, as the reference writer
+    /// does, and compare it with the footer's. Returns the computed digest.
+    pub fn compute_hash(&self) -> Result<[u8; HASH_SIZE], ZarError> {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        let hash_at = self.footer.total_size - FOOTER_SIZE as u64 + HASH_OFFSET_IN_FOOTER as u64;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut pos = 0u64;
+        while pos < self.footer.total_size {
+            let n = (self.footer.total_size - pos).min(buf.len() as u64) as usize;
+            let chunk = &mut buf[..n];
+            self.source.read_exact_at(pos, chunk).map_err(|e| ZarError::io("cannot read the archive", e))?;
+            // Zero whatever part of the hash field falls in this chunk.
+            let (lo, hi) = (hash_at.max(pos), (hash_at + HASH_SIZE as u64).min(pos + n as u64));
+            if lo < hi {
+                chunk[(lo - pos) as usize..(hi - pos) as usize].fill(0);
+            }
+            h.update(&*chunk);
+            pos += n as u64;
+        }
+        Ok(h.finalize().into())
+    }
+}
+
+/// Offset records describe `records.len() * 16` slots; the present blocks are the leading
+/// slots whose stored extent lies inside the compressed-data section. Also returns the first
+/// slot that is not, with the reason, for error messages.
+fn present_blocks(records: &[OffsetRecord], data_size: u64) -> (u64, Option<(u64, String)>) {
+    let mut count = 0u64;
+    for rec in records {
+        let mut off = rec.base_offset;
+        for &s in &rec.size_minus_one {
+            let len = u64::from(s) + 1;
+            match off.checked_add(len) {
+                Some(end) if end <= data_size => {}
+                // An unused slot (size field 0) right at the end of the data: the blocks end here.
+                _ if off == data_size && s == 0 => return (count, None),
+                _ => {
+                    let why = format!(
+                        "which the offset records place at {off}..{} outside the {data_size}-byte compressed-data section",
+                        off.saturating_add(len)
+                    );
+                    return (count, Some((count, why)));
+                }
+            }
+            off += len;
+            count += 1;
+        }
+    }
+    (count, None)
+}
+
+fn bad_section(section: &'static str, s: Section, reason: String) -> ZarError {
+    ZarError::BadSection { section, offset: s.offset, size: s.size, reason }
+}
+
+impl<'a> Entry<'a> {
+    /// The entry's id.
+    pub fn id(&self) -> EntryId {
+        self.id
+    }
+    fn node(&self) -> &'a Node {
+        &self.archive.nodes[self.id.0 as usize]
+    }
+    /// The name as stored (opaque bytes, normally UTF-8); empty for the root.
+    pub fn name(&self) -> &'a [u8] {
+        self.archive.name_of(self.id.0)
+    }
+    /// The full path from the root, components joined with `/`.
+    pub fn path(&self) -> Vec<u8> {
+        self.archive.path_of(self.id.0)
+    }
+    /// The path for messages (`/` for the root).
+    pub fn path_display(&self) -> String {
+        self.archive.path_display_of(self.id.0)
+    }
+    /// File or directory.
+    pub fn kind(&self) -> EntryKind {
+        match self.node().kind {
+            NodeKind::File { offset, size } => EntryKind::File { offset, size },
+            NodeKind::Dir { .. } => EntryKind::Dir,
+        }
+    }
+    /// Whether this is a directory.
+    pub fn is_dir(&self) -> bool {
+        matches!(self.node().kind, NodeKind::Dir { .. })
+    }
+    /// Whether this is a file.
+    pub fn is_file(&self) -> bool {
+        !self.is_dir()
+    }
+    /// Size in bytes (0 for directories).
+    pub fn size(&self) -> u64 {
+        match self.node().kind {
+            NodeKind::File { size, .. } => size,
+            NodeKind::Dir { .. } => 0,
+        }
+    }
+    /// The parent directory (the root is its own parent).
+    pub fn parent(&self) -> Entry<'a> {
+        Entry { archive: self.archive, id: EntryId(self.node().parent) }
+    }
+    /// The children of a directory in stored order (none for a file).
+    pub fn children(&self) -> impl Iterator<Item = Entry<'a>> + 'a {
+        let range = match self.node().kind {
+            NodeKind::Dir { first, count, .. } => first..first + count,
+            NodeKind::File { .. } => 0..0,
+        };
+        let archive = self.archive;
+        range.map(move |i| Entry { archive, id: EntryId(i) })
+    }
+    /// All entries below this one, depth-first, a directory before its contents.
+    pub fn walk(&self) -> Walk<'a> {
+        Walk { archive: self.archive, stack: self.children().collect::<Vec<_>>().into_iter().rev().map(|e| e.id.0).collect() }
+    }
+    /// The range of blocks holding this file's bytes (empty for directories and empty files).
+    pub fn blocks(&self) -> std::ops::Range<u64> {
+        match self.node().kind {
+            NodeKind::File { offset, size } if size > 0 => offset / BLOCK_SIZE_U64..(offset + size).div_ceil(BLOCK_SIZE_U64),
+            _ => 0..0,
+        }
+    }
+    /// Open this file for reading.
+    pub fn open(&self) -> Result<FileReader<'a>, ZarError> {
+        match self.node().kind {
+            NodeKind::File { offset, size } => Ok(FileReader { entry: *self, offset, size, pos: 0 }),
+            NodeKind::Dir { .. } => Err(ZarError::WrongKind { path: self.path_display(), what: "a directory, not a file" }),
+        }
+    }
+    /// Read `buf.len()` bytes of this file starting at `pos`; the range must lie in the file.
+    pub fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<(), ZarError> {
+        let NodeKind::File { offset, size } = self.node().kind else {
+            return Err(ZarError::WrongKind { path: self.path_display(), what: "a directory, not a file" });
+        };
+        match pos.checked_add(buf.len() as u64) {
+            Some(end) if end <= size => {}
+            _ => {
+                return Err(ZarError::File {
+                    path: self.path_display(),
+                    source: Box::new(ZarError::Limit(format!("range {pos}+{} is beyond the file's {size} bytes", buf.len()))),
+                });
+            }
+        }
+        self.archive
+            .read_stream(offset + pos, buf)
+            .map_err(|e| ZarError::File { path: self.path_display(), source: Box::new(e) })
+    }
+}
+
+/// Depth-first iterator over entries; see [`Archive::walk`].
+pub struct Walk<'a> {
+    archive: &'a Archive,
+    stack: Vec<u32>,
+}
+
+impl<'a> Iterator for Walk<'a> {
+    type Item = Entry<'a>;
+    fn next(&mut self) -> Option<Entry<'a>> {
+        let id = self.stack.pop()?;
+        let e = Entry { archive: self.archive, id: EntryId(id) };
+        if let NodeKind::Dir { first, count, .. } = e.node().kind {
+            self.stack.extend((first..first + count).rev());
+        }
+        Some(e)
+    }
+}
+
+/// Reads one file of an archive; implements `Read` and `Seek`, decoding only the blocks it
+/// needs (through the archive's block cache).
+pub struct FileReader<'a> {
+    entry: Entry<'a>,
+    offset: u64,
+    size: u64,
+    pos: u64,
+}
+
+impl FileReader<'_> {
+    /// The file's size.
+    pub fn len(&self) -> u64 {
+        self.size
+    }
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+}
+
+impl Read for FileReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pos >= self.size || buf.is_empty() {
+            return Ok(0);
+        }
+        let at = self.offset + self.pos;
+        let within = (at % BLOCK_SIZE_U64) as usize;
+        let n = buf.len().min(BLOCK_SIZE - within).min((self.size - self.pos) as usize);
+        let block = self
+            .entry
+            .archive
+            .read_block(at / BLOCK_SIZE_U64)
+            .map_err(|e| io::Error::from(ZarError::File { path: self.entry.path_display(), source: Box::new(e) }))?;
+        buf[..n].copy_from_slice(&block[within..within + n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for FileReader<'_> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(p) => Some(p),
+            SeekFrom::End(d) => self.size.checked_add_signed(d),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        let target = target.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative position"))?;
+        self.pos = target;
+        Ok(target)
+    }
+}
+
+/// A small least-recently-used cache of decoded blocks.
+struct BlockCache {
+    capacity: usize,
+    entries: VecDeque<(u64, Arc<[u8]>)>,
+}
+
+impl BlockCache {
+    fn new(capacity: usize) -> Self {
+        BlockCache { capacity, entries: VecDeque::with_capacity(capacity) }
+    }
+    fn get(&mut self, block: u64) -> Option<Arc<[u8]>> {
+        let i = self.entries.iter().position(|(b, _)| *b == block)?;
+        let e = self.entries.remove(i)?;
+        let data = e.1.clone();
+        self.entries.push_front(e);
+        Some(data)
+    }
+    fn put(&mut self, block: u64, data: Arc<[u8]>) {
+        if self.entries.iter().any(|(b, _)| *b == block) {
+            return;
+        }
+        if self.entries.len() == self.capacity {
+            self.entries.pop_back();
+        }
+        self.entries.push_front((block, data));
+    }
+}

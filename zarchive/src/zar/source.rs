@@ -1,0 +1,129 @@
+//! Where archive bytes come from: a memory map, a plain file, or any `Read + Seek`.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Mutex;
+
+use super::mmap::Mapped;
+
+/// Random-access, shareable byte source.
+pub trait ReadAt: Send + Sync {
+    /// Total length in bytes.
+    fn len(&self) -> u64;
+    /// Whether the source is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Fill `buf` from `offset`; fails if the range is not entirely inside the source.
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+    /// Borrow `len` bytes at `offset` without copying, where the source can.
+    fn slice(&self, _offset: u64, _len: usize) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// A memory-mapped file.
+pub(crate) struct MmapSource(pub(crate) Mapped);
+
+impl ReadAt for MmapSource {
+    fn len(&self) -> u64 {
+        self.0.bytes().len() as u64
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let s = self.slice(offset, buf.len()).ok_or_else(out_of_range)?;
+        buf.copy_from_slice(s);
+        Ok(())
+    }
+    fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        let start = usize::try_from(offset).ok()?;
+        self.0.bytes().get(start..start.checked_add(len)?)
+    }
+}
+
+/// A plain file read with positioned reads (no shared cursor).
+pub(crate) struct FileSource {
+    file: File,
+    len: u64,
+    #[cfg(not(any(unix, windows)))]
+    lock: Mutex<()>,
+}
+
+impl FileSource {
+    pub(crate) fn new(file: File) -> io::Result<Self> {
+        let len = file.metadata()?.len();
+        Ok(FileSource {
+            file,
+            len,
+            #[cfg(not(any(unix, windows)))]
+            lock: Mutex::new(()),
+        })
+    }
+}
+
+impl ReadAt for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        check_range(offset, buf.len(), self.len)?;
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)
+        }
+        #[cfg(windows)]
+        {
+            let mut done = 0;
+            while done < buf.len() {
+                let n = std::os::windows::fs::FileExt::seek_read(&self.file, &mut buf[done..], offset + done as u64)?;
+                if n == 0 {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                done += n;
+            }
+            Ok(())
+        }
+        #[cfg(not(any(unix, windows)))]
+        {
+            let _guard = self.lock.lock().map_err(|_| io::Error::other("poisoned lock"))?;
+            let mut f = &self.file;
+            f.seek(SeekFrom::Start(offset))?;
+            f.read_exact(buf)
+        }
+    }
+}
+
+/// Any `Read + Seek`, behind a lock.
+pub(crate) struct SeekSource<R> {
+    inner: Mutex<R>,
+    len: u64,
+}
+
+impl<R: Read + Seek> SeekSource<R> {
+    pub(crate) fn new(mut inner: R) -> io::Result<Self> {
+        let len = inner.seek(SeekFrom::End(0))?;
+        Ok(SeekSource { inner: Mutex::new(inner), len })
+    }
+}
+
+impl<R: Read + Seek + Send> ReadAt for SeekSource<R> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        check_range(offset, buf.len(), self.len)?;
+        let mut r = self.inner.lock().map_err(|_| io::Error::other("archive source lock poisoned"))?;
+        r.seek(SeekFrom::Start(offset))?;
+        r.read_exact(buf)
+    }
+}
+
+fn check_range(offset: u64, len: usize, total: u64) -> io::Result<()> {
+    match offset.checked_add(len as u64) {
+        Some(end) if end <= total => Ok(()),
+        _ => Err(out_of_range()),
+    }
+}
+
+fn out_of_range() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end of the archive")
+}

@@ -1,0 +1,523 @@
+//! Writing archives: streaming and append-only, to any `Write`.
+//!
+//! Given the same entries in the same order and the same compressed blocks, the bytes equal
+//! the reference writer's (zarchivewriter.cpp): zero-padded last block, 8-byte alignment pad,
+//! offset records, name table in first-use order, breadth-first tree with sorted children,
+//! empty meta sections, and a footer whose SHA-256 covers every byte with the hash zeroed.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use super::compressor::{BlockCompressor, Stored};
+use super::error::ZarError;
+use super::format::*;
+use super::names;
+use super::pipeline::{BlockBuf, Pipeline};
+
+/// Something the writer did that a user should know about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A name of 128 bytes or more: stored correctly, but the reference reader (and Cemu)
+    /// decode its length wrongly and cannot read the archive's entry.
+    LongName {
+        /// The entry's path.
+        path: String,
+        /// The name's length in bytes.
+        len: usize,
+    },
+    /// The archive holds no data blocks (only directories or empty files); the reference
+    /// reader refuses to open such an archive.
+    NoDataBlocks,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::LongName { path, len } => write!(
+                f,
+                "{path}: the name is {len} bytes; names of 128 bytes or more are stored correctly but the reference ZArchive reader (and Cemu) cannot read them"
+            ),
+            Warning::NoDataBlocks => f.write_str(
+                "the archive holds no file data; the reference ZArchive reader (and Cemu) refuse to open an archive without data blocks",
+            ),
+        }
+    }
+}
+
+/// What a finished archive looks like.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// Files added.
+    pub files: u64,
+    /// Directories added (the root not included).
+    pub dirs: u64,
+    /// Bytes of file data.
+    pub data_bytes: u64,
+    /// Data blocks written.
+    pub blocks: u64,
+    /// Of those, blocks stored raw.
+    pub raw_blocks: u64,
+    /// Length of the archive.
+    pub archive_size: u64,
+    /// The SHA-256 in the footer.
+    pub hash: [u8; HASH_SIZE],
+    /// Warnings, in the order they arose.
+    pub warnings: Vec<Warning>,
+}
+
+/// Options for an [`ArchiveWriter`].
+#[derive(Clone)]
+pub struct WriterOptions {
+    compressor: Arc<dyn BlockCompressor>,
+    threads: usize,
+}
+
+impl std::fmt::Debug for WriterOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriterOptions").field("compressor", &self.compressor.describe()).field("threads", &self.threads).finish()
+    }
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions { compressor: Arc::new(Stored), threads: 1 }
+    }
+}
+
+impl WriterOptions {
+    /// Defaults: [`Stored`] blocks, one thread.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The block compressor.
+    pub fn compressor(mut self, c: Arc<dyn BlockCompressor>) -> Self {
+        self.compressor = c;
+        self
+    }
+    /// Number of compression threads (1 = compress on the calling thread).
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
+    }
+    /// The configured thread count.
+    pub fn thread_count(&self) -> usize {
+        self.threads
+    }
+    /// The configured compressor.
+    pub fn block_compressor(&self) -> &Arc<dyn BlockCompressor> {
+        &self.compressor
+    }
+}
+
+#[derive(Debug)]
+struct WEntry {
+    name: Vec<u8>,
+    name_offset: u32,
+    kind: WKind,
+}
+
+#[derive(Debug)]
+enum WKind {
+    File { offset: u64, size: u64 },
+    Dir { children: Vec<u32>, by_folded_name: HashMap<Vec<u8>, u32> },
+}
+
+/// Counts and hashes everything written.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: Sha256,
+    pos: u64,
+}
+
+impl<W: Write> HashingWriter<W> {
+    fn put(&mut self, b: &[u8]) -> io::Result<()> {
+        self.inner.write_all(b)?;
+        self.hasher.update(b);
+        self.pos += b.len() as u64;
+        Ok(())
+    }
+}
+
+/// Writes a ZAR archive. Add directories and files in any order (a parent before its
+/// children), stream file bytes in with [`Write`], then [`ArchiveWriter::finish`].
+/// Full blocks are compressed (in parallel with several threads) and written as they fill.
+pub struct ArchiveWriter<W: Write> {
+    out: HashingWriter<W>,
+    entries: Vec<WEntry>,
+    name_table: Vec<u8>,
+    name_offsets: HashMap<Vec<u8>, u32>,
+    current_file: Option<u32>,
+    stream_pos: u64,
+    pending: BlockBuf,
+    pending_len: usize,
+    pipeline: Pipeline,
+    blocks_submitted: u64,
+    block_sizes: Vec<u16>,
+    record_bases: Vec<u64>,
+    raw_blocks: u64,
+    warnings: Vec<Warning>,
+    failed: bool,
+}
+
+impl<W: Write> std::fmt::Debug for ArchiveWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArchiveWriter").field("entries", &self.entries.len()).field("stream_pos", &self.stream_pos).finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> ArchiveWriter<W> {
+    /// Start an archive on `out` with default options (stored blocks, one thread).
+    pub fn new(out: W) -> Result<Self, ZarError> {
+        Self::with_options(out, &WriterOptions::default())
+    }
+
+    /// Start an archive on `out`.
+    pub fn with_options(out: W, opts: &WriterOptions) -> Result<Self, ZarError> {
+        let mut pipeline = Pipeline::new(opts.compressor.clone(), opts.threads)
+            .map_err(|e| ZarError::io(format!("cannot start the {} compressor", opts.compressor.describe()), e))?;
+        let pending = pipeline.buffer();
+        Ok(ArchiveWriter {
+            out: HashingWriter { inner: out, hasher: Sha256::new(), pos: 0 },
+            entries: vec![WEntry {
+                name: Vec::new(),
+                name_offset: ROOT_NAME_OFFSET,
+                kind: WKind::Dir { children: Vec::new(), by_folded_name: HashMap::new() },
+            }],
+            name_table: Vec::new(),
+            name_offsets: HashMap::new(),
+            current_file: None,
+            stream_pos: 0,
+            pending,
+            pending_len: 0,
+            pipeline,
+            blocks_submitted: 0,
+            block_sizes: Vec::new(),
+            record_bases: Vec::new(),
+            raw_blocks: 0,
+            warnings: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// Bytes of file data added so far.
+    pub fn data_bytes(&self) -> u64 {
+        self.stream_pos
+    }
+
+    /// Bytes of archive written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.out.pos
+    }
+
+    /// Warnings so far.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// Add a directory; its parent must exist and no entry of the parent may have the same
+    /// name ignoring ASCII case. Mirrors zarchivewriter.cpp `MakeDir(path, false)`.
+    pub fn add_dir(&mut self, path: impl AsRef<[u8]>) -> Result<(), ZarError> {
+        self.add_entry(path.as_ref(), true).map(|_| ())
+    }
+
+    /// Add a directory and any missing parents; existing directories are fine.
+    pub fn add_dir_all(&mut self, path: impl AsRef<[u8]>) -> Result<(), ZarError> {
+        let path = path.as_ref();
+        let mut cur = 0u32;
+        let mut sofar: Vec<u8> = Vec::new();
+        for part in names::split_path(path) {
+            if !sofar.is_empty() {
+                sofar.push(b'/');
+            }
+            sofar.extend_from_slice(part);
+            cur = match self.child(cur, part) {
+                Some(c) if matches!(self.entries[c as usize].kind, WKind::Dir { .. }) => c,
+                Some(_) => return Err(entry_err(&sofar, "a file of that name already exists")),
+                None => self.add_entry(&sofar, true)?,
+            };
+        }
+        Ok(())
+    }
+
+    /// Start a new file (ending the previous one); its bytes follow through [`Write`].
+    /// Mirrors zarchivewriter.cpp `StartNewFile`.
+    pub fn start_file(&mut self, path: impl AsRef<[u8]>) -> Result<(), ZarError> {
+        let id = self.add_entry(path.as_ref(), false)?;
+        self.current_file = Some(id);
+        Ok(())
+    }
+
+    /// Add a whole file from a reader; returns its size.
+    pub fn add_file(&mut self, path: impl AsRef<[u8]>, mut data: impl Read) -> Result<u64, ZarError> {
+        let path = path.as_ref();
+        self.start_file(path)?;
+        let mut buf = vec![0u8; BLOCK_SIZE];
+        let mut total = 0u64;
+        loop {
+            let n = match data.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(ZarError::io(format!("cannot read the data of {}", names::display(path)), e)),
+            };
+            self.append(&buf[..n])?;
+            total += n as u64;
+        }
+        Ok(total)
+    }
+
+    /// Append bytes to the current file. Mirrors zarchivewriter.cpp `AppendData`.
+    pub fn append(&mut self, mut data: &[u8]) -> Result<(), ZarError> {
+        let Some(file) = self.current_file else {
+            return Err(ZarError::Entry { path: String::new(), reason: "data written before any file was started".into() });
+        };
+        if self.failed {
+            return Err(ZarError::Limit("the writer already failed".into()));
+        }
+        if self.stream_pos + data.len() as u64 > MAX_FILE_SIZE {
+            return Err(ZarError::Limit(format!("more than {MAX_FILE_SIZE} bytes of file data (48-bit offsets)")));
+        }
+        if let WKind::File { size, .. } = &mut self.entries[file as usize].kind {
+            *size += data.len() as u64;
+        }
+        self.stream_pos += data.len() as u64;
+        while !data.is_empty() {
+            let n = data.len().min(BLOCK_SIZE - self.pending_len);
+            self.pending[self.pending_len..self.pending_len + n].copy_from_slice(&data[..n]);
+            self.pending_len += n;
+            data = &data[n..];
+            if self.pending_len == BLOCK_SIZE {
+                self.flush_block()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn child(&self, dir: u32, name: &[u8]) -> Option<u32> {
+        match &self.entries[dir as usize].kind {
+            WKind::Dir { by_folded_name, .. } => by_folded_name.get(&name.to_ascii_lowercase()).copied(),
+            WKind::File { .. } => None,
+        }
+    }
+
+    /// Resolve the parent, check the name, register it in the name table.
+    fn add_entry(&mut self, path: &[u8], is_dir: bool) -> Result<u32, ZarError> {
+        let parts: Vec<&[u8]> = names::split_path(path).collect();
+        let Some((&name, parents)) = parts.split_last() else {
+            return Err(entry_err(path, "the path is empty"));
+        };
+        if name.len() > MAX_NAME_LEN {
+            return Err(entry_err(path, &format!("the name is {} bytes; ZAR names hold at most {MAX_NAME_LEN}", name.len())));
+        }
+        let mut parent = 0u32;
+        for p in parents {
+            parent = match self.child(parent, p) {
+                Some(c) if matches!(self.entries[c as usize].kind, WKind::Dir { .. }) => c,
+                Some(_) => return Err(entry_err(path, &format!("{} is a file, not a directory", names::display(p)))),
+                None => return Err(entry_err(path, &format!("its parent directory {} was not added", names::display(p)))),
+            };
+        }
+        if self.child(parent, name).is_some() {
+            return Err(entry_err(path, "an entry of that name already exists (names are compared ignoring ASCII case)"));
+        }
+        if self.entries.len() >= u32::MAX as usize {
+            return Err(ZarError::Limit("more than 2^32 - 1 entries".into()));
+        }
+        let name_offset = match self.name_offsets.get(name) {
+            Some(&o) => o,
+            None => {
+                let o = self.name_table.len();
+                if o + 2 + name.len() > MAX_NAMES_SECTION as usize {
+                    return Err(ZarError::Limit("the name table would exceed 2^31 - 1 bytes".into()));
+                }
+                names::encode_entry(name, &mut self.name_table);
+                self.name_offsets.insert(name.to_vec(), o as u32);
+                o as u32
+            }
+        };
+        if name.len() >= REFERENCE_READER_NAME_LIMIT {
+            self.warnings.push(Warning::LongName { path: names::display(&parts.join(&b'/')), len: name.len() });
+        }
+        let id = self.entries.len() as u32;
+        let kind = if is_dir {
+            WKind::Dir { children: Vec::new(), by_folded_name: HashMap::new() }
+        } else {
+            WKind::File { offset: self.stream_pos, size: 0 }
+        };
+        self.entries.push(WEntry { name: name.to_vec(), name_offset, kind });
+        if let WKind::Dir { children, by_folded_name } = &mut self.entries[parent as usize].kind {
+            children.push(id);
+            by_folded_name.insert(name.to_ascii_lowercase(), id);
+        }
+        Ok(id)
+    }
+
+    /// Hand the full pending block to the pipeline and write whatever is finished.
+    fn flush_block(&mut self) -> Result<(), ZarError> {
+        let next = self.pipeline.buffer();
+        let block = std::mem::replace(&mut self.pending, next);
+        self.pending_len = 0;
+        let seq = self.blocks_submitted;
+        self.blocks_submitted += 1;
+        self.pipeline.submit(seq, block).map_err(|e| self.fail(ZarError::io(format!("compressing block {seq}"), e)))?;
+        self.write_finished(false)
+    }
+
+    /// Write finished blocks in order. Mirrors the output half of zarchivewriter.cpp
+    /// `StoreBlock`: a result of 65536 bytes or more is replaced by the raw block.
+    fn write_finished(&mut self, wait: bool) -> Result<(), ZarError> {
+        while let Some((seq, result)) = self.pipeline.next_done(wait) {
+            let done = result.map_err(|e| self.fail(ZarError::io(format!("compressing block {seq}"), e)))?;
+            let raw = done.output.len() >= BLOCK_SIZE;
+            if done.output.is_empty() {
+                return Err(self.fail(ZarError::Block { block: seq, reason: "the compressor produced no bytes".into(), source: None }));
+            }
+            let stored: &[u8] = if raw { &done.input[..] } else { &done.output };
+            if seq % BLOCKS_PER_RECORD as u64 == 0 {
+                self.record_bases.push(self.out.pos);
+            }
+            self.block_sizes.push((stored.len() - 1) as u16);
+            self.raw_blocks += u64::from(raw);
+            if let Err(e) = self.out.put(stored) {
+                return Err(self.fail(ZarError::io(format!("writing block {seq} of the archive"), e)));
+            }
+            self.pipeline.recycle(done);
+        }
+        Ok(())
+    }
+
+    fn fail(&mut self, e: ZarError) -> ZarError {
+        self.failed = true;
+        e
+    }
+
+    /// Finish the archive: the zero-padded last block, alignment, offset records, name table,
+    /// file tree, meta sections and footer. Mirrors zarchivewriter.cpp `Finalize`.
+    pub fn finish(mut self) -> Result<(W, Summary), ZarError> {
+        if self.failed {
+            return Err(ZarError::Limit("the writer already failed".into()));
+        }
+        self.current_file = None;
+        if self.pending_len > 0 {
+            self.pending[self.pending_len..].fill(0);
+            self.flush_block()?;
+        }
+        self.write_finished(true)?;
+        let data_size = self.out.pos;
+        let pad = (8 - data_size % 8) % 8;
+        self.put(&[0u8; 8][..pad as usize], "alignment padding")?;
+
+        let records_offset = self.out.pos;
+        let mut records = Vec::with_capacity(self.record_bases.len() * RECORD_SIZE);
+        for (i, base) in self.record_bases.iter().enumerate() {
+            let mut r = OffsetRecord { base_offset: *base, ..Default::default() };
+            let sizes = &self.block_sizes[i * BLOCKS_PER_RECORD..((i + 1) * BLOCKS_PER_RECORD).min(self.block_sizes.len())];
+            r.size_minus_one[..sizes.len()].copy_from_slice(sizes);
+            records.extend_from_slice(&r.to_bytes());
+        }
+        self.put(&records, "offset records")?;
+
+        let names_offset = self.out.pos;
+        let name_table = std::mem::take(&mut self.name_table);
+        self.put(&name_table, "name table")?;
+
+        let tree_offset = self.out.pos;
+        let tree = self.tree_bytes();
+        self.put(&tree, "file tree")?;
+        let meta_offset = self.out.pos;
+
+        let mut footer = Footer {
+            compressed_data: Section { offset: 0, size: data_size },
+            offset_records: Section { offset: records_offset, size: records.len() as u64 },
+            names: Section { offset: names_offset, size: name_table.len() as u64 },
+            file_tree: Section { offset: tree_offset, size: tree.len() as u64 },
+            meta_directory: Section { offset: meta_offset, size: 0 },
+            meta_data: Section { offset: meta_offset, size: 0 },
+            integrity_hash: [0; HASH_SIZE],
+            total_size: meta_offset + FOOTER_SIZE as u64,
+            version: VERSION_1,
+            magic: MAGIC,
+        };
+        self.out.hasher.update(footer.to_bytes());
+        footer.integrity_hash = std::mem::take(&mut self.out.hasher).finalize().into();
+        let HashingWriter { mut inner, .. } = self.out;
+        inner.write_all(&footer.to_bytes()).map_err(|e| ZarError::io("writing the archive footer", e))?;
+        inner.flush().map_err(|e| ZarError::io("flushing the archive", e))?;
+
+        if self.blocks_submitted == 0 {
+            self.warnings.push(Warning::NoDataBlocks);
+        }
+        let (mut files, mut dirs) = (0, 0);
+        for e in &self.entries[1..] {
+            match e.kind {
+                WKind::File { .. } => files += 1,
+                WKind::Dir { .. } => dirs += 1,
+            }
+        }
+        let summary = Summary {
+            files,
+            dirs,
+            data_bytes: self.stream_pos,
+            blocks: self.blocks_submitted,
+            raw_blocks: self.raw_blocks,
+            archive_size: footer.total_size,
+            hash: footer.integrity_hash,
+            warnings: self.warnings,
+        };
+        Ok((inner, summary))
+    }
+
+    fn put(&mut self, b: &[u8], what: &str) -> Result<(), ZarError> {
+        self.out.put(b).map_err(|e| ZarError::io(format!("writing the {what} of the archive"), e))
+    }
+
+    /// Number the nodes breadth-first, each directory's children sorted by the ZAR
+    /// comparator and contiguous; an empty directory's first-child index is the next free
+    /// index when it is visited. Mirrors zarchivewriter.cpp `WriteFileTree`.
+    fn tree_bytes(&self) -> Vec<u8> {
+        let mut order: Vec<u32> = vec![0];
+        let mut dir_ranges: HashMap<u32, (u32, u32)> = HashMap::new();
+        let mut head = 0;
+        while head < order.len() {
+            let id = order[head];
+            head += 1;
+            let entries = &self.entries;
+            let WKind::Dir { children, .. } = &entries[id as usize].kind else { continue };
+            let mut sorted = children.clone();
+            sorted.sort_by(|&a, &b| names::compare(&entries[a as usize].name, &entries[b as usize].name));
+            dir_ranges.insert(id, (order.len() as u32, sorted.len() as u32));
+            order.extend_from_slice(&sorted);
+        }
+        let mut out = Vec::with_capacity(order.len() * NODE_SIZE);
+        for id in order {
+            let e = &self.entries[id as usize];
+            let node = match e.kind {
+                WKind::File { offset, size } => RawNode::File { name_offset: e.name_offset, offset, size },
+                WKind::Dir { .. } => {
+                    let (first_child, count) = dir_ranges[&id];
+                    RawNode::Dir { name_offset: e.name_offset, first_child, count, reserved: 0 }
+                }
+            };
+            out.extend_from_slice(&node.to_bytes());
+        }
+        out
+    }
+}
+
+impl<W: Write> Write for ArchiveWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.append(buf)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn entry_err(path: &[u8], reason: &str) -> ZarError {
+    ZarError::Entry { path: names::display(path), reason: reason.into() }
+}
