@@ -439,6 +439,16 @@ impl Archive {
         Ok((self.footer.compressed_data.offset + off, len))
     }
 
+    /// The stored bytes of `block` as they are in the archive (raw or compressed).
+    pub fn stored_block(&self, block: u64) -> Result<Vec<u8>, ZarError> {
+        let (pos, len) = self.block_extent(block)?;
+        let mut buf = vec![0u8; len as usize];
+        self.source
+            .read_exact_at(pos, &mut buf)
+            .map_err(|e| ZarError::Block { block, reason: format!("cannot read its {len} bytes at offset {pos}: {e}"), source: None })?;
+        Ok(buf)
+    }
+
     /// Read and decode `block` without the cache: a stored length of 65536 is a raw block,
     /// anything else is zstd frames that must decode to exactly 65536 bytes.
     /// Mirrors zarchivereader.cpp `LoadBlock` (with its checks made strict).
@@ -449,11 +459,7 @@ impl Archive {
         let stored: &[u8] = match self.source.slice(pos, len as usize) {
             Some(s) => s,
             None => {
-                let mut buf = vec![0u8; len as usize];
-                self.source
-                    .read_exact_at(pos, &mut buf)
-                    .map_err(|e| ZarError::Block { block, reason: format!("cannot read its {len} bytes at offset {pos}: {e}"), source: None })?;
-                owned = buf;
+                owned = self.stored_block(block)?;
                 &owned
             }
         };

@@ -1,0 +1,220 @@
+//! Extracting entries into a destination directory, safely.
+//!
+//! Nothing is ever written outside the destination: every name was checked to be a single
+//! harmless component when the archive was opened, existing symbolic links on the way are
+//! refused rather than followed, and each file is written to a temporary file in its final
+//! directory and renamed into place only when complete, so a failed entry leaves nothing
+//! half-written. A failed entry does not stop the others; all failures are reported.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::error::ZarError;
+use super::names;
+use super::reader::{Archive, Entry};
+
+/// How to extract.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractOptions {
+    /// Replace existing files (default: an existing file is an error for that entry).
+    pub overwrite: bool,
+    /// Archive paths to extract (a directory means its whole subtree); empty = everything.
+    pub paths: Vec<String>,
+}
+
+/// Progress of an extraction.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ExtractEvent<'a> {
+    /// This many files and bytes are selected.
+    Selected {
+        /// Files selected.
+        files: u64,
+        /// Their total size.
+        bytes: u64,
+    },
+    /// Extracting this entry (archive path).
+    Entry {
+        /// The entry.
+        path: &'a str,
+    },
+    /// This many more bytes were written.
+    Data(u64),
+    /// This entry failed (the extraction goes on with the others).
+    Failed {
+        /// The entry.
+        path: &'a str,
+        /// Why.
+        error: &'a ZarError,
+    },
+}
+
+/// What an extraction wrote.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractSummary {
+    /// Files written.
+    pub files: u64,
+    /// Directories created or already present.
+    pub dirs: u64,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+/// Extract the selected entries of `archive` under `dest` (created if missing). Returns an
+/// error listing every failed entry if any failed; the others are extracted regardless.
+pub fn extract(
+    archive: &Archive,
+    dest: &Path,
+    opts: &ExtractOptions,
+    progress: &mut dyn FnMut(ExtractEvent<'_>),
+) -> Result<ExtractSummary, ZarError> {
+    let mut roots: Vec<Entry<'_>> = Vec::new();
+    for p in &opts.paths {
+        roots.push(archive.get(p)?);
+    }
+    if roots.is_empty() {
+        roots.push(archive.root());
+    }
+    let mut selected: Vec<Entry<'_>> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for r in roots {
+        let subtree = std::iter::once(r).filter(|e| e.id() != archive.root().id()).chain(r.walk());
+        for e in subtree {
+            if seen.insert(e.id()) {
+                selected.push(e);
+            }
+        }
+    }
+    let files = selected.iter().filter(|e| e.is_file()).count() as u64;
+    progress(ExtractEvent::Selected { files, bytes: selected.iter().map(|e| e.size()).sum() });
+
+    std::fs::create_dir_all(dest).map_err(|e| ZarError::path(dest, format!("cannot create the destination directory: {e}")))?;
+    let mut summary = ExtractSummary::default();
+    let mut failures = Vec::new();
+    let mut failed_dirs: Vec<Vec<u8>> = Vec::new();
+    for e in selected {
+        let archive_path = e.path();
+        let shown = e.path_display();
+        if failed_dirs.iter().any(|d| archive_path.starts_with(d) && archive_path.get(d.len()) == Some(&b'/')) {
+            continue; // its directory failed and was reported with a count of what it holds
+        }
+        progress(ExtractEvent::Entry { path: &shown });
+        let result = if e.is_dir() {
+            ensure_dirs(dest, &archive_path).map(|_| summary.dirs += 1)
+        } else {
+            extract_file(&e, dest, &archive_path, opts.overwrite, progress).map(|n| {
+                summary.files += 1;
+                summary.bytes += n;
+            })
+        };
+        if let Err(err) = result {
+            progress(ExtractEvent::Failed { path: &shown, error: &err });
+            if e.is_dir() {
+                failed_dirs.push(archive_path);
+                let inside = e.walk().count();
+                failures.push(if inside > 0 { format!("{shown}: {err} ({inside} entries inside were not extracted)") } else { format!("{shown}: {err}") });
+            } else {
+                failures.push(format!("{shown}: {err}"));
+            }
+        }
+    }
+    if failures.is_empty() { Ok(summary) } else { Err(ZarError::ExtractFailed { failures }) }
+}
+
+/// Create `dest/<archive_path>` one component at a time, refusing anything on the way that
+/// is not a real directory (a file, or a symbolic link that could lead outside `dest`).
+fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
+    let mut cur = dest.to_path_buf();
+    for part in names::split_path(archive_path) {
+        cur.push(disk_component(part, &cur)?);
+        match cur.symlink_metadata() {
+            Ok(m) if m.is_dir() => {}
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(ZarError::path(&cur, "is a symbolic link; refusing to follow it out of the destination"));
+            }
+            Ok(_) => return Err(ZarError::path(&cur, "exists and is not a directory")),
+            Err(_) => std::fs::create_dir(&cur).or_else(|err| {
+                // Lost a race with another creator: fine if it is now a real directory.
+                match cur.symlink_metadata() {
+                    Ok(m) if m.is_dir() => Ok(()),
+                    _ => Err(ZarError::path(&cur, format!("cannot create directory: {err}"))),
+                }
+            })?,
+        }
+    }
+    Ok(cur)
+}
+
+/// Write one file: into a temporary file beside its target, then renamed into place.
+fn extract_file(
+    e: &Entry<'_>,
+    dest: &Path,
+    archive_path: &[u8],
+    overwrite: bool,
+    progress: &mut dyn FnMut(ExtractEvent<'_>),
+) -> Result<u64, ZarError> {
+    let (parent_path, name) = match archive_path.iter().rposition(|&c| c == b'/') {
+        Some(i) => (&archive_path[..i], &archive_path[i + 1..]),
+        None => (&[][..], archive_path),
+    };
+    let dir = ensure_dirs(dest, parent_path)?;
+    let target = dir.join(disk_component(name, &dir)?);
+    match target.symlink_metadata() {
+        Ok(m) if m.is_dir() => return Err(ZarError::path(&target, "a directory of that name exists")),
+        Ok(_) if !overwrite => return Err(ZarError::path(&target, "already exists (allow overwriting to replace it)")),
+        _ => {}
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix(".zar-extract.")
+        .suffix(".partial")
+        .tempfile_in(&dir)
+        .map_err(|err| ZarError::path(&dir, format!("cannot create a temporary file: {err}")))?;
+    let mut reader = e.open()?;
+    let mut w = BufWriter::with_capacity(1 << 16, tmp.as_file());
+    let mut buf = vec![0u8; 1 << 16];
+    let mut written = 0u64;
+    loop {
+        let n = std::io::Read::read(&mut reader, &mut buf).map_err(|err| unwrap_io(err, e))?;
+        if n == 0 {
+            break;
+        }
+        w.write_all(&buf[..n]).map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
+        written += n as u64;
+        progress(ExtractEvent::Data(n as u64));
+    }
+    w.flush().map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
+    drop(w);
+    let persisted = if overwrite { tmp.persist(&target).map(|_| ()) } else { tmp.persist_noclobber(&target).map(|_| ()) };
+    persisted.map_err(|err| ZarError::path(&target, format!("cannot move the extracted file into place: {}", err.error)))?;
+    Ok(written)
+}
+
+/// Turn a read error from a [`super::FileReader`] back into the archive error it carries.
+fn unwrap_io(err: std::io::Error, e: &Entry<'_>) -> ZarError {
+    match err.into_inner().map(|inner| inner.downcast::<ZarError>()) {
+        Some(Ok(z)) => *z,
+        Some(Err(other)) => ZarError::File { path: e.path_display(), source: Box::new(ZarError::Limit(other.to_string())) },
+        None => ZarError::File { path: e.path_display(), source: Box::new(ZarError::Limit("read failed".into())) },
+    }
+}
+
+/// One archive name as a path component on this system. Names were checked at open to be
+/// non-empty, not `.`/`..`, and free of `/`, `\` and NUL; on Windows, characters that would
+/// change the path's meaning (a drive colon, wildcards) are refused too.
+fn disk_component(name: &[u8], dir: &Path) -> Result<std::ffi::OsString, ZarError> {
+    names::check_component(name).map_err(|r| ZarError::path(dir, format!("refusing entry name \"{}\": {r}", names::display(name))))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(std::ffi::OsStr::from_bytes(name).to_os_string())
+    }
+    #[cfg(not(unix))]
+    {
+        let s = std::str::from_utf8(name)
+            .map_err(|_| ZarError::path(dir, format!("entry name \"{}\" is not valid UTF-8", names::display(name))))?;
+        if s.chars().any(|c| matches!(c, ':' | '<' | '>' | '"' | '|' | '?' | '*') || (c as u32) < 32) {
+            return Err(ZarError::path(dir, format!("entry name \"{s}\" contains characters Windows does not allow in file names")));
+        }
+        Ok(std::ffi::OsString::from(s))
+    }
+}

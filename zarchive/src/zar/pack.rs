@@ -1,0 +1,264 @@
+//! Packing a directory tree into an archive.
+//!
+//! Entries are added in the canonical order (depth-first, a directory before its contents,
+//! siblings sorted by the ZAR name comparator), so the same tree always gives the same
+//! archive, whatever order the file system lists it in. The archive file appears only when
+//! complete: it is written to a temporary file beside the target and renamed at the end.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::error::ZarError;
+use super::names;
+use super::writer::{ArchiveWriter, Summary, Warning, WriterOptions};
+
+/// How to pack.
+#[derive(Debug, Clone, Default)]
+pub struct PackOptions {
+    /// Compressor and thread count.
+    pub writer: WriterOptions,
+    /// Follow symbolic links (default: skip them with a warning).
+    pub follow_symlinks: bool,
+    /// Replace an existing archive at the target path (default: refuse).
+    pub overwrite: bool,
+}
+
+/// Progress of a pack, reported through the callback.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PackEvent<'a> {
+    /// The walk is done: this many files and bytes will be packed.
+    Scanned {
+        /// Files to pack.
+        files: u64,
+        /// Their total size as listed by the walk.
+        bytes: u64,
+    },
+    /// Adding this entry (path relative to the packed directory, `/`-separated).
+    Entry {
+        /// The entry.
+        path: &'a str,
+    },
+    /// This many more bytes of file data were added.
+    Data(u64),
+    /// Something was skipped or will not work with the reference reader.
+    Warning(&'a PackWarning),
+}
+
+/// A warning raised while packing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PackWarning {
+    /// A symbolic link was skipped (use `follow_symlinks` to pack its target).
+    SkippedSymlink(PathBuf),
+    /// Not a regular file or directory (fifo, socket, device): skipped.
+    SkippedSpecial(PathBuf),
+    /// A warning from the archive writer.
+    Writer(Warning),
+}
+
+impl std::fmt::Display for PackWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PackWarning::SkippedSymlink(p) => write!(f, "{}: symbolic link skipped (follow links to pack its target)", p.display()),
+            PackWarning::SkippedSpecial(p) => write!(f, "{}: not a regular file or directory, skipped", p.display()),
+            PackWarning::Writer(w) => w.fmt(f),
+        }
+    }
+}
+
+/// The result of a pack.
+#[derive(Debug, Clone, Default)]
+pub struct PackSummary {
+    /// What the writer wrote.
+    pub archive: Summary,
+    /// Every warning raised.
+    pub warnings: Vec<PackWarning>,
+}
+
+struct Item {
+    disk: PathBuf,
+    archive_path: Vec<u8>,
+    is_dir: bool,
+    size: u64,
+}
+
+/// Pack `dir` into a new archive at `out`. The file appears only when complete; on any
+/// failure no archive (complete or partial) is left at `out`.
+pub fn pack_dir(
+    dir: &Path,
+    out: &Path,
+    opts: &PackOptions,
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<PackSummary, ZarError> {
+    if !opts.overwrite && out.symlink_metadata().is_ok() {
+        return Err(ZarError::path(out, "the output file already exists (allow overwriting to replace it)"));
+    }
+    if out.is_dir() {
+        return Err(ZarError::path(out, "the output path is a directory"));
+    }
+    let name = out.file_name().ok_or_else(|| ZarError::path(out, "the output path has no file name"))?;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.to_string_lossy()))
+        .suffix(".partial")
+        .tempfile_in(&parent)
+        .map_err(|e| ZarError::path(&parent, format!("cannot create a temporary file for the archive: {e}")))?;
+    // Never pack the archive into itself: skip the target and the temporary file.
+    let canonical_parent = parent.canonicalize().map_err(|e| ZarError::path(&parent, e.to_string()))?;
+    let skip = vec![canonical_parent.join(name), canonical_parent.join(tmp.path().file_name().unwrap_or_default())];
+
+    let file = tmp.as_file().try_clone().map_err(|e| ZarError::path(tmp.path(), e.to_string()))?;
+    let (w, summary) = pack_dir_to(dir, BufWriter::with_capacity(1 << 20, file), opts, &skip, progress)?;
+    let file = w.into_inner().map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {}", e.error())))?;
+    file.sync_all().map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {e}")))?;
+    let persisted = if opts.overwrite { tmp.persist(out) } else { tmp.persist_noclobber(out) };
+    persisted.map_err(|e| ZarError::path(out, format!("cannot move the finished archive into place: {}", e.error)))?;
+    Ok(summary)
+}
+
+/// Pack `dir` into `out` (any writer, e.g. stdout). `skip` lists canonical paths never to
+/// pack (the archive being written, when it lies inside `dir`).
+pub fn pack_dir_to<W: Write>(
+    dir: &Path,
+    out: W,
+    opts: &PackOptions,
+    skip: &[PathBuf],
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<(W, PackSummary), ZarError> {
+    let mut warnings = Vec::new();
+    let items = scan(dir, opts.follow_symlinks, skip, &mut warnings, progress)?;
+    let files = items.iter().filter(|i| !i.is_dir).count() as u64;
+    progress(PackEvent::Scanned { files, bytes: items.iter().map(|i| i.size).sum() });
+
+    let mut writer = ArchiveWriter::with_options(out, &opts.writer)?;
+    let mut buf = vec![0u8; 1 << 16];
+    for item in &items {
+        let shown = String::from_utf8_lossy(&item.archive_path);
+        progress(PackEvent::Entry { path: &shown });
+        let on_path = |e: ZarError| match e {
+            ZarError::Entry { reason, .. } => ZarError::path(&item.disk, format!("cannot add to the archive: {reason}")),
+            other => other,
+        };
+        if item.is_dir {
+            writer.add_dir(&item.archive_path).map_err(on_path)?;
+            continue;
+        }
+        let mut f = File::open(&item.disk).map_err(|e| ZarError::path(&item.disk, format!("cannot open: {e}")))?;
+        writer.start_file(&item.archive_path).map_err(on_path)?;
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(ZarError::path(&item.disk, format!("cannot read: {e}"))),
+            };
+            writer.append(&buf[..n])?;
+            progress(PackEvent::Data(n as u64));
+        }
+    }
+    let (w, archive) = writer.finish()?;
+    for w in &archive.warnings {
+        let pw = PackWarning::Writer(w.clone());
+        progress(PackEvent::Warning(&pw));
+        warnings.push(pw);
+    }
+    Ok((w, PackSummary { archive, warnings }))
+}
+
+/// Walk `dir` in canonical order and list what to pack.
+fn scan(
+    dir: &Path,
+    follow: bool,
+    skip: &[PathBuf],
+    warnings: &mut Vec<PackWarning>,
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<Vec<Item>, ZarError> {
+    let meta = std::fs::metadata(dir).map_err(|e| ZarError::path(dir, format!("cannot read the input directory: {e}")))?;
+    if !meta.is_dir() {
+        return Err(ZarError::path(dir, "not a directory"));
+    }
+    let skip_names: Vec<&std::ffi::OsStr> = skip.iter().filter_map(|p| p.file_name()).collect();
+    let mut items = Vec::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .follow_links(follow)
+        .sort_by(|a, b| names::compare(&os_bytes(a.file_name()), &os_bytes(b.file_name())));
+    for entry in walk {
+        let entry = entry.map_err(|e| {
+            let path = e.path().map(Path::to_path_buf).unwrap_or_else(|| dir.to_path_buf());
+            let reason = match (e.loop_ancestor(), e.io_error()) {
+                (Some(a), _) => format!("symbolic link loop back to {}", a.display()),
+                (None, Some(io)) => format!("cannot read: {io}"),
+                _ => e.to_string(),
+            };
+            ZarError::path(path, reason)
+        })?;
+        let ft = entry.file_type();
+        let mut warn = |w: PackWarning| {
+            progress(PackEvent::Warning(&w));
+            warnings.push(w);
+        };
+        if ft.is_symlink() {
+            warn(PackWarning::SkippedSymlink(entry.path().to_path_buf()));
+            continue;
+        }
+        if !ft.is_dir() && !ft.is_file() {
+            warn(PackWarning::SkippedSpecial(entry.path().to_path_buf()));
+            continue;
+        }
+        if ft.is_file() && skip_names.contains(&entry.file_name()) {
+            if let Ok(c) = entry.path().canonicalize() {
+                if skip.contains(&c) {
+                    continue;
+                }
+            }
+        }
+        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let mut archive_path = Vec::new();
+        for part in rel.components() {
+            let bytes = component_bytes(part.as_os_str()).ok_or_else(|| {
+                ZarError::path(entry.path(), "the name is not valid Unicode and cannot be stored portably")
+            })?;
+            if !archive_path.is_empty() {
+                archive_path.push(b'/');
+            }
+            archive_path.extend_from_slice(&bytes);
+        }
+        let size = if ft.is_file() { entry.metadata().map(|m| m.len()).unwrap_or(0) } else { 0 };
+        items.push(Item { disk: entry.path().to_path_buf(), archive_path, is_dir: ft.is_dir(), size });
+    }
+    Ok(items)
+}
+
+/// The bytes of a file name as stored in the archive: the raw bytes on Unix, UTF-8 elsewhere.
+fn component_bytes(s: &std::ffi::OsStr) -> Option<Vec<u8>> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Some(s.as_bytes().to_vec())
+    }
+    #[cfg(not(unix))]
+    {
+        s.to_str().map(|s| s.as_bytes().to_vec())
+    }
+}
+
+fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(s.as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        match s.to_string_lossy() {
+            std::borrow::Cow::Borrowed(b) => std::borrow::Cow::Borrowed(b.as_bytes()),
+            std::borrow::Cow::Owned(o) => std::borrow::Cow::Owned(o.into_bytes()),
+        }
+    }
+}
