@@ -112,9 +112,9 @@ pub fn extract(
             if e.is_dir() {
                 failed_dirs.push(archive_path);
                 let inside = e.walk().count();
-                failures.push(if inside > 0 { format!("{shown}: {err} ({inside} entries inside were not extracted)") } else { format!("{shown}: {err}") });
+                failures.push(if inside > 0 { format!("{err} ({inside} entries inside were not extracted)") } else { err.to_string() });
             } else {
-                failures.push(format!("{shown}: {err}"));
+                failures.push(err.to_string());
             }
         }
     }
@@ -164,9 +164,7 @@ fn extract_file(
         Ok(_) if !overwrite => return Err(ZarError::path(&target, "already exists (allow overwriting to replace it)")),
         _ => {}
     }
-    let tmp = tempfile::Builder::new()
-        .prefix(".zar-extract.")
-        .suffix(".partial")
+    let tmp = temp_builder(".zar-extract.")
         .tempfile_in(&dir)
         .map_err(|err| ZarError::path(&dir, format!("cannot create a temporary file: {err}")))?;
     let mut reader = e.open()?;
@@ -187,6 +185,20 @@ fn extract_file(
     let persisted = if overwrite { tmp.persist(&target).map(|_| ()) } else { tmp.persist_noclobber(&target).map(|_| ()) };
     persisted.map_err(|err| ZarError::path(&target, format!("cannot move the extracted file into place: {}", err.error)))?;
     Ok(written)
+}
+
+/// A builder for the temporary files that become archives or extracted files: named
+/// `PREFIX*.partial`, created with the ordinary mode for new files (0666 less the umask)
+/// rather than the 0600 of private temporary files.
+pub(crate) fn temp_builder(prefix: &str) -> tempfile::Builder<'_, 'static> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix).suffix(".partial");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b
 }
 
 /// Turn a read error from a [`super::FileReader`] back into the archive error it carries.

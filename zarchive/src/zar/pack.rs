@@ -103,9 +103,7 @@ pub fn pack_dir(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", name.to_string_lossy()))
-        .suffix(".partial")
+    let tmp = super::extract::temp_builder(&format!(".{}.", name.to_string_lossy()))
         .tempfile_in(&parent)
         .map_err(|e| ZarError::path(&parent, format!("cannot create a temporary file for the archive: {e}")))?;
     // Never pack the archive into itself: skip the target and the temporary file.

@@ -476,7 +476,7 @@ impl Archive {
             let reason = match e {
                 zstd::ZstdError::SizeMismatch { got, .. } => format!("decodes to {got} bytes, not {BLOCK_SIZE}"),
                 zstd::ZstdError::TooLarge { .. } => format!("decodes to more than {BLOCK_SIZE} bytes"),
-                _ => "corrupt zstd data".into(),
+                ref other => format!("corrupt zstd data ({other})"),
             };
             ZarError::Block { block, reason, source: Some(e) }
         })?;
