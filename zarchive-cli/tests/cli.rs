@@ -1,0 +1,99 @@
+//! The `zarchive` binary: forms, outputs and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zarchive(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zarchive")).args(args).output().unwrap()
+}
+
+macro_rules! run {
+    ($($a:expr),* $(,)?) => { zarchive(&[$(std::ffi::OsStr::new(&$a)),*]) };
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/zar").join(rel)
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+#[test]
+fn reference_positional_form_packs_dir_to_dir_zar_and_extracts_to_stem_extracted() {
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("game");
+    std::fs::create_dir_all(tree.join("content")).unwrap();
+    std::fs::write(tree.join("content/a.txt"), b"hello").unwrap();
+    let o = run!(tree);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let archive = d.path().join("game.zar");
+    assert!(archive.is_file());
+    let o = run!(archive);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(d.path().join("game_extracted/content/a.txt")).unwrap(), b"hello");
+    let o = run!(tree, archive, "third");
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn verify_exit_codes_distinguish_damage_from_other_failures() {
+    assert_eq!(code(&run!("verify", "-q", fixture("basic/reference.zar"))), 0);
+    let o = run!("verify", "-q", fixture("bad/bad_hash.zar"));
+    assert_eq!(code(&o), 3);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("integrity hash mismatch"));
+    let o = run!("verify", "-q", fixture("bad/corrupt_block.zar"));
+    assert_eq!(code(&o), 3);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("block 0") && out.contains("ok.txt") && out.contains("text.txt"), "{out}");
+    assert_eq!(code(&run!("verify", fixture("bad/cycle.zar"))), 3);
+    assert_eq!(code(&run!("verify", fixture("does-not-exist.zar"))), 1);
+}
+
+#[test]
+fn hostile_archives_fail_extraction_and_write_nothing_outside() {
+    let d = tempfile::tempdir().unwrap();
+    for name in ["dotdot_dir.zar", "dotdot_file.zar", "backslash_name.zar", "cycle.zar", "huge_file_size.zar"] {
+        let dest = d.path().join("inner").join(name);
+        let o = run!("extract", "-q", fixture(&format!("bad/{name}")), "-C", dest);
+        assert_eq!(code(&o), 1, "{name}");
+        assert!(!String::from_utf8_lossy(&o.stderr).is_empty());
+    }
+    let top: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(top.is_empty(), "nothing created at all: {top:?}");
+}
+
+#[test]
+fn usage_errors_exit_2_and_unimplemented_levels_are_refused() {
+    assert_eq!(code(&run!("pack", "--no-such-flag", ".")), 2);
+    let d = tempfile::tempdir().unwrap();
+    let o = run!("pack", fixture("raw/tree"), "-o", d.path().join("x.zar"), "-l", "99");
+    assert_eq!(code(&o), 2);
+    assert!(!d.path().join("x.zar").exists());
+    let o = run!("pack", "-q", fixture("raw/tree"), "-o", d.path().join("s.zar"), "-l", "stored");
+    assert_eq!(code(&o), 0);
+    let o = run!();
+    assert_eq!(code(&o), 0, "no arguments prints the help, as the reference tool");
+}
+
+#[test]
+fn list_json_cat_range_and_pack_to_stdout() {
+    let o = run!("list", "--json", fixture("basic/reference.zar"));
+    assert_eq!(code(&o), 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let first = &v.as_array().unwrap()[0];
+    assert_eq!(first["path"], "-dash.txt");
+    assert_eq!(first["size"], 5);
+    let o = run!("cat", fixture("multi-frame/multiframe.zar"), "SUB\\c.txt", "--offset", "10", "--length", "20");
+    assert_eq!(code(&o), 0);
+    let want = std::fs::read(fixture("multi-frame/expected/sub/c.txt")).unwrap();
+    assert_eq!(o.stdout, &want[10..30]);
+    let o = run!("cat", fixture("multi-frame/multiframe.zar"), "a.txt", "--offset", "999999");
+    assert_eq!(code(&o), 1);
+    let o = run!("pack", "-q", fixture("raw/tree"), "-o", "-", "-l", "stored");
+    assert_eq!(code(&o), 0);
+    assert_eq!(&o.stdout[o.stdout.len() - 4..], &[0x16, 0x9F, 0x52, 0xD6]);
+    let o = run!("info", fixture("basic/reference.zar"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("18 of 64 KiB (3 stored raw, 15 compressed)"), "{out}");
+}
