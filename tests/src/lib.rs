@@ -71,3 +71,92 @@ pub fn basic_tree_copy(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(t.join("emptydir")).unwrap();
     t
 }
+
+/// Builds archives by hand, with whatever names and tree the test wants (including ones the
+/// real writer refuses), so the reader and extractor can be tested on hostile input.
+/// Data is stored in raw blocks; the integrity hash is correct.
+pub mod craft {
+    use sha2::{Digest, Sha256};
+    use zarkit::zar::format::*;
+
+    /// A node to craft: a directory (children are node indices) or a file.
+    pub enum CNode {
+        /// Directory with its name and child range.
+        Dir { name: Vec<u8>, first: u32, count: u32 },
+        /// File with its name and contents.
+        File { name: Vec<u8>, data: Vec<u8> },
+    }
+
+    /// Serialise `nodes` (node 0 is the root; its name is ignored) into archive bytes.
+    pub fn archive(nodes: &[CNode]) -> Vec<u8> {
+        let mut stream = Vec::new();
+        let mut names = Vec::new();
+        let mut raw = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
+            let mut name_offset = |name: &[u8]| {
+                if i == 0 {
+                    return ROOT_NAME_OFFSET;
+                }
+                let o = names.len() as u32;
+                zarkit::zar::names::encode_entry(name, &mut names);
+                o
+            };
+            raw.push(match n {
+                CNode::Dir { name, first, count } => {
+                    RawNode::Dir { name_offset: name_offset(name), first_child: *first, count: *count, reserved: 0 }
+                }
+                CNode::File { name, data } => {
+                    let offset = stream.len() as u64;
+                    stream.extend_from_slice(data);
+                    RawNode::File { name_offset: name_offset(name), offset, size: data.len() as u64 }
+                }
+            });
+        }
+        let blocks = stream.len().div_ceil(BLOCK_SIZE);
+        stream.resize(blocks * BLOCK_SIZE, 0);
+        let mut out = stream;
+        let data_size = out.len() as u64;
+        let records_offset = out.len() as u64;
+        for r in 0..blocks.div_ceil(BLOCKS_PER_RECORD) {
+            let mut rec = OffsetRecord { base_offset: (r * BLOCKS_PER_RECORD * BLOCK_SIZE) as u64, ..Default::default() };
+            for s in 0..BLOCKS_PER_RECORD.min(blocks - r * BLOCKS_PER_RECORD) {
+                rec.size_minus_one[s] = 0xFFFF;
+            }
+            out.extend_from_slice(&rec.to_bytes());
+        }
+        let names_offset = out.len() as u64;
+        out.extend_from_slice(&names);
+        let tree_offset = out.len() as u64;
+        for n in &raw {
+            out.extend_from_slice(&n.to_bytes());
+        }
+        let end = out.len() as u64;
+        let mut footer = Footer {
+            compressed_data: Section { offset: 0, size: data_size },
+            offset_records: Section { offset: records_offset, size: names_offset - records_offset },
+            names: Section { offset: names_offset, size: tree_offset - names_offset },
+            file_tree: Section { offset: tree_offset, size: end - tree_offset },
+            meta_directory: Section { offset: end, size: 0 },
+            meta_data: Section { offset: end, size: 0 },
+            integrity_hash: [0; 32],
+            total_size: end + FOOTER_SIZE as u64,
+            version: VERSION_1,
+            magic: MAGIC,
+        };
+        let mut h = Sha256::new();
+        h.update(&out);
+        h.update(footer.to_bytes());
+        footer.integrity_hash = h.finalize().into();
+        out.extend_from_slice(&footer.to_bytes());
+        out
+    }
+
+    /// A root holding the given files.
+    pub fn flat(files: &[(&[u8], &[u8])]) -> Vec<u8> {
+        let mut nodes = vec![CNode::Dir { name: Vec::new(), first: 1, count: files.len() as u32 }];
+        for (n, d) in files {
+            nodes.push(CNode::File { name: n.to_vec(), data: d.to_vec() });
+        }
+        archive(&nodes)
+    }
+}

@@ -360,8 +360,9 @@ fn extract(archive: &Path, dest: Option<PathBuf>, paths: Vec<String>, force: boo
     let result = zar::extract(&a, &dest, &opts, &mut |ev| match ev {
         zar::ExtractEvent::Selected { bytes, .. } => pb.set_length(bytes),
         zar::ExtractEvent::Data(n) => pb.inc(n),
-        zar::ExtractEvent::Entry { path } => pb.set_message(path.to_string()),
+        zar::ExtractEvent::Entry { entry } if !pb.is_hidden() => pb.set_message(entry.path_display()),
         zar::ExtractEvent::Failed { error, .. } => pb.suspend(|| eprintln!("zarchive: error: {error}")),
+        zar::ExtractEvent::Warning { path, message } => pb.suspend(|| eprintln!("zarchive: warning: {path}: {message}")),
         _ => {}
     });
     pb.finish_and_clear();

@@ -97,3 +97,42 @@ fn list_json_cat_range_and_pack_to_stdout() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("18 of 64 KiB (3 stored raw, 15 compressed)"), "{out}");
 }
+
+#[cfg(unix)]
+#[test]
+fn killing_pack_midway_never_leaves_an_archive_at_the_target() {
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir_all(&tree).unwrap();
+    // 256 MiB of sparse zeros: cheap to create, long enough to pack that we can kill it.
+    std::fs::File::create(tree.join("big.bin")).unwrap().set_len(256 << 20).unwrap();
+    let out = d.path().join("out.zar");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args([std::ffi::OsStr::new("pack"), "-q".as_ref(), "-j1".as_ref(), "-l".as_ref(), "stored".as_ref()])
+        .arg(&tree)
+        .arg("-o")
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let partial_seen = loop {
+        let partial = std::fs::read_dir(d.path())
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".partial"));
+        if partial || started.elapsed() > std::time::Duration::from_secs(20) {
+            break partial;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    child.kill().ok();
+    let status = child.wait().unwrap();
+    if partial_seen && !status.success() {
+        assert!(!out.exists(), "a killed pack must not leave an archive at the target");
+    } else {
+        // It finished before we could kill it: then the archive must be complete.
+        assert_eq!(code(&run!("verify", "-q", out)), 0);
+    }
+}

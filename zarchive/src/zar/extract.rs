@@ -6,12 +6,13 @@
 //! directory and renamed into place only when complete, so a failed entry leaves nothing
 //! half-written. A failed entry does not stop the others; all failures are reported.
 
+use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::ZarError;
 use super::names;
-use super::reader::{Archive, Entry};
+use super::reader::{Archive, Entry, EntryId};
 
 /// How to extract.
 #[derive(Debug, Clone, Default)]
@@ -33,13 +34,20 @@ pub enum ExtractEvent<'a> {
         /// Their total size.
         bytes: u64,
     },
-    /// Extracting this entry (archive path).
+    /// Extracting this entry.
     Entry {
-        /// The entry.
-        path: &'a str,
+        /// The entry (its path is computed on demand: `entry.path_display()`).
+        entry: Entry<'a>,
     },
     /// This many more bytes were written.
     Data(u64),
+    /// This entry was extracted but will cause trouble elsewhere (a Windows-reserved name).
+    Warning {
+        /// The entry.
+        path: &'a str,
+        /// What is wrong.
+        message: &'a str,
+    },
     /// This entry failed (the extraction goes on with the others).
     Failed {
         /// The entry.
@@ -91,28 +99,45 @@ pub fn extract(
     std::fs::create_dir_all(dest).map_err(|e| ZarError::path(dest, format!("cannot create the destination directory: {e}")))?;
     let mut summary = ExtractSummary::default();
     let mut failures = Vec::new();
-    let mut failed_dirs: Vec<Vec<u8>> = Vec::new();
+    // Directories already created and checked, by entry: a child needs one more component,
+    // not a walk from the destination (deep trees stay linear).
+    let mut made: HashMap<EntryId, PathBuf> = HashMap::from([(archive.root().id(), dest.to_path_buf())]);
+    // Entries below a directory that failed: reported once, with the count, at that directory.
+    let mut skipped: HashSet<EntryId> = HashSet::new();
     for e in selected {
-        let archive_path = e.path();
-        let shown = e.path_display();
-        if failed_dirs.iter().any(|d| archive_path.starts_with(d) && archive_path.get(d.len()) == Some(&b'/')) {
-            continue; // its directory failed and was reported with a count of what it holds
+        let parent = e.parent().id();
+        if skipped.contains(&parent) {
+            skipped.insert(e.id());
+            continue;
         }
-        progress(ExtractEvent::Entry { path: &shown });
-        let result = if e.is_dir() {
-            ensure_dirs(dest, &archive_path).map(|_| summary.dirs += 1)
-        } else {
-            extract_file(&e, dest, &archive_path, opts.overwrite, progress).map(|n| {
+        progress(ExtractEvent::Entry { entry: e });
+        if names::is_windows_reserved(e.name()) {
+            let shown = e.path_display();
+            progress(ExtractEvent::Warning { path: &shown, message: "the name is reserved on Windows; this entry cannot be extracted there" });
+        }
+        let parent_dir = match made.get(&parent) {
+            Some(p) => Ok(p.clone()),
+            None => ensure_dirs(dest, &e.parent().path()),
+        };
+        let result = parent_dir.and_then(|dir| {
+            if e.is_dir() {
+                let target = ensure_dirs(&dir, e.name())?;
+                made.insert(e.id(), target);
+                summary.dirs += 1;
+            } else {
+                let n = extract_file(&e, &dir, opts.overwrite, progress)?;
                 summary.files += 1;
                 summary.bytes += n;
-            })
-        };
+            }
+            Ok(())
+        });
         if let Err(err) = result {
+            let shown = e.path_display();
             progress(ExtractEvent::Failed { path: &shown, error: &err });
-            if e.is_dir() {
-                failed_dirs.push(archive_path);
-                let inside = e.walk().count();
-                failures.push(if inside > 0 { format!("{err} ({inside} entries inside were not extracted)") } else { err.to_string() });
+            let inside = if e.is_dir() { e.walk().count() } else { 0 };
+            if inside > 0 {
+                skipped.insert(e.id());
+                failures.push(format!("{err} ({inside} entries inside were not extracted)"));
             } else {
                 failures.push(err.to_string());
             }
@@ -121,7 +146,7 @@ pub fn extract(
     if failures.is_empty() { Ok(summary) } else { Err(ZarError::ExtractFailed { failures }) }
 }
 
-/// Create `dest/<archive_path>` one component at a time, refusing anything on the way that
+/// Create `base/<archive_path>` one component at a time, refusing anything on the way that
 /// is not a real directory (a file, or a symbolic link that could lead outside `dest`).
 fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
     let mut cur = dest.to_path_buf();
@@ -146,27 +171,17 @@ fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
 }
 
 /// Write one file: into a temporary file beside its target, then renamed into place.
-fn extract_file(
-    e: &Entry<'_>,
-    dest: &Path,
-    archive_path: &[u8],
-    overwrite: bool,
-    progress: &mut dyn FnMut(ExtractEvent<'_>),
-) -> Result<u64, ZarError> {
-    let (parent_path, name) = match archive_path.iter().rposition(|&c| c == b'/') {
-        Some(i) => (&archive_path[..i], &archive_path[i + 1..]),
-        None => (&[][..], archive_path),
-    };
-    let dir = ensure_dirs(dest, parent_path)?;
-    let target = dir.join(disk_component(name, &dir)?);
+/// `dir` is the entry's directory, already created and checked.
+fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, progress: &mut dyn FnMut(ExtractEvent<'_>)) -> Result<u64, ZarError> {
+    let target = dir.join(disk_component(e.name(), dir)?);
     match target.symlink_metadata() {
         Ok(m) if m.is_dir() => return Err(ZarError::path(&target, "a directory of that name exists")),
         Ok(_) if !overwrite => return Err(ZarError::path(&target, "already exists (allow overwriting to replace it)")),
         _ => {}
     }
     let tmp = temp_builder(".zar-extract.")
-        .tempfile_in(&dir)
-        .map_err(|err| ZarError::path(&dir, format!("cannot create a temporary file: {err}")))?;
+        .tempfile_in(dir)
+        .map_err(|err| ZarError::path(dir, format!("cannot create a temporary file: {err}")))?;
     let mut reader = e.open()?;
     let mut w = BufWriter::with_capacity(1 << 16, tmp.as_file());
     let mut buf = vec![0u8; 1 << 16];

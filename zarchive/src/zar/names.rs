@@ -36,6 +36,9 @@ pub enum UnsafeName {
     Separator,
     /// The name contains a NUL byte.
     Nul,
+    /// The name starts with a drive letter and a colon (`C:x`), a drive-relative path on
+    /// Windows.
+    DriveLetter,
 }
 
 impl std::fmt::Display for UnsafeName {
@@ -45,6 +48,7 @@ impl std::fmt::Display for UnsafeName {
             UnsafeName::Dots => "the name is `.` or `..`",
             UnsafeName::Separator => "the name contains a path separator (`/` or `\\`)",
             UnsafeName::Nul => "the name contains a NUL byte",
+            UnsafeName::DriveLetter => "the name starts with a drive letter (`C:`), a drive-relative path on Windows",
         })
     }
 }
@@ -59,9 +63,22 @@ pub fn check_component(name: &[u8]) -> Result<(), UnsafeName> {
         Err(UnsafeName::Separator)
     } else if name.contains(&0) {
         Err(UnsafeName::Nul)
+    } else if name.len() >= 2 && name[0].is_ascii_alphabetic() && name[1] == b':' {
+        Err(UnsafeName::DriveLetter)
     } else {
         Ok(())
     }
+}
+
+/// Whether `name` is reserved on Windows (`CON`, `PRN`, `AUX`, `NUL`, `COM1`–`COM9`,
+/// `LPT1`–`LPT9`, with or without an extension, any case): such files cannot be created
+/// there, so extraction warns about them.
+pub fn is_windows_reserved(name: &[u8]) -> bool {
+    let stem = name.split(|&c| c == b'.').next().unwrap_or(name);
+    let stem = stem.to_ascii_uppercase();
+    let stem = stem.trim_ascii_end();
+    matches!(stem, b"CON" | b"PRN" | b"AUX" | b"NUL")
+        || (stem.len() == 4 && (stem.starts_with(b"COM") || stem.starts_with(b"LPT")) && (b'1'..=b'9').contains(&stem[3]))
 }
 
 /// Append one name-table entry: a 1-byte length below 128, otherwise two bytes
@@ -158,5 +175,18 @@ mod tests {
         assert_eq!(check_component(b"..\\x"), Err(UnsafeName::Separator));
         assert_eq!(check_component(b"e\0x"), Err(UnsafeName::Nul));
         assert_eq!(check_component(b"..."), Ok(()));
+        assert_eq!(check_component(b"C:x"), Err(UnsafeName::DriveLetter));
+        assert_eq!(check_component(b"z:"), Err(UnsafeName::DriveLetter));
+        assert_eq!(check_component(b"ab:c"), Ok(()));
+    }
+
+    #[test]
+    fn windows_reserved_names_are_recognised() {
+        for n in ["CON", "con.txt", "Nul", "aux.tar.gz", "COM1", "lpt9.log", "PRN "] {
+            assert!(is_windows_reserved(n.as_bytes()), "{n}");
+        }
+        for n in ["CONSOLE", "COM0", "COM10", "xnul", "content"] {
+            assert!(!is_windows_reserved(n.as_bytes()), "{n}");
+        }
     }
 }

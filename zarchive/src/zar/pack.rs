@@ -148,6 +148,7 @@ pub fn pack_dir_to<W: Write>(
         }
         let mut f = File::open(&item.disk).map_err(|e| ZarError::path(&item.disk, format!("cannot open: {e}")))?;
         writer.start_file(&item.archive_path).map_err(on_path)?;
+        let mut read = 0u64;
         loop {
             let n = match f.read(&mut buf) {
                 Ok(0) => break,
@@ -156,7 +157,15 @@ pub fn pack_dir_to<W: Write>(
                 Err(e) => return Err(ZarError::path(&item.disk, format!("cannot read: {e}"))),
             };
             writer.append(&buf[..n])?;
+            read += n as u64;
             progress(PackEvent::Data(n as u64));
+        }
+        if read != item.size {
+            // The archive would not hold what the walk saw: refuse rather than pack a moving target.
+            return Err(ZarError::path(
+                &item.disk,
+                format!("changed while being packed: it was {} bytes when listed, {read} bytes were read", item.size),
+            ));
         }
     }
     let (w, archive) = writer.finish()?;

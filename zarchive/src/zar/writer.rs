@@ -310,6 +310,10 @@ impl<W: Write> ArchiveWriter<W> {
         let Some((&name, parents)) = parts.split_last() else {
             return Err(entry_err(path, "the path is empty"));
         };
+        if let Err(why) = names::check_component(name) {
+            // Never write what a safe reader (ours included) must refuse.
+            return Err(entry_err(path, &why.to_string()));
+        }
         if name.len() > MAX_NAME_LEN {
             return Err(entry_err(path, &format!("the name is {} bytes; ZAR names hold at most {MAX_NAME_LEN}", name.len())));
         }
