@@ -160,3 +160,139 @@ pub mod craft {
         archive(&nodes)
     }
 }
+
+/// What the fuzz targets do with one input, shared with `tests/fuzz_regressions.rs` so every
+/// crash input replays as an ordinary test. Each function panics only on a real bug.
+pub mod exercise {
+    use std::io::{Cursor, Read, Write};
+
+    use zarkit::zar::{Archive, OpenOptions};
+
+    /// Bytes read from one archive at most (a crafted index can describe far more).
+    const READ_BUDGET: u64 = 4 << 20;
+
+    /// Open `bytes` as an archive; if it opens, list, look up, read and verify everything.
+    pub fn archive(bytes: &[u8]) {
+        let Ok(a) = OpenOptions::new().cache_blocks(2).open_reader(Cursor::new(bytes.to_vec())) else { return };
+        let mut entries = 0u64;
+        let mut budget = READ_BUDGET;
+        for e in a.walk() {
+            entries += 1;
+            let path = e.path();
+            let found = a.lookup(&path).expect("every walked path can be looked up");
+            assert_eq!(found.id(), e.id(), "lookup of {:?} finds the walked entry", e.path_display());
+            if e.is_file() && budget > 0 {
+                let mut r = e.open().expect("files open");
+                let mut sink = Vec::new();
+                if r.by_ref().take(budget).read_to_end(&mut sink).is_ok() {
+                    assert_eq!(sink.len() as u64, e.size().min(budget));
+                }
+                budget -= sink.len() as u64;
+            }
+        }
+        assert_eq!(entries + 1, a.file_count() + a.dir_count());
+        let _ = a.compute_hash();
+        if a.block_count() <= 64 {
+            let _ = zarkit::zar::verify(&a, 1, &|_| {});
+        }
+    }
+
+    /// Opens an archive and checks it against `Archive::open`'s guarantees, for valid bases.
+    pub fn archive_reopens(bytes: &[u8]) -> Option<Archive> {
+        Archive::from_reader(Cursor::new(bytes.to_vec())).ok()
+    }
+
+    /// Valid archives the structure-aware target mutates.
+    pub const BASES: [&[u8]; 3] = [
+        include_bytes!("../fixtures/zar/bad/long_name_200.zar"),
+        include_bytes!("../fixtures/zar/bad/bad_hash.zar"),
+        include_bytes!("../fixtures/zar/multi-frame/multiframe.zar"),
+    ];
+
+    /// Structure-aware mutation: byte 0 picks a base archive and whether to fix the hash
+    /// afterwards; then each 4-byte group `(section, offset hi, offset lo, value)` overwrites
+    /// one byte inside the footer, records, names, tree or data section.
+    pub fn archive_mutate(input: &[u8]) {
+        let Some((&head, rest)) = input.split_first() else { return };
+        let mut bytes = BASES[head as usize % BASES.len()].to_vec();
+        let footer = zarkit::zar::format::Footer::parse(bytes[bytes.len() - 144..].try_into().unwrap());
+        let len = bytes.len();
+        for g in rest.chunks_exact(4) {
+            let (start, size) = match g[0] % 5 {
+                0 => (len - 144, 144),
+                1 => (footer.offset_records.offset as usize, footer.offset_records.size as usize),
+                2 => (footer.names.offset as usize, footer.names.size as usize),
+                3 => (footer.file_tree.offset as usize, footer.file_tree.size as usize),
+                _ => (0, footer.compressed_data.size as usize),
+            };
+            if size == 0 {
+                continue;
+            }
+            let at = start + (usize::from(g[1]) << 8 | usize::from(g[2])) % size;
+            bytes[at] = g[3];
+        }
+        if head & 0x80 != 0 {
+            fix_hash(&mut bytes);
+        }
+        archive(&bytes);
+    }
+
+    /// Recompute the footer's SHA-256 (hash field zeroed) so the mutation is the only defect.
+    pub fn fix_hash(bytes: &mut [u8]) {
+        use sha2::{Digest, Sha256};
+        let at = bytes.len() - 48;
+        bytes[at..at + 32].fill(0);
+        let digest: [u8; 32] = Sha256::digest(&*bytes).into();
+        bytes[at..at + 32].copy_from_slice(&digest);
+    }
+
+    /// A writer that accepts at most `limit` bytes (bounds decompression bombs).
+    struct Capped {
+        left: usize,
+    }
+
+    impl Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.left {
+                return Err(std::io::Error::other("output limit"));
+            }
+            self.left -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Decode arbitrary bytes as zstd frames, through both decode paths.
+    pub fn decode(bytes: &[u8]) {
+        let limited = zarkit::zstd::decompress(bytes, 1 << 20);
+        let mut w = Capped { left: 16 << 20 };
+        let streamed = zarkit::zstd::decode::decompress_to(bytes, &mut w);
+        if let (Ok(a), Ok(n)) = (&limited, &streamed) {
+            assert_eq!(a.len() as u64, *n, "both decode paths agree on the size");
+        }
+    }
+
+    /// Levels the encoder implements, in a fixed order (the round-trip target picks one).
+    pub fn supported_levels() -> Vec<i32> {
+        [-131072, -1000, -100, -7, -5, -3, -2, -1]
+            .into_iter()
+            .chain(1..=22)
+            .filter(|&l| zarkit::zstd::is_level_supported(l))
+            .collect()
+    }
+
+    /// Byte 0 picks a level; the rest is compressed and must decode back exactly.
+    pub fn roundtrip(input: &[u8]) {
+        let Some((&sel, data)) = input.split_first() else { return };
+        let levels = supported_levels();
+        if levels.is_empty() {
+            return;
+        }
+        let level = levels[sel as usize % levels.len()];
+        let frame = zarkit::zstd::compress(data, level).expect("supported levels compress");
+        let back = zarkit::zstd::decompress(&frame, data.len()).expect("our frames decode");
+        assert!(back == data, "level {level}: round trip differs");
+    }
+}

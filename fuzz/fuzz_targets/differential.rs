@@ -1,0 +1,35 @@
+#![no_main]
+//! Differential: for every level our encoder implements, our frame equals libzstd 1.5.7's
+//! `ZSTD_compress` (the pinned zstd-sys 2.1.3 build) byte for byte. Byte 0 picks the level.
+
+use std::ffi::c_void;
+
+fn oracle(src: &[u8], level: i32) -> Vec<u8> {
+    // SAFETY: the buffers are valid for the lengths passed; ZSTD_compressBound is the
+    // documented worst case for ZSTD_compress's output.
+    unsafe {
+        let cap = zstd_sys::ZSTD_compressBound(src.len());
+        let mut out = vec![0u8; cap];
+        let n = zstd_sys::ZSTD_compress(out.as_mut_ptr() as *mut c_void, cap, src.as_ptr() as *const c_void, src.len(), level);
+        assert_eq!(zstd_sys::ZSTD_isError(n), 0, "oracle failed");
+        out.truncate(n);
+        out
+    }
+}
+
+libfuzzer_sys::fuzz_target!(|input: &[u8]| {
+    // SAFETY: a plain query without arguments.
+    assert_eq!(unsafe { zstd_sys::ZSTD_versionNumber() }, 10507, "the oracle must be libzstd 1.5.7");
+    let Some((&sel, data)) = input.split_first() else { return };
+    let levels = zarkit_tests::exercise::supported_levels();
+    if levels.is_empty() {
+        return;
+    }
+    let level = levels[sel as usize % levels.len()];
+    let ours = zarkit::zstd::compress(data, level).expect("supported levels compress");
+    let theirs = oracle(data, level);
+    if ours != theirs {
+        let at = ours.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ours.len().min(theirs.len()));
+        panic!("level {level}, {} bytes: frames differ at byte {at} (ours {} bytes, oracle {})", data.len(), ours.len(), theirs.len());
+    }
+});
