@@ -22,7 +22,11 @@ pub trait BlockCompressor: Send + Sync {
 pub trait BlockContext: Send {
     /// Compress one full block, appending the compressed bytes to `out` (which the caller
     /// has cleared). Appending exactly `block` marks it as stored raw.
-    fn compress_block(&mut self, block: &[u8; BLOCK_SIZE], out: &mut Vec<u8>) -> Result<(), std::io::Error>;
+    fn compress_block(
+        &mut self,
+        block: &[u8; BLOCK_SIZE],
+        out: &mut Vec<u8>,
+    ) -> Result<(), std::io::Error>;
 }
 
 /// Stores every block raw (no compression).
@@ -39,7 +43,11 @@ impl BlockCompressor for Stored {
 }
 
 impl BlockContext for Stored {
-    fn compress_block(&mut self, block: &[u8; BLOCK_SIZE], out: &mut Vec<u8>) -> Result<(), std::io::Error> {
+    fn compress_block(
+        &mut self,
+        block: &[u8; BLOCK_SIZE],
+        out: &mut Vec<u8>,
+    ) -> Result<(), std::io::Error> {
         out.extend_from_slice(block);
         Ok(())
     }
@@ -80,8 +88,14 @@ impl BlockCompressor for Zstd {
 }
 
 impl BlockContext for ZstdContext {
-    fn compress_block(&mut self, block: &[u8; BLOCK_SIZE], out: &mut Vec<u8>) -> Result<(), std::io::Error> {
-        self.0.compress_into(block, out).map_err(std::io::Error::other)?;
+    fn compress_block(
+        &mut self,
+        block: &[u8; BLOCK_SIZE],
+        out: &mut Vec<u8>,
+    ) -> Result<(), std::io::Error> {
+        self.0
+            .compress_into(block, out)
+            .map_err(std::io::Error::other)?;
         Ok(())
     }
 }

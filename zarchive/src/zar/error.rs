@@ -33,7 +33,9 @@ pub enum ZarError {
         found: u32,
     },
     /// The footer's total size disagrees with the file's length.
-    #[error("the footer says the archive is {footer} bytes but it is {actual} bytes (truncated or padded file)")]
+    #[error(
+        "the footer says the archive is {footer} bytes but it is {actual} bytes (truncated or padded file)"
+    )]
     TotalSizeMismatch {
         /// Size recorded in the footer.
         footer: u64,
@@ -61,7 +63,9 @@ pub enum ZarError {
         reason: String,
     },
     /// An entry's name cannot be decoded from the name table.
-    #[error("entry {index} in directory {dir}: its name at name-table offset {offset} does not fit the name table")]
+    #[error(
+        "entry {index} in directory {dir}: its name at name-table offset {offset} does not fit the name table"
+    )]
     BadName {
         /// The directory holding the entry.
         dir: String,
@@ -81,7 +85,9 @@ pub enum ZarError {
         reason: UnsafeName,
     },
     /// Two entries of one directory have the same name (ASCII case ignored).
-    #[error("directory {dir} holds two entries named \"{name}\" (names are compared ignoring ASCII case)")]
+    #[error(
+        "directory {dir} holds two entries named \"{name}\" (names are compared ignoring ASCII case)"
+    )]
     DuplicateName {
         /// The directory.
         dir: String,
@@ -164,12 +170,18 @@ pub enum ZarError {
 impl ZarError {
     /// Wrap an I/O error with what was being done.
     pub fn io(what: impl Into<String>, source: io::Error) -> ZarError {
-        ZarError::Io { what: what.into(), source }
+        ZarError::Io {
+            what: what.into(),
+            source,
+        }
     }
 
     /// An error about a path on disk.
     pub fn path(path: impl Into<PathBuf>, reason: impl Into<String>) -> ZarError {
-        ZarError::Path { path: path.into(), reason: reason.into() }
+        ZarError::Path {
+            path: path.into(),
+            reason: reason.into(),
+        }
     }
 }
 

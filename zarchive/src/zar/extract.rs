@@ -86,7 +86,9 @@ pub fn extract(
     let mut selected: Vec<Entry<'_>> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for r in roots {
-        let subtree = std::iter::once(r).filter(|e| e.id() != archive.root().id()).chain(r.walk());
+        let subtree = std::iter::once(r)
+            .filter(|e| e.id() != archive.root().id())
+            .chain(r.walk());
         for e in subtree {
             if seen.insert(e.id()) {
                 selected.push(e);
@@ -94,14 +96,23 @@ pub fn extract(
         }
     }
     let files = selected.iter().filter(|e| e.is_file()).count() as u64;
-    progress(ExtractEvent::Selected { files, bytes: selected.iter().map(|e| e.size()).sum() });
+    progress(ExtractEvent::Selected {
+        files,
+        bytes: selected.iter().map(|e| e.size()).sum(),
+    });
 
-    std::fs::create_dir_all(dest).map_err(|e| ZarError::path(dest, format!("cannot create the destination directory: {e}")))?;
+    std::fs::create_dir_all(dest).map_err(|e| {
+        ZarError::path(
+            dest,
+            format!("cannot create the destination directory: {e}"),
+        )
+    })?;
     let mut summary = ExtractSummary::default();
     let mut failures = Vec::new();
     // Directories already created and checked, by entry: a child needs one more component,
     // not a walk from the destination (deep trees stay linear).
-    let mut made: HashMap<EntryId, PathBuf> = HashMap::from([(archive.root().id(), dest.to_path_buf())]);
+    let mut made: HashMap<EntryId, PathBuf> =
+        HashMap::from([(archive.root().id(), dest.to_path_buf())]);
     // Entries below a directory that failed: reported once, with the count, at that directory.
     let mut skipped: HashSet<EntryId> = HashSet::new();
     for e in selected {
@@ -113,7 +124,10 @@ pub fn extract(
         progress(ExtractEvent::Entry { entry: e });
         if names::is_windows_reserved(e.name()) {
             let shown = e.path_display();
-            progress(ExtractEvent::Warning { path: &shown, message: "the name is reserved on Windows; this entry cannot be extracted there" });
+            progress(ExtractEvent::Warning {
+                path: &shown,
+                message: "the name is reserved on Windows; this entry cannot be extracted there",
+            });
         }
         let parent_dir = match made.get(&parent) {
             Some(p) => Ok(p.clone()),
@@ -133,17 +147,26 @@ pub fn extract(
         });
         if let Err(err) = result {
             let shown = e.path_display();
-            progress(ExtractEvent::Failed { path: &shown, error: &err });
+            progress(ExtractEvent::Failed {
+                path: &shown,
+                error: &err,
+            });
             let inside = if e.is_dir() { e.walk().count() } else { 0 };
             if inside > 0 {
                 skipped.insert(e.id());
-                failures.push(format!("{err} ({inside} entries inside were not extracted)"));
+                failures.push(format!(
+                    "{err} ({inside} entries inside were not extracted)"
+                ));
             } else {
                 failures.push(err.to_string());
             }
         }
     }
-    if failures.is_empty() { Ok(summary) } else { Err(ZarError::ExtractFailed { failures }) }
+    if failures.is_empty() {
+        Ok(summary)
+    } else {
+        Err(ZarError::ExtractFailed { failures })
+    }
 }
 
 /// Create `base/<archive_path>` one component at a time, refusing anything on the way that
@@ -155,14 +178,20 @@ fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
         match cur.symlink_metadata() {
             Ok(m) if m.is_dir() => {}
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(ZarError::path(&cur, "is a symbolic link; refusing to follow it out of the destination"));
+                return Err(ZarError::path(
+                    &cur,
+                    "is a symbolic link; refusing to follow it out of the destination",
+                ));
             }
             Ok(_) => return Err(ZarError::path(&cur, "exists and is not a directory")),
             Err(_) => std::fs::create_dir(&cur).or_else(|err| {
                 // Lost a race with another creator: fine if it is now a real directory.
                 match cur.symlink_metadata() {
                     Ok(m) if m.is_dir() => Ok(()),
-                    _ => Err(ZarError::path(&cur, format!("cannot create directory: {err}"))),
+                    _ => Err(ZarError::path(
+                        &cur,
+                        format!("cannot create directory: {err}"),
+                    )),
                 }
             })?,
         }
@@ -172,11 +201,23 @@ fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
 
 /// Write one file: into a temporary file beside its target, then renamed into place.
 /// `dir` is the entry's directory, already created and checked.
-fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, progress: &mut dyn FnMut(ExtractEvent<'_>)) -> Result<u64, ZarError> {
+fn extract_file(
+    e: &Entry<'_>,
+    dir: &Path,
+    overwrite: bool,
+    progress: &mut dyn FnMut(ExtractEvent<'_>),
+) -> Result<u64, ZarError> {
     let target = dir.join(disk_component(e.name(), dir)?);
     match target.symlink_metadata() {
-        Ok(m) if m.is_dir() => return Err(ZarError::path(&target, "a directory of that name exists")),
-        Ok(_) if !overwrite => return Err(ZarError::path(&target, "already exists (allow overwriting to replace it)")),
+        Ok(m) if m.is_dir() => {
+            return Err(ZarError::path(&target, "a directory of that name exists"));
+        }
+        Ok(_) if !overwrite => {
+            return Err(ZarError::path(
+                &target,
+                "already exists (allow overwriting to replace it)",
+            ));
+        }
         _ => {}
     }
     let tmp = temp_builder(".zar-extract.")
@@ -191,14 +232,25 @@ fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, progress: &mut dyn F
         if n == 0 {
             break;
         }
-        w.write_all(&buf[..n]).map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
+        w.write_all(&buf[..n])
+            .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
         written += n as u64;
         progress(ExtractEvent::Data(n as u64));
     }
-    w.flush().map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
+    w.flush()
+        .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
     drop(w);
-    let persisted = if overwrite { tmp.persist(&target).map(|_| ()) } else { tmp.persist_noclobber(&target).map(|_| ()) };
-    persisted.map_err(|err| ZarError::path(&target, format!("cannot move the extracted file into place: {}", err.error)))?;
+    let persisted = if overwrite {
+        tmp.persist(&target).map(|_| ())
+    } else {
+        tmp.persist_noclobber(&target).map(|_| ())
+    };
+    persisted.map_err(|err| {
+        ZarError::path(
+            &target,
+            format!("cannot move the extracted file into place: {}", err.error),
+        )
+    })?;
     Ok(written)
 }
 
@@ -220,8 +272,14 @@ pub(crate) fn temp_builder(prefix: &str) -> tempfile::Builder<'_, 'static> {
 fn unwrap_io(err: std::io::Error, e: &Entry<'_>) -> ZarError {
     match err.into_inner().map(|inner| inner.downcast::<ZarError>()) {
         Some(Ok(z)) => *z,
-        Some(Err(other)) => ZarError::File { path: e.path_display(), source: Box::new(ZarError::Limit(other.to_string())) },
-        None => ZarError::File { path: e.path_display(), source: Box::new(ZarError::Limit("read failed".into())) },
+        Some(Err(other)) => ZarError::File {
+            path: e.path_display(),
+            source: Box::new(ZarError::Limit(other.to_string())),
+        },
+        None => ZarError::File {
+            path: e.path_display(),
+            source: Box::new(ZarError::Limit("read failed".into())),
+        },
     }
 }
 
@@ -229,7 +287,12 @@ fn unwrap_io(err: std::io::Error, e: &Entry<'_>) -> ZarError {
 /// non-empty, not `.`/`..`, and free of `/`, `\` and NUL; on Windows, characters that would
 /// change the path's meaning (a drive colon, wildcards) are refused too.
 fn disk_component(name: &[u8], dir: &Path) -> Result<std::ffi::OsString, ZarError> {
-    names::check_component(name).map_err(|r| ZarError::path(dir, format!("refusing entry name \"{}\": {r}", names::display(name))))?;
+    names::check_component(name).map_err(|r| {
+        ZarError::path(
+            dir,
+            format!("refusing entry name \"{}\": {r}", names::display(name)),
+        )
+    })?;
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -237,10 +300,21 @@ fn disk_component(name: &[u8], dir: &Path) -> Result<std::ffi::OsString, ZarErro
     }
     #[cfg(not(unix))]
     {
-        let s = std::str::from_utf8(name)
-            .map_err(|_| ZarError::path(dir, format!("entry name \"{}\" is not valid UTF-8", names::display(name))))?;
-        if s.chars().any(|c| matches!(c, ':' | '<' | '>' | '"' | '|' | '?' | '*') || (c as u32) < 32) {
-            return Err(ZarError::path(dir, format!("entry name \"{s}\" contains characters Windows does not allow in file names")));
+        let s = std::str::from_utf8(name).map_err(|_| {
+            ZarError::path(
+                dir,
+                format!("entry name \"{}\" is not valid UTF-8", names::display(name)),
+            )
+        })?;
+        if s.chars()
+            .any(|c| matches!(c, ':' | '<' | '>' | '"' | '|' | '?' | '*') || (c as u32) < 32)
+        {
+            return Err(ZarError::path(
+                dir,
+                format!(
+                    "entry name \"{s}\" contains characters Windows does not allow in file names"
+                ),
+            ));
         }
         Ok(std::ffi::OsString::from(s))
     }

@@ -98,9 +98,13 @@ impl Footer {
 
     /// Decode a footer (no validation beyond the fixed layout).
     pub fn parse(b: &[u8; FOOTER_SIZE]) -> Footer {
-        let sec = |i: usize| Section { offset: be_u64(b, i * 16), size: be_u64(b, i * 16 + 8) };
+        let sec = |i: usize| Section {
+            offset: be_u64(b, i * 16),
+            size: be_u64(b, i * 16 + 8),
+        };
         let mut integrity_hash = [0u8; HASH_SIZE];
-        integrity_hash.copy_from_slice(&b[HASH_OFFSET_IN_FOOTER..HASH_OFFSET_IN_FOOTER + HASH_SIZE]);
+        integrity_hash
+            .copy_from_slice(&b[HASH_OFFSET_IN_FOOTER..HASH_OFFSET_IN_FOOTER + HASH_SIZE]);
         Footer {
             compressed_data: sec(0),
             offset_records: sec(1),
@@ -122,7 +126,8 @@ impl Footer {
             b[i * 16..i * 16 + 8].copy_from_slice(&s.offset.to_be_bytes());
             b[i * 16 + 8..i * 16 + 16].copy_from_slice(&s.size.to_be_bytes());
         }
-        b[HASH_OFFSET_IN_FOOTER..HASH_OFFSET_IN_FOOTER + HASH_SIZE].copy_from_slice(&self.integrity_hash);
+        b[HASH_OFFSET_IN_FOOTER..HASH_OFFSET_IN_FOOTER + HASH_SIZE]
+            .copy_from_slice(&self.integrity_hash);
         b[128..136].copy_from_slice(&self.total_size.to_be_bytes());
         b[136..140].copy_from_slice(&self.version.to_be_bytes());
         b[140..144].copy_from_slice(&self.magic.to_be_bytes());
@@ -146,7 +151,10 @@ impl OffsetRecord {
         for (i, s) in size_minus_one.iter_mut().enumerate() {
             *s = u16::from_be_bytes([b[8 + 2 * i], b[9 + 2 * i]]);
         }
-        OffsetRecord { base_offset: be_u64(b, 0), size_minus_one }
+        OffsetRecord {
+            base_offset: be_u64(b, 0),
+            size_minus_one,
+        }
     }
 
     /// Encode one record.
@@ -161,8 +169,14 @@ impl OffsetRecord {
 
     /// Offset (relative to the data section) and stored length of block `slot` of this record.
     pub fn block_extent(&self, slot: usize) -> (u64, u64) {
-        let before: u64 = self.size_minus_one[..slot].iter().map(|&s| u64::from(s) + 1).sum();
-        (self.base_offset.wrapping_add(before), u64::from(self.size_minus_one[slot]) + 1)
+        let before: u64 = self.size_minus_one[..slot]
+            .iter()
+            .map(|&s| u64::from(s) + 1)
+            .sum();
+        (
+            self.base_offset.wrapping_add(before),
+            u64::from(self.size_minus_one[slot]) + 1,
+        )
     }
 }
 
@@ -204,7 +218,12 @@ impl RawNode {
                 size: u64::from(w2) | (u64::from(w3 >> 16) << 32),
             }
         } else {
-            RawNode::Dir { name_offset, first_child: w1, count: w2, reserved: w3 }
+            RawNode::Dir {
+                name_offset,
+                first_child: w1,
+                count: w2,
+                reserved: w3,
+            }
         }
     }
 
@@ -212,15 +231,22 @@ impl RawNode {
     /// their low 48 bits, as the reference writer does.
     pub fn to_bytes(&self) -> [u8; NODE_SIZE] {
         let words = match *self {
-            RawNode::File { name_offset, offset, size } => [
+            RawNode::File {
+                name_offset,
+                offset,
+                size,
+            } => [
                 name_offset | NODE_FILE_FLAG,
                 offset as u32,
                 size as u32,
                 (((size >> 32) as u32 & 0xFFFF) << 16) | ((offset >> 32) as u32 & 0xFFFF),
             ],
-            RawNode::Dir { name_offset, first_child, count, reserved } => {
-                [name_offset & !NODE_FILE_FLAG, first_child, count, reserved]
-            }
+            RawNode::Dir {
+                name_offset,
+                first_child,
+                count,
+                reserved,
+            } => [name_offset & !NODE_FILE_FLAG, first_child, count, reserved],
         };
         let mut b = [0u8; NODE_SIZE];
         for (i, w) in words.iter().enumerate() {
@@ -255,7 +281,11 @@ mod tests {
 
     #[test]
     fn file_node_round_trips_48_bit_fields() {
-        let n = RawNode::File { name_offset: 7, offset: 4_294_979_641, size: (1 << 32) + 12345 };
+        let n = RawNode::File {
+            name_offset: 7,
+            offset: 4_294_979_641,
+            size: (1 << 32) + 12345,
+        };
         let b = n.to_bytes();
         assert_eq!(&b[12..16], &[0, 1, 0, 1]);
         assert_eq!(RawNode::parse(&b), n);
@@ -263,7 +293,10 @@ mod tests {
 
     #[test]
     fn record_extent_sums_previous_slots() {
-        let mut r = OffsetRecord { base_offset: 100, ..Default::default() };
+        let mut r = OffsetRecord {
+            base_offset: 100,
+            ..Default::default()
+        };
         r.size_minus_one[0] = 9;
         r.size_minus_one[1] = 0xFFFF;
         assert_eq!(r.block_extent(0), (100, 10));
@@ -275,7 +308,10 @@ mod tests {
     #[test]
     fn footer_round_trips() {
         let f = Footer {
-            file_tree: Section { offset: 0, size: 16 },
+            file_tree: Section {
+                offset: 0,
+                size: 16,
+            },
             total_size: 160,
             version: VERSION_1,
             magic: MAGIC,

@@ -9,20 +9,22 @@ mod error;
 mod extract;
 pub mod format;
 mod mmap;
-mod pack;
 pub mod names;
+mod pack;
 mod pipeline;
 mod reader;
 mod source;
 mod verify;
 mod writer;
 
-pub use compressor::{BlockCompressor, BlockContext, Stored, Zstd, REFERENCE_LEVEL};
+pub use compressor::{BlockCompressor, BlockContext, REFERENCE_LEVEL, Stored, Zstd};
 pub use error::ZarError;
+pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
 pub use names::UnsafeName;
-pub use reader::{Archive, Entry, EntryId, EntryKind, FileReader, OpenOptions, Walk, DEFAULT_CACHE_BLOCKS};
+pub use pack::{PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to};
+pub use reader::{
+    Archive, DEFAULT_CACHE_BLOCKS, Entry, EntryId, EntryKind, FileReader, OpenOptions, Walk,
+};
 pub use source::ReadAt;
+pub use verify::{BlockProblem, VerifyReport, verify};
 pub use writer::{ArchiveWriter, Summary, Warning, WriterOptions};
-pub use extract::{extract, ExtractEvent, ExtractOptions, ExtractSummary};
-pub use pack::{pack_dir, pack_dir_to, PackEvent, PackOptions, PackSummary, PackWarning};
-pub use verify::{verify, BlockProblem, VerifyReport};

@@ -22,7 +22,8 @@ pub fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
 /// (leading, trailing, doubled separators) are skipped, `.` and `..` are ordinary names.
 /// Mirrors zarchivecommon.h `SplitFilenameFromPath` as used by `LookUp` and the writer.
 pub fn split_path(path: &[u8]) -> impl Iterator<Item = &[u8]> {
-    path.split(|&c| c == b'/' || c == b'\\').filter(|c| !c.is_empty())
+    path.split(|&c| c == b'/' || c == b'\\')
+        .filter(|c| !c.is_empty())
 }
 
 /// Why a name cannot become one component of a path on disk.
@@ -48,7 +49,9 @@ impl std::fmt::Display for UnsafeName {
             UnsafeName::Dots => "the name is `.` or `..`",
             UnsafeName::Separator => "the name contains a path separator (`/` or `\\`)",
             UnsafeName::Nul => "the name contains a NUL byte",
-            UnsafeName::DriveLetter => "the name starts with a drive letter (`C:`), a drive-relative path on Windows",
+            UnsafeName::DriveLetter => {
+                "the name starts with a drive letter (`C:`), a drive-relative path on Windows"
+            }
         })
     }
 }
@@ -78,7 +81,9 @@ pub fn is_windows_reserved(name: &[u8]) -> bool {
     let stem = stem.to_ascii_uppercase();
     let stem = stem.trim_ascii_end();
     matches!(stem, b"CON" | b"PRN" | b"AUX" | b"NUL")
-        || (stem.len() == 4 && (stem.starts_with(b"COM") || stem.starts_with(b"LPT")) && (b'1'..=b'9').contains(&stem[3]))
+        || (stem.len() == 4
+            && (stem.starts_with(b"COM") || stem.starts_with(b"LPT"))
+            && (b'1'..=b'9').contains(&stem[3]))
 }
 
 /// Append one name-table entry: a 1-byte length below 128, otherwise two bytes
@@ -127,11 +132,23 @@ mod tests {
     #[test]
     fn comparator_folds_only_ascii_and_puts_prefix_first() {
         let mut v: Vec<&[u8]> = vec![
-            b"Zeta.txt", b"readme.txt", b"dup2.bin", b"Deeper", b"beta.TXT", b"ALPHA.txt", b"_under.txt",
+            b"Zeta.txt",
+            b"readme.txt",
+            b"dup2.bin",
+            b"Deeper",
+            b"beta.TXT",
+            b"ALPHA.txt",
+            b"_under.txt",
         ];
         v.sort_by(|a, b| compare(a, b));
         let want: Vec<&[u8]> = vec![
-            b"_under.txt", b"ALPHA.txt", b"beta.TXT", b"Deeper", b"dup2.bin", b"readme.txt", b"Zeta.txt",
+            b"_under.txt",
+            b"ALPHA.txt",
+            b"beta.TXT",
+            b"Deeper",
+            b"dup2.bin",
+            b"readme.txt",
+            b"Zeta.txt",
         ];
         assert_eq!(v, want);
         assert_eq!(compare(b"Sub", b"sub.txt"), Ordering::Less);
@@ -153,7 +170,10 @@ mod tests {
             let name = vec![b'x'; len];
             let mut t = vec![9u8];
             encode_entry(&name, &mut t);
-            assert_eq!(decode_entry(&t, 1), Some(if len < 128 { 2..2 + len } else { 3..3 + len }));
+            assert_eq!(
+                decode_entry(&t, 1),
+                Some(if len < 128 { 2..2 + len } else { 3..3 + len })
+            );
         }
         let mut t = Vec::new();
         encode_entry(&[b'y'; 200], &mut t);
@@ -182,7 +202,15 @@ mod tests {
 
     #[test]
     fn windows_reserved_names_are_recognised() {
-        for n in ["CON", "con.txt", "Nul", "aux.tar.gz", "COM1", "lpt9.log", "PRN "] {
+        for n in [
+            "CON",
+            "con.txt",
+            "Nul",
+            "aux.tar.gz",
+            "COM1",
+            "lpt9.log",
+            "PRN ",
+        ] {
             assert!(is_windows_reserved(n.as_bytes()), "{n}");
         }
         for n in ["CONSOLE", "COM0", "COM10", "xnul", "content"] {

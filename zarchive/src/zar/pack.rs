@@ -61,8 +61,16 @@ pub enum PackWarning {
 impl std::fmt::Display for PackWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PackWarning::SkippedSymlink(p) => write!(f, "{}: symbolic link skipped (follow links to pack its target)", p.display()),
-            PackWarning::SkippedSpecial(p) => write!(f, "{}: not a regular file or directory, skipped", p.display()),
+            PackWarning::SkippedSymlink(p) => write!(
+                f,
+                "{}: symbolic link skipped (follow links to pack its target)",
+                p.display()
+            ),
+            PackWarning::SkippedSpecial(p) => write!(
+                f,
+                "{}: not a regular file or directory, skipped",
+                p.display()
+            ),
             PackWarning::Writer(w) => w.fmt(f),
         }
     }
@@ -93,29 +101,68 @@ pub fn pack_dir(
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<PackSummary, ZarError> {
     if !opts.overwrite && out.symlink_metadata().is_ok() {
-        return Err(ZarError::path(out, "the output file already exists (allow overwriting to replace it)"));
+        return Err(ZarError::path(
+            out,
+            "the output file already exists (allow overwriting to replace it)",
+        ));
     }
     if out.is_dir() {
         return Err(ZarError::path(out, "the output path is a directory"));
     }
-    let name = out.file_name().ok_or_else(|| ZarError::path(out, "the output path has no file name"))?;
+    let name = out
+        .file_name()
+        .ok_or_else(|| ZarError::path(out, "the output path has no file name"))?;
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let tmp = super::extract::temp_builder(&format!(".{}.", name.to_string_lossy()))
         .tempfile_in(&parent)
-        .map_err(|e| ZarError::path(&parent, format!("cannot create a temporary file for the archive: {e}")))?;
+        .map_err(|e| {
+            ZarError::path(
+                &parent,
+                format!("cannot create a temporary file for the archive: {e}"),
+            )
+        })?;
     // Never pack the archive into itself: skip the target and the temporary file.
-    let canonical_parent = parent.canonicalize().map_err(|e| ZarError::path(&parent, e.to_string()))?;
-    let skip = vec![canonical_parent.join(name), canonical_parent.join(tmp.path().file_name().unwrap_or_default())];
+    let canonical_parent = parent
+        .canonicalize()
+        .map_err(|e| ZarError::path(&parent, e.to_string()))?;
+    let skip = vec![
+        canonical_parent.join(name),
+        canonical_parent.join(tmp.path().file_name().unwrap_or_default()),
+    ];
 
-    let file = tmp.as_file().try_clone().map_err(|e| ZarError::path(tmp.path(), e.to_string()))?;
-    let (w, summary) = pack_dir_to(dir, BufWriter::with_capacity(1 << 20, file), opts, &skip, progress)?;
-    let file = w.into_inner().map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {}", e.error())))?;
-    file.sync_all().map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {e}")))?;
-    let persisted = if opts.overwrite { tmp.persist(out) } else { tmp.persist_noclobber(out) };
-    persisted.map_err(|e| ZarError::path(out, format!("cannot move the finished archive into place: {}", e.error)))?;
+    let file = tmp
+        .as_file()
+        .try_clone()
+        .map_err(|e| ZarError::path(tmp.path(), e.to_string()))?;
+    let (w, summary) = pack_dir_to(
+        dir,
+        BufWriter::with_capacity(1 << 20, file),
+        opts,
+        &skip,
+        progress,
+    )?;
+    let file = w.into_inner().map_err(|e| {
+        ZarError::path(
+            tmp.path(),
+            format!("cannot write the archive: {}", e.error()),
+        )
+    })?;
+    file.sync_all()
+        .map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {e}")))?;
+    let persisted = if opts.overwrite {
+        tmp.persist(out)
+    } else {
+        tmp.persist_noclobber(out)
+    };
+    persisted.map_err(|e| {
+        ZarError::path(
+            out,
+            format!("cannot move the finished archive into place: {}", e.error),
+        )
+    })?;
     Ok(summary)
 }
 
@@ -131,7 +178,10 @@ pub fn pack_dir_to<W: Write>(
     let mut warnings = Vec::new();
     let items = scan(dir, opts.follow_symlinks, skip, &mut warnings, progress)?;
     let files = items.iter().filter(|i| !i.is_dir).count() as u64;
-    progress(PackEvent::Scanned { files, bytes: items.iter().map(|i| i.size).sum() });
+    progress(PackEvent::Scanned {
+        files,
+        bytes: items.iter().map(|i| i.size).sum(),
+    });
 
     let mut writer = ArchiveWriter::with_options(out, &opts.writer)?;
     let mut buf = vec![0u8; 1 << 16];
@@ -139,14 +189,17 @@ pub fn pack_dir_to<W: Write>(
         let shown = String::from_utf8_lossy(&item.archive_path);
         progress(PackEvent::Entry { path: &shown });
         let on_path = |e: ZarError| match e {
-            ZarError::Entry { reason, .. } => ZarError::path(&item.disk, format!("cannot add to the archive: {reason}")),
+            ZarError::Entry { reason, .. } => {
+                ZarError::path(&item.disk, format!("cannot add to the archive: {reason}"))
+            }
             other => other,
         };
         if item.is_dir {
             writer.add_dir(&item.archive_path).map_err(on_path)?;
             continue;
         }
-        let mut f = File::open(&item.disk).map_err(|e| ZarError::path(&item.disk, format!("cannot open: {e}")))?;
+        let mut f = File::open(&item.disk)
+            .map_err(|e| ZarError::path(&item.disk, format!("cannot open: {e}")))?;
         writer.start_file(&item.archive_path).map_err(on_path)?;
         let mut read = 0u64;
         loop {
@@ -164,7 +217,10 @@ pub fn pack_dir_to<W: Write>(
             // The archive would not hold what the walk saw: refuse rather than pack a moving target.
             return Err(ZarError::path(
                 &item.disk,
-                format!("changed while being packed: it was {} bytes when listed, {read} bytes were read", item.size),
+                format!(
+                    "changed while being packed: it was {} bytes when listed, {read} bytes were read",
+                    item.size
+                ),
             ));
         }
     }
@@ -185,7 +241,8 @@ fn scan(
     warnings: &mut Vec<PackWarning>,
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<Vec<Item>, ZarError> {
-    let meta = std::fs::metadata(dir).map_err(|e| ZarError::path(dir, format!("cannot read the input directory: {e}")))?;
+    let meta = std::fs::metadata(dir)
+        .map_err(|e| ZarError::path(dir, format!("cannot read the input directory: {e}")))?;
     if !meta.is_dir() {
         return Err(ZarError::path(dir, "not a directory"));
     }
@@ -197,7 +254,10 @@ fn scan(
         .sort_by(|a, b| names::compare(&os_bytes(a.file_name()), &os_bytes(b.file_name())));
     for entry in walk {
         let entry = entry.map_err(|e| {
-            let path = e.path().map(Path::to_path_buf).unwrap_or_else(|| dir.to_path_buf());
+            let path = e
+                .path()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| dir.to_path_buf());
             let reason = match (e.loop_ancestor(), e.io_error()) {
                 (Some(a), _) => format!("symbolic link loop back to {}", a.display()),
                 (None, Some(io)) => format!("cannot read: {io}"),
@@ -229,15 +289,27 @@ fn scan(
         let mut archive_path = Vec::new();
         for part in rel.components() {
             let bytes = component_bytes(part.as_os_str()).ok_or_else(|| {
-                ZarError::path(entry.path(), "the name is not valid Unicode and cannot be stored portably")
+                ZarError::path(
+                    entry.path(),
+                    "the name is not valid Unicode and cannot be stored portably",
+                )
             })?;
             if !archive_path.is_empty() {
                 archive_path.push(b'/');
             }
             archive_path.extend_from_slice(&bytes);
         }
-        let size = if ft.is_file() { entry.metadata().map(|m| m.len()).unwrap_or(0) } else { 0 };
-        items.push(Item { disk: entry.path().to_path_buf(), archive_path, is_dir: ft.is_dir(), size });
+        let size = if ft.is_file() {
+            entry.metadata().map(|m| m.len()).unwrap_or(0)
+        } else {
+            0
+        };
+        items.push(Item {
+            disk: entry.path().to_path_buf(),
+            archive_path,
+            is_dir: ft.is_dir(),
+            size,
+        });
     }
     Ok(items)
 }

@@ -28,7 +28,10 @@ type Job = (u64, BlockBuf, Vec<u8>);
 type JobResult = (u64, io::Result<Done>);
 
 pub(crate) enum Pipeline {
-    Inline { ctx: Box<dyn BlockContext>, ready: Option<(u64, io::Result<Done>)> },
+    Inline {
+        ctx: Box<dyn BlockContext>,
+        ready: Option<(u64, io::Result<Done>)>,
+    },
     Threads(Workers),
 }
 
@@ -45,9 +48,15 @@ pub(crate) struct Workers {
 
 impl Pipeline {
     /// Start a pipeline with `threads` compression contexts.
-    pub(crate) fn new(compressor: Arc<dyn BlockCompressor>, threads: usize) -> io::Result<Pipeline> {
+    pub(crate) fn new(
+        compressor: Arc<dyn BlockCompressor>,
+        threads: usize,
+    ) -> io::Result<Pipeline> {
         if threads <= 1 {
-            return Ok(Pipeline::Inline { ctx: compressor.context()?, ready: None });
+            return Ok(Pipeline::Inline {
+                ctx: compressor.context()?,
+                ready: None,
+            });
         }
         let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
         let job_rx = Arc::new(Mutex::new(job_rx));
@@ -55,7 +64,9 @@ impl Pipeline {
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
             let (rx, tx, comp) = (job_rx.clone(), res_tx.clone(), compressor.clone());
-            let h = std::thread::Builder::new().name(format!("zar-compress-{i}")).spawn(move || worker(comp, rx, tx))?;
+            let h = std::thread::Builder::new()
+                .name(format!("zar-compress-{i}"))
+                .spawn(move || worker(comp, rx, tx))?;
             handles.push(h);
         }
         Ok(Pipeline::Threads(Workers {
@@ -76,7 +87,12 @@ impl Pipeline {
             Pipeline::Threads(w) => w.spare.pop().map(|(b, _)| b),
             Pipeline::Inline { .. } => None,
         }
-        .unwrap_or_else(|| vec![0u8; BLOCK_SIZE].into_boxed_slice().try_into().expect("BLOCK_SIZE buffer"))
+        .unwrap_or_else(|| {
+            vec![0u8; BLOCK_SIZE]
+                .into_boxed_slice()
+                .try_into()
+                .expect("BLOCK_SIZE buffer")
+        })
     }
 
     /// Hand back a finished block's buffers for reuse.
@@ -93,16 +109,25 @@ impl Pipeline {
     pub(crate) fn submit(&mut self, seq: u64, input: BlockBuf) -> io::Result<()> {
         match self {
             Pipeline::Inline { ctx, ready } => {
-                debug_assert!(ready.is_none(), "the previous block must be taken before submitting");
+                debug_assert!(
+                    ready.is_none(),
+                    "the previous block must be taken before submitting"
+                );
                 let mut output = Vec::with_capacity(BLOCK_SIZE + 512);
-                let r = ctx.compress_block(&input, &mut output).map(|()| Done { input, output });
+                let r = ctx
+                    .compress_block(&input, &mut output)
+                    .map(|()| Done { input, output });
                 *ready = Some((seq, r));
                 Ok(())
             }
             Pipeline::Threads(w) => {
                 let out = w.spare.pop().map(|(_, o)| o).unwrap_or_default();
-                let tx = w.jobs.as_ref().ok_or_else(|| io::Error::other("compression pipeline already closed"))?;
-                tx.send((seq, input, out)).map_err(|_| io::Error::other("a compression thread stopped unexpectedly"))?;
+                let tx = w
+                    .jobs
+                    .as_ref()
+                    .ok_or_else(|| io::Error::other("compression pipeline already closed"))?;
+                tx.send((seq, input, out))
+                    .map_err(|_| io::Error::other("a compression thread stopped unexpectedly"))?;
                 w.in_flight += 1;
                 Ok(())
             }
@@ -129,7 +154,12 @@ impl Pipeline {
                     }
                     Err(_) => {
                         w.in_flight = 0;
-                        return Some((w.next_out, Err(io::Error::other("a compression thread stopped unexpectedly"))));
+                        return Some((
+                            w.next_out,
+                            Err(io::Error::other(
+                                "a compression thread stopped unexpectedly",
+                            )),
+                        ));
                     }
                 }
             },
@@ -146,7 +176,11 @@ impl Drop for Workers {
     }
 }
 
-fn worker(compressor: Arc<dyn BlockCompressor>, jobs: Arc<Mutex<Receiver<Job>>>, results: mpsc::Sender<JobResult>) {
+fn worker(
+    compressor: Arc<dyn BlockCompressor>,
+    jobs: Arc<Mutex<Receiver<Job>>>,
+    results: mpsc::Sender<JobResult>,
+) {
     // A context that cannot be created fails every block this worker takes.
     let mut ctx = compressor.context();
     loop {
@@ -154,10 +188,14 @@ fn worker(compressor: Arc<dyn BlockCompressor>, jobs: Arc<Mutex<Receiver<Job>>>,
             Ok(rx) => rx.recv(),
             Err(_) => return,
         };
-        let Ok((seq, input, mut output)) = job else { return };
+        let Ok((seq, input, mut output)) = job else {
+            return;
+        };
         output.clear();
         let r = match &mut ctx {
-            Ok(c) => c.compress_block(&input, &mut output).map(|()| Done { input, output }),
+            Ok(c) => c
+                .compress_block(&input, &mut output)
+                .map(|()| Done { input, output }),
             Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
         };
         if results.send((seq, r)).is_err() {

@@ -30,7 +30,10 @@ pub struct OpenOptions {
 
 impl Default for OpenOptions {
     fn default() -> Self {
-        OpenOptions { mmap: true, cache_blocks: DEFAULT_CACHE_BLOCKS }
+        OpenOptions {
+            mmap: true,
+            cache_blocks: DEFAULT_CACHE_BLOCKS,
+        }
     }
 }
 
@@ -53,18 +56,24 @@ impl OpenOptions {
     /// Open the archive at `path`.
     pub fn open(&self, path: impl AsRef<Path>) -> Result<Archive, ZarError> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| ZarError::io(format!("cannot open {}", path.display()), e))?;
+        let file = File::open(path)
+            .map_err(|e| ZarError::io(format!("cannot open {}", path.display()), e))?;
         let source: Box<dyn ReadAt> = match self.mmap.then(|| Mapped::map(&file)) {
             Some(Ok(map)) => Box::new(MmapSource(map)),
             _ => Box::new(
-                FileSource::new(file).map_err(|e| ZarError::io(format!("cannot read {}", path.display()), e))?,
+                FileSource::new(file)
+                    .map_err(|e| ZarError::io(format!("cannot read {}", path.display()), e))?,
             ),
         };
         Archive::from_source(source, self)
     }
     /// Open an archive from any seekable reader.
-    pub fn open_reader<R: Read + Seek + Send + 'static>(&self, reader: R) -> Result<Archive, ZarError> {
-        let source = SeekSource::new(reader).map_err(|e| ZarError::io("cannot seek the archive", e))?;
+    pub fn open_reader<R: Read + Seek + Send + 'static>(
+        &self,
+        reader: R,
+    ) -> Result<Archive, ZarError> {
+        let source =
+            SeekSource::new(reader).map_err(|e| ZarError::io("cannot seek the archive", e))?;
         Archive::from_source(Box::new(source), self)
     }
 }
@@ -107,8 +116,15 @@ struct Node {
 
 #[derive(Debug, Clone, Copy)]
 enum NodeKind {
-    File { offset: u64, size: u64 },
-    Dir { first: u32, count: u32, sorted: bool },
+    File {
+        offset: u64,
+        size: u64,
+    },
+    Dir {
+        first: u32,
+        count: u32,
+        sorted: bool,
+    },
 }
 
 /// An open, validated archive.
@@ -146,7 +162,10 @@ pub struct Entry<'a> {
 
 impl std::fmt::Debug for Entry<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Entry").field("path", &self.path_display()).field("kind", &self.kind()).finish()
+        f.debug_struct("Entry")
+            .field("path", &self.path_display())
+            .field("kind", &self.kind())
+            .finish()
     }
 }
 
@@ -167,49 +186,89 @@ impl Archive {
         let len = source.len();
         if len < (FOOTER_SIZE + NODE_SIZE) as u64 {
             return Err(ZarError::NotAnArchive {
-                reason: format!("the file is {len} bytes, too small to hold a root node and the 144-byte footer"),
+                reason: format!(
+                    "the file is {len} bytes, too small to hold a root node and the 144-byte footer"
+                ),
             });
         }
         let mut fb = [0u8; FOOTER_SIZE];
-        source.read_exact_at(len - FOOTER_SIZE as u64, &mut fb).map_err(|e| ZarError::io("cannot read the footer", e))?;
+        source
+            .read_exact_at(len - FOOTER_SIZE as u64, &mut fb)
+            .map_err(|e| ZarError::io("cannot read the footer", e))?;
         let footer = Footer::parse(&fb);
         if footer.magic != MAGIC {
             return Err(ZarError::NotAnArchive {
-                reason: format!("the footer magic is 0x{:08X}, expected 0x{MAGIC:08X}", footer.magic),
+                reason: format!(
+                    "the footer magic is 0x{:08X}, expected 0x{MAGIC:08X}",
+                    footer.magic
+                ),
             });
         }
         if footer.version != VERSION_1 {
-            return Err(ZarError::UnsupportedVersion { found: footer.version });
+            return Err(ZarError::UnsupportedVersion {
+                found: footer.version,
+            });
         }
         if footer.total_size != len {
-            return Err(ZarError::TotalSizeMismatch { footer: footer.total_size, actual: len });
+            return Err(ZarError::TotalSizeMismatch {
+                footer: footer.total_size,
+                actual: len,
+            });
         }
         let body_end = len - FOOTER_SIZE as u64;
         for (name, s) in footer.sections() {
             match s.end() {
                 Some(end) if end <= body_end => {}
                 _ => {
-                    return Err(bad_section(name, s, format!("it does not lie inside the first {body_end} bytes (before the footer)")));
+                    return Err(bad_section(
+                        name,
+                        s,
+                        format!(
+                            "it does not lie inside the first {body_end} bytes (before the footer)"
+                        ),
+                    ));
                 }
             }
         }
         let check = |name, s: Section, max: u64, unit: u64, min: u64| -> Result<(), ZarError> {
             if s.size > max {
-                return Err(bad_section(name, s, format!("larger than the format allows ({max} bytes)")));
+                return Err(bad_section(
+                    name,
+                    s,
+                    format!("larger than the format allows ({max} bytes)"),
+                ));
             }
             if s.size % unit != 0 || s.size < min {
-                return Err(bad_section(name, s, format!("the size must be a multiple of {unit} (at least {min})")));
+                return Err(bad_section(
+                    name,
+                    s,
+                    format!("the size must be a multiple of {unit} (at least {min})"),
+                ));
             }
             Ok(())
         };
-        check("offset records", footer.offset_records, MAX_RECORDS_SECTION, RECORD_SIZE as u64, 0)?;
+        check(
+            "offset records",
+            footer.offset_records,
+            MAX_RECORDS_SECTION,
+            RECORD_SIZE as u64,
+            0,
+        )?;
         check("name table", footer.names, MAX_NAMES_SECTION, 1, 0)?;
-        check("file tree", footer.file_tree, MAX_TREE_SECTION, NODE_SIZE as u64, NODE_SIZE as u64)?;
+        check(
+            "file tree",
+            footer.file_tree,
+            MAX_TREE_SECTION,
+            NODE_SIZE as u64,
+            NODE_SIZE as u64,
+        )?;
 
         // Sizes are now bounded by the file length, so these allocations are too.
         let read_section = |name: &'static str, s: Section| -> Result<Vec<u8>, ZarError> {
             let mut buf = vec![0u8; s.size as usize];
-            source.read_exact_at(s.offset, &mut buf).map_err(|e| ZarError::io(format!("cannot read the {name} section"), e))?;
+            source
+                .read_exact_at(s.offset, &mut buf)
+                .map_err(|e| ZarError::io(format!("cannot read the {name} section"), e))?;
             Ok(buf)
         };
         let records: Vec<OffsetRecord> = read_section("offset records", footer.offset_records)?
@@ -242,46 +301,81 @@ impl Archive {
     /// Walk the tree breadth-first from the root with a visited set: every child range in
     /// bounds, no node reached twice, every name decodable and safe, no duplicate names,
     /// every file extent covered by present blocks.
-    fn build_tree(&mut self, raw: &[RawNode], first_bad_block: Option<(u64, String)>) -> Result<(), ZarError> {
+    fn build_tree(
+        &mut self,
+        raw: &[RawNode],
+        first_bad_block: Option<(u64, String)>,
+    ) -> Result<(), ZarError> {
         let n = raw.len();
         let RawNode::Dir { .. } = raw[0] else {
-            return Err(ZarError::BadTree { path: "/".into(), reason: "the root node is a file, not a directory".into() });
+            return Err(ZarError::BadTree {
+                path: "/".into(),
+                reason: "the root node is a file, not a directory".into(),
+            });
         };
         const UNVISITED: u32 = u32::MAX;
         // Nodes not reachable from the root stay as placeholders and are never exposed.
-        self.nodes = vec![Node { name_start: 0, name_len: 0, parent: UNVISITED, kind: NodeKind::File { offset: 0, size: 0 } }; n];
+        self.nodes = vec![
+            Node {
+                name_start: 0,
+                name_len: 0,
+                parent: UNVISITED,
+                kind: NodeKind::File { offset: 0, size: 0 }
+            };
+            n
+        ];
         self.nodes[0].parent = 0;
         let stream_end = self.block_count * BLOCK_SIZE_U64;
         let mut queue = VecDeque::from([0u32]);
         while let Some(d) = queue.pop_front() {
-            let RawNode::Dir { first_child, count, .. } = raw[d as usize] else { unreachable!("only directories are queued") };
+            let RawNode::Dir {
+                first_child, count, ..
+            } = raw[d as usize]
+            else {
+                unreachable!("only directories are queued")
+            };
             let end = u64::from(first_child) + u64::from(count);
             if end > n as u64 {
                 return Err(ZarError::BadTree {
                     path: self.path_display_of(d),
-                    reason: format!("its children are nodes {first_child}..{end} but the tree has only {n} nodes"),
+                    reason: format!(
+                        "its children are nodes {first_child}..{end} but the tree has only {n} nodes"
+                    ),
                 });
             }
-            self.nodes[d as usize].kind = NodeKind::Dir { first: first_child, count, sorted: true };
+            self.nodes[d as usize].kind = NodeKind::Dir {
+                first: first_child,
+                count,
+                sorted: true,
+            };
             self.dir_count += 1;
             for c in first_child..first_child + count {
                 let ci = c as usize;
                 if self.nodes[ci].parent != UNVISITED {
                     return Err(ZarError::BadTree {
                         path: self.path_display_of(d),
-                        reason: format!("its child node {c} is already part of the tree (a cycle or a shared subtree)"),
+                        reason: format!(
+                            "its child node {c} is already part of the tree (a cycle or a shared subtree)"
+                        ),
                     });
                 }
                 self.nodes[ci].parent = d;
                 let name_offset = raw[ci].name_offset();
-                let range = names::decode_entry(&self.names, name_offset as usize).ok_or_else(|| ZarError::BadName {
-                    dir: self.path_display_of(d),
-                    index: c,
-                    offset: name_offset,
-                })?;
+                let range =
+                    names::decode_entry(&self.names, name_offset as usize).ok_or_else(|| {
+                        ZarError::BadName {
+                            dir: self.path_display_of(d),
+                            index: c,
+                            offset: name_offset,
+                        }
+                    })?;
                 let name = &self.names[range.clone()];
                 if let Err(reason) = names::check_component(name) {
-                    return Err(ZarError::UnsafeName { dir: self.path_display_of(d), name: names::display(name), reason });
+                    return Err(ZarError::UnsafeName {
+                        dir: self.path_display_of(d),
+                        name: names::display(name),
+                        reason,
+                    });
                 }
                 self.nodes[ci].name_start = range.start as u32;
                 self.nodes[ci].name_len = range.len() as u32;
@@ -292,12 +386,23 @@ impl Archive {
                         self.nodes[ci].kind = NodeKind::File { offset, size };
                         let end = offset + size; // both < 2^48: no overflow
                         if size > 0 && end > stream_end {
-                            let (first, last) = (offset / BLOCK_SIZE_U64, (end - 1) / BLOCK_SIZE_U64);
+                            let (first, last) =
+                                (offset / BLOCK_SIZE_U64, (end - 1) / BLOCK_SIZE_U64);
                             let reason = match &first_bad_block {
-                                Some((b, why)) if (first..=last).contains(b) => format!("need block {b}, {why}"),
-                                _ => format!("need blocks {first} to {last} but the archive holds only {} blocks", self.block_count),
+                                Some((b, why)) if (first..=last).contains(b) => {
+                                    format!("need block {b}, {why}")
+                                }
+                                _ => format!(
+                                    "need blocks {first} to {last} but the archive holds only {} blocks",
+                                    self.block_count
+                                ),
                             };
-                            return Err(ZarError::FileExtent { path: self.path_display_of(c), offset, size, reason });
+                            return Err(ZarError::FileExtent {
+                                path: self.path_display_of(c),
+                                offset,
+                                size,
+                                reason,
+                            });
                         }
                     }
                 }
@@ -310,17 +415,31 @@ impl Archive {
     /// Note whether a directory's children are in comparator order (then lookups use binary
     /// search) and refuse names that collide ignoring ASCII case.
     fn check_directory_names(&mut self, d: u32) -> Result<(), ZarError> {
-        let NodeKind::Dir { first, count, .. } = self.nodes[d as usize].kind else { return Ok(()) };
+        let NodeKind::Dir { first, count, .. } = self.nodes[d as usize].kind else {
+            return Ok(());
+        };
         let ids: Vec<u32> = (first..first + count).collect();
-        let sorted = ids.windows(2).all(|w| names::compare(self.name_of(w[0]), self.name_of(w[1])).is_lt());
+        let sorted = ids
+            .windows(2)
+            .all(|w| names::compare(self.name_of(w[0]), self.name_of(w[1])).is_lt());
         if !sorted {
             let mut order = ids.clone();
             order.sort_by(|&a, &b| names::compare(self.name_of(a), self.name_of(b)));
-            if let Some(w) = order.windows(2).find(|w| names::eq_ignore_case(self.name_of(w[0]), self.name_of(w[1]))) {
-                return Err(ZarError::DuplicateName { dir: self.path_display_of(d), name: names::display(self.name_of(w[1])) });
+            if let Some(w) = order
+                .windows(2)
+                .find(|w| names::eq_ignore_case(self.name_of(w[0]), self.name_of(w[1])))
+            {
+                return Err(ZarError::DuplicateName {
+                    dir: self.path_display_of(d),
+                    name: names::display(self.name_of(w[1])),
+                });
             }
         }
-        self.nodes[d as usize].kind = NodeKind::Dir { first, count, sorted };
+        self.nodes[d as usize].kind = NodeKind::Dir {
+            first,
+            count,
+            sorted,
+        };
         Ok(())
     }
 
@@ -341,7 +460,11 @@ impl Archive {
     }
 
     fn path_display_of(&self, id: u32) -> String {
-        if id == 0 { "/".into() } else { names::display(&self.path_of(id)) }
+        if id == 0 {
+            "/".into()
+        } else {
+            names::display(&self.path_of(id))
+        }
     }
 
     /// The footer.
@@ -366,7 +489,10 @@ impl Archive {
     }
     /// The root directory.
     pub fn root(&self) -> Entry<'_> {
-        Entry { archive: self, id: EntryId::ROOT }
+        Entry {
+            archive: self,
+            id: EntryId::ROOT,
+        }
     }
     /// The entry `id` (as returned by this archive).
     pub fn entry(&self, id: EntryId) -> Entry<'_> {
@@ -378,7 +504,14 @@ impl Archive {
     pub fn lookup(&self, path: impl AsRef<[u8]>) -> Option<Entry<'_>> {
         let mut cur = 0u32;
         for part in names::split_path(path.as_ref()) {
-            let NodeKind::Dir { first, count, sorted } = self.nodes[cur as usize].kind else { return None };
+            let NodeKind::Dir {
+                first,
+                count,
+                sorted,
+            } = self.nodes[cur as usize].kind
+            else {
+                return None;
+            };
             let children = first..first + count;
             cur = if sorted {
                 let (mut lo, mut hi) = (children.start, children.end);
@@ -394,16 +527,23 @@ impl Archive {
                     }
                 }
             } else {
-                children.into_iter().find(|&c| names::eq_ignore_case(self.name_of(c), part))?
+                children
+                    .into_iter()
+                    .find(|&c| names::eq_ignore_case(self.name_of(c), part))?
             };
         }
-        Some(Entry { archive: self, id: EntryId(cur) })
+        Some(Entry {
+            archive: self,
+            id: EntryId(cur),
+        })
     }
 
     /// Like [`Archive::lookup`], with an error naming the path when it is missing.
     pub fn get(&self, path: impl AsRef<[u8]>) -> Result<Entry<'_>, ZarError> {
         let p = path.as_ref();
-        self.lookup(p).ok_or_else(|| ZarError::NotFound { path: names::display(p) })
+        self.lookup(p).ok_or_else(|| ZarError::NotFound {
+            path: names::display(p),
+        })
     }
 
     /// Every entry below the root, depth-first in stored order, a directory before its
@@ -432,7 +572,11 @@ impl Archive {
     /// Stored extent of `block`: file offset and length.
     pub fn block_extent(&self, block: u64) -> Result<(u64, u64), ZarError> {
         if block >= self.block_count {
-            return Err(ZarError::Block { block, reason: format!("the archive has only {} blocks", self.block_count), source: None });
+            return Err(ZarError::Block {
+                block,
+                reason: format!("the archive has only {} blocks", self.block_count),
+                source: None,
+            });
         }
         let rec = &self.records[(block / BLOCKS_PER_RECORD as u64) as usize];
         let (off, len) = rec.block_extent((block % BLOCKS_PER_RECORD as u64) as usize);
@@ -445,7 +589,11 @@ impl Archive {
         let mut buf = vec![0u8; len as usize];
         self.source
             .read_exact_at(pos, &mut buf)
-            .map_err(|e| ZarError::Block { block, reason: format!("cannot read its {len} bytes at offset {pos}: {e}"), source: None })?;
+            .map_err(|e| ZarError::Block {
+                block,
+                reason: format!("cannot read its {len} bytes at offset {pos}: {e}"),
+                source: None,
+            })?;
         Ok(buf)
     }
 
@@ -467,18 +615,31 @@ impl Archive {
             out.copy_from_slice(stored);
             return Ok(out);
         }
-        let mut dec = self.decoders.lock().ok().and_then(|mut d| d.pop()).unwrap_or_default();
+        let mut dec = self
+            .decoders
+            .lock()
+            .ok()
+            .and_then(|mut d| d.pop())
+            .unwrap_or_default();
         let result = dec.decompress_exact(stored, &mut out);
         if let Ok(mut pool) = self.decoders.lock() {
             pool.push(dec);
         }
         result.map_err(|e| {
             let reason = match e {
-                zstd::ZstdError::SizeMismatch { got, .. } => format!("decodes to {got} bytes, not {BLOCK_SIZE}"),
-                zstd::ZstdError::TooLarge { .. } => format!("decodes to more than {BLOCK_SIZE} bytes"),
+                zstd::ZstdError::SizeMismatch { got, .. } => {
+                    format!("decodes to {got} bytes, not {BLOCK_SIZE}")
+                }
+                zstd::ZstdError::TooLarge { .. } => {
+                    format!("decodes to more than {BLOCK_SIZE} bytes")
+                }
                 ref other => format!("corrupt zstd data ({other})"),
             };
-            ZarError::Block { block, reason, source: Some(e) }
+            ZarError::Block {
+                block,
+                reason,
+                source: Some(e),
+            }
         })?;
         Ok(out)
     }
@@ -508,9 +669,14 @@ impl Archive {
         while pos < self.footer.total_size {
             let n = (self.footer.total_size - pos).min(buf.len() as u64) as usize;
             let chunk = &mut buf[..n];
-            self.source.read_exact_at(pos, chunk).map_err(|e| ZarError::io("cannot read the archive", e))?;
+            self.source
+                .read_exact_at(pos, chunk)
+                .map_err(|e| ZarError::io("cannot read the archive", e))?;
             // Zero whatever part of the hash field falls in this chunk.
-            let (lo, hi) = (hash_at.max(pos), (hash_at + HASH_SIZE as u64).min(pos + n as u64));
+            let (lo, hi) = (
+                hash_at.max(pos),
+                (hash_at + HASH_SIZE as u64).min(pos + n as u64),
+            );
             if lo < hi {
                 chunk[(lo - pos) as usize..(hi - pos) as usize].fill(0);
             }
@@ -550,7 +716,12 @@ fn present_blocks(records: &[OffsetRecord], data_size: u64) -> (u64, Option<(u64
 }
 
 fn bad_section(section: &'static str, s: Section, reason: String) -> ZarError {
-    ZarError::BadSection { section, offset: s.offset, size: s.size, reason }
+    ZarError::BadSection {
+        section,
+        offset: s.offset,
+        size: s.size,
+        reason,
+    }
 }
 
 impl<'a> Entry<'a> {
@@ -597,7 +768,10 @@ impl<'a> Entry<'a> {
     }
     /// The parent directory (the root is its own parent).
     pub fn parent(&self) -> Entry<'a> {
-        Entry { archive: self.archive, id: EntryId(self.node().parent) }
+        Entry {
+            archive: self.archive,
+            id: EntryId(self.node().parent),
+        }
     }
     /// The children of a directory in stored order (none for a file).
     pub fn children(&self) -> impl Iterator<Item = Entry<'a>> + 'a {
@@ -606,43 +780,74 @@ impl<'a> Entry<'a> {
             NodeKind::File { .. } => 0..0,
         };
         let archive = self.archive;
-        range.map(move |i| Entry { archive, id: EntryId(i) })
+        range.map(move |i| Entry {
+            archive,
+            id: EntryId(i),
+        })
     }
     /// All entries below this one, depth-first, a directory before its contents.
     pub fn walk(&self) -> Walk<'a> {
-        Walk { archive: self.archive, stack: self.children().collect::<Vec<_>>().into_iter().rev().map(|e| e.id.0).collect() }
+        Walk {
+            archive: self.archive,
+            stack: self
+                .children()
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .map(|e| e.id.0)
+                .collect(),
+        }
     }
     /// The range of blocks holding this file's bytes (empty for directories and empty files).
     pub fn blocks(&self) -> std::ops::Range<u64> {
         match self.node().kind {
-            NodeKind::File { offset, size } if size > 0 => offset / BLOCK_SIZE_U64..(offset + size).div_ceil(BLOCK_SIZE_U64),
+            NodeKind::File { offset, size } if size > 0 => {
+                offset / BLOCK_SIZE_U64..(offset + size).div_ceil(BLOCK_SIZE_U64)
+            }
             _ => 0..0,
         }
     }
     /// Open this file for reading.
     pub fn open(&self) -> Result<FileReader<'a>, ZarError> {
         match self.node().kind {
-            NodeKind::File { offset, size } => Ok(FileReader { entry: *self, offset, size, pos: 0 }),
-            NodeKind::Dir { .. } => Err(ZarError::WrongKind { path: self.path_display(), what: "a directory, not a file" }),
+            NodeKind::File { offset, size } => Ok(FileReader {
+                entry: *self,
+                offset,
+                size,
+                pos: 0,
+            }),
+            NodeKind::Dir { .. } => Err(ZarError::WrongKind {
+                path: self.path_display(),
+                what: "a directory, not a file",
+            }),
         }
     }
     /// Read `buf.len()` bytes of this file starting at `pos`; the range must lie in the file.
     pub fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<(), ZarError> {
         let NodeKind::File { offset, size } = self.node().kind else {
-            return Err(ZarError::WrongKind { path: self.path_display(), what: "a directory, not a file" });
+            return Err(ZarError::WrongKind {
+                path: self.path_display(),
+                what: "a directory, not a file",
+            });
         };
         match pos.checked_add(buf.len() as u64) {
             Some(end) if end <= size => {}
             _ => {
                 return Err(ZarError::File {
                     path: self.path_display(),
-                    source: Box::new(ZarError::Limit(format!("range {pos}+{} is beyond the file's {size} bytes", buf.len()))),
+                    source: Box::new(ZarError::Limit(format!(
+                        "range {pos}+{} is beyond the file's {size} bytes",
+                        buf.len()
+                    ))),
                 });
             }
         }
         self.archive
             .read_stream(offset + pos, buf)
-            .map_err(|e| ZarError::File { path: self.path_display(), source: Box::new(e) })
+            .map_err(|e| ZarError::File {
+                path: self.path_display(),
+                source: Box::new(e),
+            })
     }
 }
 
@@ -656,7 +861,10 @@ impl<'a> Iterator for Walk<'a> {
     type Item = Entry<'a>;
     fn next(&mut self) -> Option<Entry<'a>> {
         let id = self.stack.pop()?;
-        let e = Entry { archive: self.archive, id: EntryId(id) };
+        let e = Entry {
+            archive: self.archive,
+            id: EntryId(id),
+        };
         if let NodeKind::Dir { first, count, .. } = e.node().kind {
             self.stack.extend((first..first + count).rev());
         }
@@ -691,12 +899,20 @@ impl Read for FileReader<'_> {
         }
         let at = self.offset + self.pos;
         let within = (at % BLOCK_SIZE_U64) as usize;
-        let n = buf.len().min(BLOCK_SIZE - within).min((self.size - self.pos) as usize);
+        let n = buf
+            .len()
+            .min(BLOCK_SIZE - within)
+            .min((self.size - self.pos) as usize);
         let block = self
             .entry
             .archive
             .read_block(at / BLOCK_SIZE_U64)
-            .map_err(|e| io::Error::from(ZarError::File { path: self.entry.path_display(), source: Box::new(e) }))?;
+            .map_err(|e| {
+                io::Error::from(ZarError::File {
+                    path: self.entry.path_display(),
+                    source: Box::new(e),
+                })
+            })?;
         buf[..n].copy_from_slice(&block[within..within + n]);
         self.pos += n as u64;
         Ok(n)
@@ -710,7 +926,9 @@ impl Seek for FileReader<'_> {
             SeekFrom::End(d) => self.size.checked_add_signed(d),
             SeekFrom::Current(d) => self.pos.checked_add_signed(d),
         };
-        let target = target.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative position"))?;
+        let target = target.ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative position")
+        })?;
         self.pos = target;
         Ok(target)
     }
@@ -724,7 +942,10 @@ struct BlockCache {
 
 impl BlockCache {
     fn new(capacity: usize) -> Self {
-        BlockCache { capacity, entries: VecDeque::with_capacity(capacity) }
+        BlockCache {
+            capacity,
+            entries: VecDeque::with_capacity(capacity),
+        }
     }
     fn get(&mut self, block: u64) -> Option<Arc<[u8]>> {
         let i = self.entries.iter().position(|(b, _)| *b == block)?;

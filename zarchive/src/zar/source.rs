@@ -74,7 +74,11 @@ impl ReadAt for FileSource {
         {
             let mut done = 0;
             while done < buf.len() {
-                let n = std::os::windows::fs::FileExt::seek_read(&self.file, &mut buf[done..], offset + done as u64)?;
+                let n = std::os::windows::fs::FileExt::seek_read(
+                    &self.file,
+                    &mut buf[done..],
+                    offset + done as u64,
+                )?;
                 if n == 0 {
                     return Err(io::ErrorKind::UnexpectedEof.into());
                 }
@@ -84,7 +88,10 @@ impl ReadAt for FileSource {
         }
         #[cfg(not(any(unix, windows)))]
         {
-            let _guard = self.lock.lock().map_err(|_| io::Error::other("poisoned lock"))?;
+            let _guard = self
+                .lock
+                .lock()
+                .map_err(|_| io::Error::other("poisoned lock"))?;
             let mut f = &self.file;
             f.seek(SeekFrom::Start(offset))?;
             f.read_exact(buf)
@@ -101,7 +108,10 @@ pub(crate) struct SeekSource<R> {
 impl<R: Read + Seek> SeekSource<R> {
     pub(crate) fn new(mut inner: R) -> io::Result<Self> {
         let len = inner.seek(SeekFrom::End(0))?;
-        Ok(SeekSource { inner: Mutex::new(inner), len })
+        Ok(SeekSource {
+            inner: Mutex::new(inner),
+            len,
+        })
     }
 }
 
@@ -111,7 +121,10 @@ impl<R: Read + Seek + Send> ReadAt for SeekSource<R> {
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         check_range(offset, buf.len(), self.len)?;
-        let mut r = self.inner.lock().map_err(|_| io::Error::other("archive source lock poisoned"))?;
+        let mut r = self
+            .inner
+            .lock()
+            .map_err(|_| io::Error::other("archive source lock poisoned"))?;
         r.seek(SeekFrom::Start(offset))?;
         r.read_exact(buf)
     }
@@ -125,5 +138,8 @@ fn check_range(offset: u64, len: usize, total: u64) -> io::Result<()> {
 }
 
 fn out_of_range() -> io::Error {
-    io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end of the archive")
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "read past the end of the archive",
+    )
 }

@@ -1,8 +1,8 @@
 //! Verifying an archive: recompute the SHA-256 and decode every block, reporting every
 //! problem by block and by the files that block belongs to.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::error::ZarError;
 use super::format::HASH_SIZE;
@@ -47,50 +47,77 @@ impl VerifyReport {
 
 /// Check the integrity hash and decode every block with `threads` threads; `progress`
 /// receives the number of blocks finished so far.
-pub fn verify(archive: &Archive, threads: usize, progress: &(dyn Fn(u64) + Sync)) -> Result<VerifyReport, ZarError> {
+pub fn verify(
+    archive: &Archive,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<VerifyReport, ZarError> {
     let computed_hash = archive.compute_hash()?;
     let blocks = archive.block_count();
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let bad = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1).min(blocks.max(1) as usize) {
-            s.spawn(|| {
-                loop {
-                    let b = next.fetch_add(1, Ordering::Relaxed);
-                    if b >= blocks {
-                        break;
-                    }
-                    if let Err(e) = archive.decode_block(b) {
-                        let msg = match &e {
-                            ZarError::Block { reason, source: Some(src), .. } => format!("{reason} ({src})"),
-                            ZarError::Block { reason, .. } => reason.clone(),
-                            other => other.to_string(),
-                        };
-                        if let Ok(mut v) = bad.lock() {
-                            v.push((b, msg));
-                        }
-                    }
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+    let work = || {
+        loop {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= blocks {
+                break;
+            }
+            if let Err(e) = archive.decode_block(b) {
+                let msg = match &e {
+                    ZarError::Block {
+                        reason,
+                        source: Some(src),
+                        ..
+                    } => format!("{reason} ({src})"),
+                    ZarError::Block { reason, .. } => reason.clone(),
+                    other => other.to_string(),
+                };
+                if let Ok(mut v) = bad.lock() {
+                    v.push((b, msg));
                 }
-            });
+            }
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1);
         }
-    });
+    };
+    let threads = threads.max(1).min(blocks.max(1) as usize);
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
     let mut bad = bad.into_inner().unwrap_or_default();
     bad.sort_unstable();
     let problems = if bad.is_empty() {
         Vec::new()
     } else {
-        let files: Vec<(std::ops::Range<u64>, String)> =
-            archive.walk().filter(|e| e.is_file()).map(|e| (e.blocks(), e.path_display())).filter(|(r, _)| !r.is_empty()).collect();
+        let files: Vec<(std::ops::Range<u64>, String)> = archive
+            .walk()
+            .filter(|e| e.is_file())
+            .map(|e| (e.blocks(), e.path_display()))
+            .filter(|(r, _)| !r.is_empty())
+            .collect();
         bad.into_iter()
             .map(|(block, error)| BlockProblem {
                 block,
                 extent: archive.block_extent(block).unwrap_or((0, 0)),
                 error,
-                files: files.iter().filter(|(r, _)| r.contains(&block)).map(|(_, p)| p.clone()).collect(),
+                files: files
+                    .iter()
+                    .filter(|(r, _)| r.contains(&block))
+                    .map(|(_, p)| p.clone())
+                    .collect(),
             })
             .collect()
     };
-    Ok(VerifyReport { stored_hash: archive.footer().integrity_hash, computed_hash, blocks, problems })
+    Ok(VerifyReport {
+        stored_hash: archive.footer().integrity_hash,
+        computed_hash,
+        blocks,
+        problems,
+    })
 }

@@ -78,13 +78,19 @@ pub struct WriterOptions {
 
 impl std::fmt::Debug for WriterOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WriterOptions").field("compressor", &self.compressor.describe()).field("threads", &self.threads).finish()
+        f.debug_struct("WriterOptions")
+            .field("compressor", &self.compressor.describe())
+            .field("threads", &self.threads)
+            .finish()
     }
 }
 
 impl Default for WriterOptions {
     fn default() -> Self {
-        WriterOptions { compressor: Arc::new(Stored), threads: 1 }
+        WriterOptions {
+            compressor: Arc::new(Stored),
+            threads: 1,
+        }
     }
 }
 
@@ -122,8 +128,14 @@ struct WEntry {
 
 #[derive(Debug)]
 enum WKind {
-    File { offset: u64, size: u64 },
-    Dir { children: Vec<u32>, by_folded_name: HashMap<Vec<u8>, u32> },
+    File {
+        offset: u64,
+        size: u64,
+    },
+    Dir {
+        children: Vec<u32>,
+        by_folded_name: HashMap<Vec<u8>, u32>,
+    },
 }
 
 /// Counts and hashes everything written.
@@ -165,7 +177,10 @@ pub struct ArchiveWriter<W: Write> {
 
 impl<W: Write> std::fmt::Debug for ArchiveWriter<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ArchiveWriter").field("entries", &self.entries.len()).field("stream_pos", &self.stream_pos).finish_non_exhaustive()
+        f.debug_struct("ArchiveWriter")
+            .field("entries", &self.entries.len())
+            .field("stream_pos", &self.stream_pos)
+            .finish_non_exhaustive()
     }
 }
 
@@ -177,15 +192,26 @@ impl<W: Write> ArchiveWriter<W> {
 
     /// Start an archive on `out`.
     pub fn with_options(out: W, opts: &WriterOptions) -> Result<Self, ZarError> {
-        let mut pipeline = Pipeline::new(opts.compressor.clone(), opts.threads)
-            .map_err(|e| ZarError::io(format!("cannot start the {} compressor", opts.compressor.describe()), e))?;
+        let mut pipeline = Pipeline::new(opts.compressor.clone(), opts.threads).map_err(|e| {
+            ZarError::io(
+                format!("cannot start the {} compressor", opts.compressor.describe()),
+                e,
+            )
+        })?;
         let pending = pipeline.buffer();
         Ok(ArchiveWriter {
-            out: HashingWriter { inner: out, hasher: Sha256::new(), pos: 0 },
+            out: HashingWriter {
+                inner: out,
+                hasher: Sha256::new(),
+                pos: 0,
+            },
             entries: vec![WEntry {
                 name: Vec::new(),
                 name_offset: ROOT_NAME_OFFSET,
-                kind: WKind::Dir { children: Vec::new(), by_folded_name: HashMap::new() },
+                kind: WKind::Dir {
+                    children: Vec::new(),
+                    by_folded_name: HashMap::new(),
+                },
             }],
             name_table: Vec::new(),
             name_offsets: HashMap::new(),
@@ -252,7 +278,11 @@ impl<W: Write> ArchiveWriter<W> {
     }
 
     /// Add a whole file from a reader; returns its size.
-    pub fn add_file(&mut self, path: impl AsRef<[u8]>, mut data: impl Read) -> Result<u64, ZarError> {
+    pub fn add_file(
+        &mut self,
+        path: impl AsRef<[u8]>,
+        mut data: impl Read,
+    ) -> Result<u64, ZarError> {
         let path = path.as_ref();
         self.start_file(path)?;
         let mut buf = vec![0u8; BLOCK_SIZE];
@@ -262,7 +292,12 @@ impl<W: Write> ArchiveWriter<W> {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ZarError::io(format!("cannot read the data of {}", names::display(path)), e)),
+                Err(e) => {
+                    return Err(ZarError::io(
+                        format!("cannot read the data of {}", names::display(path)),
+                        e,
+                    ));
+                }
             };
             self.append(&buf[..n])?;
             total += n as u64;
@@ -273,13 +308,18 @@ impl<W: Write> ArchiveWriter<W> {
     /// Append bytes to the current file. Mirrors zarchivewriter.cpp `AppendData`.
     pub fn append(&mut self, mut data: &[u8]) -> Result<(), ZarError> {
         let Some(file) = self.current_file else {
-            return Err(ZarError::Entry { path: String::new(), reason: "data written before any file was started".into() });
+            return Err(ZarError::Entry {
+                path: String::new(),
+                reason: "data written before any file was started".into(),
+            });
         };
         if self.failed {
             return Err(ZarError::Limit("the writer already failed".into()));
         }
         if self.stream_pos + data.len() as u64 > MAX_FILE_SIZE {
-            return Err(ZarError::Limit(format!("more than {MAX_FILE_SIZE} bytes of file data (48-bit offsets)")));
+            return Err(ZarError::Limit(format!(
+                "more than {MAX_FILE_SIZE} bytes of file data (48-bit offsets)"
+            )));
         }
         if let WKind::File { size, .. } = &mut self.entries[file as usize].kind {
             *size += data.len() as u64;
@@ -299,7 +339,9 @@ impl<W: Write> ArchiveWriter<W> {
 
     fn child(&self, dir: u32, name: &[u8]) -> Option<u32> {
         match &self.entries[dir as usize].kind {
-            WKind::Dir { by_folded_name, .. } => by_folded_name.get(&name.to_ascii_lowercase()).copied(),
+            WKind::Dir { by_folded_name, .. } => {
+                by_folded_name.get(&name.to_ascii_lowercase()).copied()
+            }
             WKind::File { .. } => None,
         }
     }
@@ -315,18 +357,37 @@ impl<W: Write> ArchiveWriter<W> {
             return Err(entry_err(path, &why.to_string()));
         }
         if name.len() > MAX_NAME_LEN {
-            return Err(entry_err(path, &format!("the name is {} bytes; ZAR names hold at most {MAX_NAME_LEN}", name.len())));
+            return Err(entry_err(
+                path,
+                &format!(
+                    "the name is {} bytes; ZAR names hold at most {MAX_NAME_LEN}",
+                    name.len()
+                ),
+            ));
         }
         let mut parent = 0u32;
         for p in parents {
             parent = match self.child(parent, p) {
                 Some(c) if matches!(self.entries[c as usize].kind, WKind::Dir { .. }) => c,
-                Some(_) => return Err(entry_err(path, &format!("{} is a file, not a directory", names::display(p)))),
-                None => return Err(entry_err(path, &format!("its parent directory {} was not added", names::display(p)))),
+                Some(_) => {
+                    return Err(entry_err(
+                        path,
+                        &format!("{} is a file, not a directory", names::display(p)),
+                    ));
+                }
+                None => {
+                    return Err(entry_err(
+                        path,
+                        &format!("its parent directory {} was not added", names::display(p)),
+                    ));
+                }
             };
         }
         if self.child(parent, name).is_some() {
-            return Err(entry_err(path, "an entry of that name already exists (names are compared ignoring ASCII case)"));
+            return Err(entry_err(
+                path,
+                "an entry of that name already exists (names are compared ignoring ASCII case)",
+            ));
         }
         if self.entries.len() >= u32::MAX as usize {
             return Err(ZarError::Limit("more than 2^32 - 1 entries".into()));
@@ -336,7 +397,9 @@ impl<W: Write> ArchiveWriter<W> {
             None => {
                 let o = self.name_table.len();
                 if o + 2 + name.len() > MAX_NAMES_SECTION as usize {
-                    return Err(ZarError::Limit("the name table would exceed 2^31 - 1 bytes".into()));
+                    return Err(ZarError::Limit(
+                        "the name table would exceed 2^31 - 1 bytes".into(),
+                    ));
                 }
                 names::encode_entry(name, &mut self.name_table);
                 self.name_offsets.insert(name.to_vec(), o as u32);
@@ -344,16 +407,33 @@ impl<W: Write> ArchiveWriter<W> {
             }
         };
         if name.len() >= REFERENCE_READER_NAME_LIMIT {
-            self.warnings.push(Warning::LongName { path: names::display(&parts.join(&b'/')), len: name.len() });
+            self.warnings.push(Warning::LongName {
+                path: names::display(&parts.join(&b'/')),
+                len: name.len(),
+            });
         }
         let id = self.entries.len() as u32;
         let kind = if is_dir {
-            WKind::Dir { children: Vec::new(), by_folded_name: HashMap::new() }
+            WKind::Dir {
+                children: Vec::new(),
+                by_folded_name: HashMap::new(),
+            }
         } else {
-            WKind::File { offset: self.stream_pos, size: 0 }
+            WKind::File {
+                offset: self.stream_pos,
+                size: 0,
+            }
         };
-        self.entries.push(WEntry { name: name.to_vec(), name_offset, kind });
-        if let WKind::Dir { children, by_folded_name } = &mut self.entries[parent as usize].kind {
+        self.entries.push(WEntry {
+            name: name.to_vec(),
+            name_offset,
+            kind,
+        });
+        if let WKind::Dir {
+            children,
+            by_folded_name,
+        } = &mut self.entries[parent as usize].kind
+        {
             children.push(id);
             by_folded_name.insert(name.to_ascii_lowercase(), id);
         }
@@ -367,7 +447,9 @@ impl<W: Write> ArchiveWriter<W> {
         self.pending_len = 0;
         let seq = self.blocks_submitted;
         self.blocks_submitted += 1;
-        self.pipeline.submit(seq, block).map_err(|e| self.fail(ZarError::io(format!("compressing block {seq}"), e)))?;
+        self.pipeline
+            .submit(seq, block)
+            .map_err(|e| self.fail(ZarError::io(format!("compressing block {seq}"), e)))?;
         self.write_finished(false)
     }
 
@@ -375,10 +457,15 @@ impl<W: Write> ArchiveWriter<W> {
     /// `StoreBlock`: a result of 65536 bytes or more is replaced by the raw block.
     fn write_finished(&mut self, wait: bool) -> Result<(), ZarError> {
         while let Some((seq, result)) = self.pipeline.next_done(wait) {
-            let done = result.map_err(|e| self.fail(ZarError::io(format!("compressing block {seq}"), e)))?;
+            let done = result
+                .map_err(|e| self.fail(ZarError::io(format!("compressing block {seq}"), e)))?;
             let raw = done.output.len() >= BLOCK_SIZE;
             if done.output.is_empty() {
-                return Err(self.fail(ZarError::Block { block: seq, reason: "the compressor produced no bytes".into(), source: None }));
+                return Err(self.fail(ZarError::Block {
+                    block: seq,
+                    reason: "the compressor produced no bytes".into(),
+                    source: None,
+                }));
             }
             let stored: &[u8] = if raw { &done.input[..] } else { &done.output };
             if seq % BLOCKS_PER_RECORD as u64 == 0 {
@@ -387,7 +474,10 @@ impl<W: Write> ArchiveWriter<W> {
             self.block_sizes.push((stored.len() - 1) as u16);
             self.raw_blocks += u64::from(raw);
             if let Err(e) = self.out.put(stored) {
-                return Err(self.fail(ZarError::io(format!("writing block {seq} of the archive"), e)));
+                return Err(self.fail(ZarError::io(
+                    format!("writing block {seq} of the archive"),
+                    e,
+                )));
             }
             self.pipeline.recycle(done);
         }
@@ -418,8 +508,12 @@ impl<W: Write> ArchiveWriter<W> {
         let records_offset = self.out.pos;
         let mut records = Vec::with_capacity(self.record_bases.len() * RECORD_SIZE);
         for (i, base) in self.record_bases.iter().enumerate() {
-            let mut r = OffsetRecord { base_offset: *base, ..Default::default() };
-            let sizes = &self.block_sizes[i * BLOCKS_PER_RECORD..((i + 1) * BLOCKS_PER_RECORD).min(self.block_sizes.len())];
+            let mut r = OffsetRecord {
+                base_offset: *base,
+                ..Default::default()
+            };
+            let sizes = &self.block_sizes
+                [i * BLOCKS_PER_RECORD..((i + 1) * BLOCKS_PER_RECORD).min(self.block_sizes.len())];
             r.size_minus_one[..sizes.len()].copy_from_slice(sizes);
             records.extend_from_slice(&r.to_bytes());
         }
@@ -435,12 +529,30 @@ impl<W: Write> ArchiveWriter<W> {
         let meta_offset = self.out.pos;
 
         let mut footer = Footer {
-            compressed_data: Section { offset: 0, size: data_size },
-            offset_records: Section { offset: records_offset, size: records.len() as u64 },
-            names: Section { offset: names_offset, size: name_table.len() as u64 },
-            file_tree: Section { offset: tree_offset, size: tree.len() as u64 },
-            meta_directory: Section { offset: meta_offset, size: 0 },
-            meta_data: Section { offset: meta_offset, size: 0 },
+            compressed_data: Section {
+                offset: 0,
+                size: data_size,
+            },
+            offset_records: Section {
+                offset: records_offset,
+                size: records.len() as u64,
+            },
+            names: Section {
+                offset: names_offset,
+                size: name_table.len() as u64,
+            },
+            file_tree: Section {
+                offset: tree_offset,
+                size: tree.len() as u64,
+            },
+            meta_directory: Section {
+                offset: meta_offset,
+                size: 0,
+            },
+            meta_data: Section {
+                offset: meta_offset,
+                size: 0,
+            },
             integrity_hash: [0; HASH_SIZE],
             total_size: meta_offset + FOOTER_SIZE as u64,
             version: VERSION_1,
@@ -449,8 +561,12 @@ impl<W: Write> ArchiveWriter<W> {
         self.out.hasher.update(footer.to_bytes());
         footer.integrity_hash = std::mem::take(&mut self.out.hasher).finalize().into();
         let HashingWriter { mut inner, .. } = self.out;
-        inner.write_all(&footer.to_bytes()).map_err(|e| ZarError::io("writing the archive footer", e))?;
-        inner.flush().map_err(|e| ZarError::io("flushing the archive", e))?;
+        inner
+            .write_all(&footer.to_bytes())
+            .map_err(|e| ZarError::io("writing the archive footer", e))?;
+        inner
+            .flush()
+            .map_err(|e| ZarError::io("flushing the archive", e))?;
 
         if self.blocks_submitted == 0 {
             self.warnings.push(Warning::NoDataBlocks);
@@ -476,7 +592,9 @@ impl<W: Write> ArchiveWriter<W> {
     }
 
     fn put(&mut self, b: &[u8], what: &str) -> Result<(), ZarError> {
-        self.out.put(b).map_err(|e| ZarError::io(format!("writing the {what} of the archive"), e))
+        self.out
+            .put(b)
+            .map_err(|e| ZarError::io(format!("writing the {what} of the archive"), e))
     }
 
     /// Number the nodes breadth-first, each directory's children sorted by the ZAR
@@ -490,9 +608,13 @@ impl<W: Write> ArchiveWriter<W> {
             let id = order[head];
             head += 1;
             let entries = &self.entries;
-            let WKind::Dir { children, .. } = &entries[id as usize].kind else { continue };
+            let WKind::Dir { children, .. } = &entries[id as usize].kind else {
+                continue;
+            };
             let mut sorted = children.clone();
-            sorted.sort_by(|&a, &b| names::compare(&entries[a as usize].name, &entries[b as usize].name));
+            sorted.sort_by(|&a, &b| {
+                names::compare(&entries[a as usize].name, &entries[b as usize].name)
+            });
             dir_ranges.insert(id, (order.len() as u32, sorted.len() as u32));
             order.extend_from_slice(&sorted);
         }
@@ -500,10 +622,19 @@ impl<W: Write> ArchiveWriter<W> {
         for id in order {
             let e = &self.entries[id as usize];
             let node = match e.kind {
-                WKind::File { offset, size } => RawNode::File { name_offset: e.name_offset, offset, size },
+                WKind::File { offset, size } => RawNode::File {
+                    name_offset: e.name_offset,
+                    offset,
+                    size,
+                },
                 WKind::Dir { .. } => {
                     let (first_child, count) = dir_ranges[&id];
-                    RawNode::Dir { name_offset: e.name_offset, first_child, count, reserved: 0 }
+                    RawNode::Dir {
+                        name_offset: e.name_offset,
+                        first_child,
+                        count,
+                        reserved: 0,
+                    }
                 }
             };
             out.extend_from_slice(&node.to_bytes());
@@ -523,5 +654,8 @@ impl<W: Write> Write for ArchiveWriter<W> {
 }
 
 fn entry_err(path: &[u8], reason: &str) -> ZarError {
-    ZarError::Entry { path: names::display(path), reason: reason.into() }
+    ZarError::Entry {
+        path: names::display(path),
+        reason: reason.into(),
+    }
 }

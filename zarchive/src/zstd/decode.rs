@@ -37,12 +37,18 @@ impl Decoder {
     /// large enough; returns the number of bytes written.
     pub fn decompress_into(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, ZstdError> {
         if src.is_empty() {
-            return Err(ZstdError::Corrupt { reason: "no frame".into() });
+            return Err(ZstdError::Corrupt {
+                reason: "no frame".into(),
+            });
         }
         let limit = dst.len();
         self.inner.decode_all(src, dst).map_err(|e| match e {
-            ruzstd::decoding::errors::FrameDecoderError::TargetTooSmall => ZstdError::TooLarge { limit },
-            other => ZstdError::Corrupt { reason: other.to_string() },
+            ruzstd::decoding::errors::FrameDecoderError::TargetTooSmall => {
+                ZstdError::TooLarge { limit }
+            }
+            other => ZstdError::Corrupt {
+                reason: other.to_string(),
+            },
         })
     }
 
@@ -73,26 +79,38 @@ pub fn decompress_exact(src: &[u8], dst: &mut [u8]) -> Result<(), ZstdError> {
 /// Decode every frame in `src` (skippable frames are skipped), streaming the output into
 /// `out` with memory bounded by the frames' window sizes; returns the bytes written.
 pub fn decompress_to(mut src: &[u8], out: &mut impl std::io::Write) -> Result<u64, ZstdError> {
-    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
     use ruzstd::decoding::BlockDecodingStrategy;
-    let corrupt = |e: &dyn std::fmt::Display| ZstdError::Corrupt { reason: e.to_string() };
+    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+    let corrupt = |e: &dyn std::fmt::Display| ZstdError::Corrupt {
+        reason: e.to_string(),
+    };
     let mut dec = FrameDecoder::new();
     dec.set_max_window_size(MAX_WINDOW_SIZE);
     let mut total = 0u64;
     if src.is_empty() {
-        return Err(ZstdError::Corrupt { reason: "no frame".into() });
+        return Err(ZstdError::Corrupt {
+            reason: "no frame".into(),
+        });
     }
     while !src.is_empty() {
         match dec.init(&mut src) {
             Ok(()) => {}
-            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
-                src = src.get(length as usize..).ok_or_else(|| ZstdError::Corrupt { reason: "truncated skippable frame".into() })?;
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                length,
+                ..
+            })) => {
+                src = src
+                    .get(length as usize..)
+                    .ok_or_else(|| ZstdError::Corrupt {
+                        reason: "truncated skippable frame".into(),
+                    })?;
                 continue;
             }
             Err(e) => return Err(corrupt(&e)),
         }
         while !dec.is_finished() {
-            dec.decode_blocks(&mut src, BlockDecodingStrategy::UptoBytes(1 << 20)).map_err(|e| corrupt(&e))?;
+            dec.decode_blocks(&mut src, BlockDecodingStrategy::UptoBytes(1 << 20))
+                .map_err(|e| corrupt(&e))?;
             total += dec.collect_to_writer(&mut *out).map_err(|e| corrupt(&e))? as u64;
         }
         total += dec.collect_to_writer(&mut *out).map_err(|e| corrupt(&e))? as u64;

@@ -8,7 +8,7 @@
 
 pub mod decode;
 
-pub use decode::{decompress, decompress_exact, Decoder};
+pub use decode::{Decoder, decompress, decompress_exact};
 
 /// Errors of the zstd codec.
 #[derive(Debug, thiserror::Error)]
