@@ -42,11 +42,11 @@ pub(crate) fn entropy_compress(
 ) -> usize {
     let start = out.len();
     let nb_seq = seqs.sequences.len();
-    let lit_size = seqs.literals.len();
+    let lit_size = seqs.literals().len();
     let suspect = nb_seq == 0 || lit_size / nb_seq >= SUSPECT_UNCOMPRESSIBLE_LITERAL_RATIO;
     literals::compress_literals(
         out,
-        &seqs.literals,
+        seqs.literals(),
         &prev.huf,
         &mut next.huf,
         ws,

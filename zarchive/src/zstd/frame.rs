@@ -95,7 +95,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
 
         let mut c_size = 0;
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {
-            st.seqs.reset();
+            st.seqs.reset(block_size);
             let mut next_rep = prev_rep;
             matcher::fast::compress_block(&mut st.hash_table, &mut st.seqs, &mut next_rep, cp, src, pos, pos + block_size);
             out.extend_from_slice(&[0; 3]);

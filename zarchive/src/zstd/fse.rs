@@ -376,6 +376,7 @@ impl FseCTable {
     #[inline]
     pub(crate) fn flush(&self, bw: &mut BitWriter<'_>, state: u32) {
         bw.add_bits(state as u64, self.table_log);
+        bw.flush();
     }
 
     /// Mirrors FSE_bitCost: approximate cost of `symbol`, with `accuracy_log` fractional bits.
@@ -396,14 +397,14 @@ pub(crate) fn compress_using_ctable(out: &mut Vec<u8>, src: &[u8], ct: &FseCTabl
     if src.len() <= 2 {
         return 0;
     }
-    let start = out.len();
-    let mut bw = BitWriter::new(out);
+    let mut bw = BitWriter::new(out, src.len() * 2 + 8);
     let mut ip = src.len();
     let (mut state1, mut state2);
     if src.len() & 1 == 1 {
         state1 = ct.init_state(src[ip - 1]);
         state2 = ct.init_state(src[ip - 2]);
         ct.encode(&mut bw, &mut state1, src[ip - 3]);
+        bw.flush();
         ip -= 3;
     } else {
         state2 = ct.init_state(src[ip - 1]);
@@ -413,9 +414,10 @@ pub(crate) fn compress_using_ctable(out: &mut Vec<u8>, src: &[u8], ct: &FseCTabl
     while ip > 0 {
         ct.encode(&mut bw, &mut state2, src[ip - 1]);
         ct.encode(&mut bw, &mut state1, src[ip - 2]);
+        bw.flush();
         ip -= 2;
     }
     ct.flush(&mut bw, state2);
     ct.flush(&mut bw, state1);
-    bw.close(start)
+    bw.close()
 }

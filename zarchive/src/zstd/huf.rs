@@ -395,12 +395,23 @@ impl HufCTable {
 
     /// Mirrors HUF_compress1X_usingCTable: one stream, symbols encoded last to first.
     pub(crate) fn compress_1x(&self, out: &mut Vec<u8>, src: &[u8]) -> usize {
-        let start = out.len();
-        let mut bw = BitWriter::new(out);
-        for &b in src.iter().rev() {
-            bw.add_bits(self.code[b as usize] as u64, self.nb_bits[b as usize] as u32);
+        let mut bw = BitWriter::new(out, (src.len() * self.table_log as usize) / 8 + 8);
+        let (code, nb_bits) = (&self.code, &self.nb_bits);
+        // Four symbols of at most 12 bits fit between flushes.
+        // Symbols are encoded last to first; `rchunks_exact` walks from the end and leaves
+        // the first `len % 4` symbols, encoded last.
+        let chunks = src.rchunks_exact(4);
+        let head = chunks.remainder();
+        for c in chunks {
+            for &b in c.iter().rev() {
+                bw.add_bits(code[b as usize] as u64, nb_bits[b as usize] as u32);
+            }
+            bw.flush();
         }
-        bw.close(start)
+        for &b in head.iter().rev() {
+            bw.add_bits(code[b as usize] as u64, nb_bits[b as usize] as u32);
+        }
+        bw.close()
     }
 
     /// Mirrors HUF_compress4X_usingCTable_internal: four streams behind a 6-byte jump table.

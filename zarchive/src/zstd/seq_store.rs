@@ -11,6 +11,9 @@ pub(crate) const REP_START_VALUE: [u32; REP_NUM] = [1, 4, 8];
 /// `offBase` of "repeat offset 1" (`REPCODE1_TO_OFFBASE`).
 pub(crate) const REPCODE1_TO_OFFBASE: u32 = 1;
 
+/// Slack of the literals buffer, and the length of short literal copies.
+const WILDCOPY_LENGTH: usize = 16;
+
 /// One sequence: literals, then a match (`SeqDef`, with full-width lengths).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Sequence {
@@ -25,40 +28,67 @@ pub(crate) struct Sequence {
 #[derive(Debug, Default)]
 pub(crate) struct SeqStore {
     pub(crate) sequences: Vec<Sequence>,
-    pub(crate) literals: Vec<u8>,
+    /// Literal bytes in `lit_buf[..lit_len]`; the buffer has [`WILDCOPY_LENGTH`] bytes of slack.
+    lit_buf: Vec<u8>,
+    lit_len: usize,
     pub(crate) ll_codes: Vec<u8>,
     pub(crate) of_codes: Vec<u8>,
     pub(crate) ml_codes: Vec<u8>,
 }
 
 impl SeqStore {
-    /// Mirrors ZSTD_resetSeqStore.
-    pub(crate) fn reset(&mut self) {
+    /// Mirrors ZSTD_resetSeqStore, for a block of `block_size` bytes.
+    pub(crate) fn reset(&mut self, block_size: usize) {
         self.sequences.clear();
-        self.literals.clear();
+        self.lit_len = 0;
+        if self.lit_buf.len() < block_size + WILDCOPY_LENGTH {
+            self.lit_buf.resize(block_size + WILDCOPY_LENGTH, 0);
+        }
     }
 
-    /// Mirrors ZSTD_storeSeq: `lits` precede a match of `match_len` bytes.
+    /// The block's literals.
+    pub(crate) fn literals(&self) -> &[u8] {
+        &self.lit_buf[..self.lit_len]
+    }
+
+    /// Copies `src[start..end]` to the literals, 16 bytes at a time for short runs
+    /// (`ZSTD_wildcopy`; the bytes past the end are scratch).
     #[inline(always)]
-    pub(crate) fn store(&mut self, lits: &[u8], off_base: u32, match_len: usize) {
-        self.literals.extend_from_slice(lits);
-        self.sequences.push(Sequence { lit_len: lits.len() as u32, off_base, ml_base: match_len as u32 - MINMATCH });
+    fn copy_literals(&mut self, src: &[u8], start: usize, end: usize) {
+        let n = end - start;
+        let dst = self.lit_len;
+        if n <= WILDCOPY_LENGTH && start + WILDCOPY_LENGTH <= src.len() {
+            self.lit_buf[dst..dst + WILDCOPY_LENGTH].copy_from_slice(&src[start..start + WILDCOPY_LENGTH]);
+        } else {
+            self.lit_buf[dst..dst + n].copy_from_slice(&src[start..end]);
+        }
+        self.lit_len += n;
+    }
+
+    /// Mirrors ZSTD_storeSeq: literals `src[lit_start..lit_end]` precede a match of
+    /// `match_len` bytes.
+    #[inline(always)]
+    pub(crate) fn store(&mut self, src: &[u8], lit_start: usize, lit_end: usize, off_base: u32, match_len: usize) {
+        self.copy_literals(src, lit_start, lit_end);
+        self.sequences.push(Sequence { lit_len: (lit_end - lit_start) as u32, off_base, ml_base: match_len as u32 - MINMATCH });
     }
 
     /// Mirrors ZSTD_storeLastLiterals.
-    pub(crate) fn store_last_literals(&mut self, lits: &[u8]) {
-        self.literals.extend_from_slice(lits);
+    pub(crate) fn store_last_literals(&mut self, src: &[u8], start: usize, end: usize) {
+        self.copy_literals(src, start, end);
     }
 
     /// Mirrors ZSTD_seqToCodes (lengths of 65536 and more map to codes 35 / 52 by formula).
     pub(crate) fn compute_codes(&mut self) {
-        self.ll_codes.clear();
-        self.of_codes.clear();
-        self.ml_codes.clear();
-        for s in &self.sequences {
-            self.ll_codes.push(ll_code(s.lit_len));
-            self.of_codes.push(highbit32(s.off_base) as u8);
-            self.ml_codes.push(ml_code(s.ml_base));
+        let n = self.sequences.len();
+        self.ll_codes.resize(n, 0);
+        self.of_codes.resize(n, 0);
+        self.ml_codes.resize(n, 0);
+        let codes = self.ll_codes.iter_mut().zip(self.of_codes.iter_mut()).zip(self.ml_codes.iter_mut());
+        for (s, ((ll, of), ml)) in self.sequences.iter().zip(codes) {
+            *ll = ll_code(s.lit_len);
+            *of = highbit32(s.off_base) as u8;
+            *ml = ml_code(s.ml_base);
         }
     }
 }

@@ -283,9 +283,20 @@ fn build_ctable(
 
 /// Counts codes; returns `(largest count, highest code)` (`HIST_countFast_wksp`).
 fn count_codes(count: &mut [u32; fse::MAX_SYMBOL + 1], codes: &[u8], max: u32) -> (usize, u32) {
-    count.fill(0);
-    for &c in codes {
-        count[c as usize] += 1;
+    // Four interleaved tables break the increment dependency chains on frequent codes.
+    let mut tables = [[0u32; 64]; 4];
+    let chunks = codes.chunks_exact(4);
+    for &c in chunks.remainder() {
+        tables[0][c as usize & 63] += 1;
+    }
+    for c in chunks {
+        tables[0][c[0] as usize & 63] += 1;
+        tables[1][c[1] as usize & 63] += 1;
+        tables[2][c[2] as usize & 63] += 1;
+        tables[3][c[3] as usize & 63] += 1;
+    }
+    for (s, slot) in count.iter_mut().enumerate() {
+        *slot = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
     }
     let (largest, max_symbol) = super::hist::summarize(&count[..=max as usize]);
     (largest as usize, max_symbol)
@@ -357,29 +368,41 @@ pub(crate) fn compress_sequences(
 
 /// Mirrors ZSTD_encodeSequences: sequences are encoded last to first.
 fn encode_sequences(out: &mut Vec<u8>, seqs: &SeqStore, ll: &FseCTable, of: &FseCTable, ml: &FseCTable) -> usize {
-    let start = out.len();
     let n = seqs.sequences.len();
     let (ll_codes, of_codes, ml_codes) = (&seqs.ll_codes[..n], &seqs.of_codes[..n], &seqs.ml_codes[..n]);
-    let mut bw = BitWriter::new(out);
+    let mut bw = BitWriter::new(out, n * 12 + 16);
     let last = seqs.sequences[n - 1];
     let mut ml_state = ml.init_state(ml_codes[n - 1]);
     let mut of_state = of.init_state(of_codes[n - 1]);
     let mut ll_state = ll.init_state(ll_codes[n - 1]);
     bw.add_bits(last.lit_len as u64, LL_BITS[ll_codes[n - 1] as usize] as u32);
     bw.add_bits(last.ml_base as u64, ML_BITS[ml_codes[n - 1] as usize] as u32);
+    bw.flush();
     bw.add_bits(last.off_base as u64, of_codes[n - 1] as u32);
+    bw.flush();
     for i in (0..n - 1).rev() {
         let s = seqs.sequences[i];
         let (llc, ofc, mlc) = (ll_codes[i], of_codes[i], ml_codes[i]);
+        let ll_bits = LL_BITS[llc as usize] as u32;
+        let ml_bits = ML_BITS[mlc as usize] as u32;
+        let of_bits = ofc as u32;
+        // States take at most 8 + 9 + 9 bits; flush like libzstd's 64-bit schedule.
         of.encode(&mut bw, &mut of_state, ofc);
         ml.encode(&mut bw, &mut ml_state, mlc);
         ll.encode(&mut bw, &mut ll_state, llc);
-        bw.add_bits(s.lit_len as u64, LL_BITS[llc as usize] as u32);
-        bw.add_bits(s.ml_base as u64, ML_BITS[mlc as usize] as u32);
-        bw.add_bits(s.off_base as u64, ofc as u32);
+        if ll_bits + ml_bits + of_bits >= 31 {
+            bw.flush();
+        }
+        bw.add_bits(s.lit_len as u64, ll_bits);
+        bw.add_bits(s.ml_base as u64, ml_bits);
+        if ll_bits + ml_bits + of_bits > 56 {
+            bw.flush();
+        }
+        bw.add_bits(s.off_base as u64, of_bits);
+        bw.flush();
     }
     ml.flush(&mut bw, ml_state);
     of.flush(&mut bw, of_state);
     ll.flush(&mut bw, ll_state);
-    bw.close(start)
+    bw.close()
 }

@@ -144,7 +144,7 @@ fn compress_block_generic<const MLS: u32>(
 
         // _match: extend forwards and store.
         m_length += count(src, mstart + m_length, match0 + m_length, iend);
-        seqs.store(&src[anchor..mstart], off_base, m_length);
+        seqs.store(src, anchor, mstart, off_base, m_length);
         ip0 = mstart + m_length;
         anchor = ip0;
 
@@ -158,7 +158,7 @@ fn compress_block_generic<const MLS: u32>(
                     std::mem::swap(&mut rep_offset1, &mut rep_offset2);
                     hash_table[hash(ip0)] = index_of(ip0);
                     ip0 += r_length;
-                    seqs.store(&[], REPCODE1_TO_OFFBASE, r_length);
+                    seqs.store(src, ip0, ip0, REPCODE1_TO_OFFBASE, r_length);
                     anchor = ip0;
                 }
             }
@@ -171,7 +171,7 @@ fn compress_block_generic<const MLS: u32>(
     }
     rep[0] = if rep_offset1 != 0 { rep_offset1 } else { offset_saved1 };
     rep[1] = if rep_offset2 != 0 { rep_offset2 } else { offset_saved2 };
-    seqs.store_last_literals(&src[anchor..iend]);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
 
