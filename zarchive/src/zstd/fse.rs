@@ -316,9 +316,8 @@ impl FseCTable {
         }
 
         let mut total: u32 = 0;
-        for s in 0..max_sv1 {
-            let tt = &mut self.symbol_tt[s];
-            match norm[s] {
+        for (tt, &n) in self.symbol_tt.iter_mut().zip(&norm[..max_sv1]) {
+            match n {
                 0 => tt.delta_nb_bits = ((table_log + 1) << 16).wrapping_sub(1 << table_log),
                 -1 | 1 => {
                     tt.delta_nb_bits = (table_log << 16).wrapping_sub(1 << table_log);

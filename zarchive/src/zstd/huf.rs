@@ -357,9 +357,8 @@ impl HufCTable {
     pub(crate) fn write(&self, out: &mut Vec<u8>) -> Option<usize> {
         let max_symbol = self.max_symbol as usize;
         let mut weights = [0u8; 256];
-        for n in 0..max_symbol {
-            let bits = self.nb_bits[n] as u32;
-            weights[n] = if bits == 0 { 0 } else { (self.table_log + 1 - bits) as u8 };
+        for (w, &bits) in weights.iter_mut().zip(&self.nb_bits[..max_symbol]) {
+            *w = if bits == 0 { 0 } else { (self.table_log + 1 - bits as u32) as u8 };
         }
         let start = out.len();
         out.push(0);
