@@ -20,7 +20,6 @@ fn compress(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(src.len() as u64));
             let mut ours = Compressor::new(level).expect("level implemented");
             let mut out = Vec::with_capacity(src.len() + 1024);
-            // Level 2 above 128 KiB selects dfast, not implemented yet: bench native only.
             if ours.compress_into(&src, &mut out).is_ok() {
                 group.bench_with_input(BenchmarkId::new("zarkit", name), &src, |b, src| {
                     b.iter(|| {

@@ -58,6 +58,8 @@ fn write_raw_block(out: &mut Vec<u8>, last: bool, block: &[u8]) {
 #[derive(Default)]
 pub(crate) struct FrameState {
     pub(crate) hash_table: Vec<u32>,
+    /// The second table of `dfast` (its short hashes, sized by chainLog).
+    pub(crate) hash_small: Vec<u32>,
     pub(crate) seqs: SeqStore,
     pub(crate) prev: EntropyTables,
     pub(crate) next: EntropyTables,
@@ -67,7 +69,7 @@ pub(crate) struct FrameState {
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
-    debug_assert_eq!(cp.strategy, Strategy::Fast);
+    debug_assert!(matches!(cp.strategy, Strategy::Fast | Strategy::DFast));
     write_frame_header(out, cp.window_log, src.len() as u64);
     if src.is_empty() {
         // Epilogue: an empty raw last block when no block was written.
@@ -78,6 +80,10 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState).
     st.hash_table.clear();
     st.hash_table.resize(1 << cp.hash_log, 0);
+    if cp.strategy == Strategy::DFast {
+        st.hash_small.clear();
+        st.hash_small.resize(1 << cp.chain_log, 0);
+    }
     st.prev = EntropyTables::default();
     let mut prev_rep = REP_START_VALUE;
 
@@ -88,7 +94,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     let mut first_block = true;
     while pos < src.len() {
         let remaining = src.len() - pos;
-        let block_size = optimal_block_size(&src[pos..], remaining, block_size_max, savings);
+        let block_size = optimal_block_size(&src[pos..], remaining, block_size_max, savings, cp.strategy);
         let last = block_size == remaining;
         let block = &src[pos..pos + block_size];
         let out_start = out.len();
@@ -97,7 +103,20 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {
             st.seqs.reset(block_size);
             let mut next_rep = prev_rep;
-            matcher::fast::compress_block(&mut st.hash_table, &mut st.seqs, &mut next_rep, cp, src, pos, pos + block_size);
+            let end = pos + block_size;
+            match cp.strategy {
+                Strategy::DFast => matcher::double_fast::compress_block(
+                    &mut st.hash_table,
+                    &mut st.hash_small,
+                    &mut st.seqs,
+                    &mut next_rep,
+                    cp,
+                    src,
+                    pos,
+                    end,
+                ),
+                _ => matcher::fast::compress_block(&mut st.hash_table, &mut st.seqs, &mut next_rep, cp, src, pos, end),
+            };
             out.extend_from_slice(&[0; 3]);
             c_size = block::entropy_compress(out, &mut st.seqs, &st.prev, &mut st.next, &mut st.huf_ws, cp, block_size);
             if !first_block && c_size < RLE_MAX_LENGTH && block::is_rle(block) {
@@ -134,13 +153,17 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     }
 }
 
-/// Mirrors ZSTD_optimalBlockSize for the `fast` strategy.
-fn optimal_block_size(rest: &[u8], remaining: usize, block_size_max: usize, savings: i64) -> usize {
+/// Mirrors ZSTD_optimalBlockSize for the `fast` and `dfast` strategies (default split level).
+fn optimal_block_size(rest: &[u8], remaining: usize, block_size_max: usize, savings: i64, strategy: Strategy) -> usize {
     if remaining < BLOCK_SIZE_MAX || block_size_max < BLOCK_SIZE_MAX {
         return remaining.min(block_size_max);
     }
     if savings < PRESPLIT_MIN_SAVINGS {
         return BLOCK_SIZE_MAX;
     }
-    presplit::split_from_borders(&rest[..block_size_max])
+    match strategy {
+        Strategy::Fast => presplit::split_from_borders(&rest[..block_size_max]),
+        // splitLevels[dfast] = 1, i.e. byChunks level 0.
+        _ => presplit::split_by_chunks(&rest[..block_size_max], 0),
+    }
 }

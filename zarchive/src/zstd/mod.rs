@@ -92,12 +92,11 @@ impl Compressor {
     /// Compress `src` into one frame appended to `dst`; returns the frame's length.
     ///
     /// The frame is byte-identical to libzstd 1.5.7's `ZSTD_compress(src, level)`. Sources
-    /// whose parameters need a strategy that is not implemented yet (level 2 above 128 KiB
-    /// uses `dfast`), or larger than [`MAX_SOURCE_SIZE`], are refused with
-    /// [`ZstdError::UnsupportedLevelForSize`].
+    /// larger than [`MAX_SOURCE_SIZE`] (or whose parameters would need a strategy that is
+    /// not implemented) are refused with [`ZstdError::UnsupportedLevelForSize`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
-        if cp.strategy != Strategy::Fast || src.len() > MAX_SOURCE_SIZE {
+        if !matches!(cp.strategy, Strategy::Fast | Strategy::DFast) || src.len() > MAX_SOURCE_SIZE {
             return Err(ZstdError::UnsupportedLevelForSize { level: self.level, size: src.len() });
         }
         let start = dst.len();
@@ -106,8 +105,12 @@ impl Compressor {
     }
 }
 
-/// Whether [`Compressor`] implements `level` (for sources up to [`MAX_SOURCE_SIZE`];
-/// see [`Compressor::compress_into`] for the one size-dependent exception).
+/// Highest level implemented for every source size up to [`MAX_SOURCE_SIZE`]: levels up to
+/// 3 only select `fast` or `dfast` there. (Level 4 selects `greedy` for some sizes.)
+pub const MAX_SUPPORTED_LEVEL: i32 = 3;
+
+/// Whether [`Compressor`] implements `level` for every source up to [`MAX_SOURCE_SIZE`]:
+/// the negative levels, 0 (libzstd's default, level 3), 1, 2 and 3.
 pub fn is_level_supported(level: i32) -> bool {
-    (MIN_LEVEL..=2).contains(&level) && level != 0
+    (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
 }

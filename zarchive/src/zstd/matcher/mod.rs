@@ -1,5 +1,6 @@
 //! Match finders, one module per libzstd strategy family.
 
+pub(crate) mod double_fast;
 pub(crate) mod fast;
 
 /// Prime of the 4-byte hash (`prime4bytes`).
