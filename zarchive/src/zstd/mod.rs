@@ -6,9 +6,23 @@
 //! Decoding goes through [`decode`], one facade that hides which decoder does the work.
 #![forbid(unsafe_code)]
 
+mod bits;
+mod block;
 pub mod decode;
+mod frame;
+mod fse;
+mod hist;
+mod huf;
+mod literals;
+mod matcher;
+pub mod params;
+mod presplit;
+mod seq_store;
+mod sequences;
+mod window;
 
-pub use decode::{Decoder, decompress, decompress_exact};
+pub use decode::{decompress, decompress_exact, Decoder};
+pub use params::{CParams, Strategy};
 
 /// Errors of the zstd codec.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +37,10 @@ pub enum ZstdError {
     /// The frames decode to more bytes than the caller allowed.
     #[error("zstd data decodes to more than {limit} bytes")]
     TooLarge { limit: usize },
+    /// The level is implemented, but not for a source of this size (its parameters select a
+    /// strategy the encoder does not implement yet).
+    #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
+    UnsupportedLevelForSize { level: i32, size: usize },
     /// The frames decode to a different number of bytes than the caller required.
     #[error("zstd data decodes to {got} bytes, expected exactly {expected}")]
     SizeMismatch { expected: usize, got: usize },
@@ -40,10 +58,20 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
+/// Largest source [`Compressor`] accepts; larger inputs need the multi-block machinery
+/// of later stages (window limits beyond the source, pre-splitting of every block).
+pub const MAX_SOURCE_SIZE: usize = 256 * 1024;
+
 /// A reusable compression context: its tables are allocated once and reused across calls.
-#[derive(Debug)]
 pub struct Compressor {
     level: i32,
+    state: frame::FrameState,
+}
+
+impl std::fmt::Debug for Compressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compressor").field("level", &self.level).finish_non_exhaustive()
+    }
 }
 
 impl Compressor {
@@ -53,7 +81,7 @@ impl Compressor {
         if !is_level_supported(level) {
             return Err(ZstdError::UnsupportedLevel { level });
         }
-        Ok(Compressor { level })
+        Ok(Compressor { level, state: frame::FrameState::default() })
     }
 
     /// The level this context compresses at.
@@ -62,12 +90,27 @@ impl Compressor {
     }
 
     /// Compress `src` into one frame appended to `dst`; returns the frame's length.
-    pub fn compress_into(&mut self, _src: &[u8], _dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
-        Err(ZstdError::UnsupportedLevel { level: self.level })
+    ///
+    /// The frame is byte-identical to libzstd 1.5.7's `ZSTD_compress(src, level)`. Sources
+    /// larger than [`MAX_SOURCE_SIZE`] (or whose parameters would need a strategy that is
+    /// not implemented) are refused with [`ZstdError::UnsupportedLevelForSize`].
+    pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
+        let cp = params::cparams(self.level, src.len() as u64);
+        if !matches!(cp.strategy, Strategy::Fast | Strategy::DFast) || src.len() > MAX_SOURCE_SIZE {
+            return Err(ZstdError::UnsupportedLevelForSize { level: self.level, size: src.len() });
+        }
+        let start = dst.len();
+        frame::compress_frame(&mut self.state, &cp, src, dst);
+        Ok(dst.len() - start)
     }
 }
 
-/// Whether [`Compressor`] implements `level`.
-pub fn is_level_supported(_level: i32) -> bool {
-    false
+/// Highest level implemented for every source size up to [`MAX_SOURCE_SIZE`]: levels up to
+/// 3 only select `fast` or `dfast` there. (Level 4 selects `greedy` for some sizes.)
+pub const MAX_SUPPORTED_LEVEL: i32 = 3;
+
+/// Whether [`Compressor`] implements `level` for every source up to [`MAX_SOURCE_SIZE`]:
+/// the negative levels, 0 (libzstd's default, level 3), 1, 2 and 3.
+pub fn is_level_supported(level: i32) -> bool {
+    (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
 }

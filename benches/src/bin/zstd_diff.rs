@@ -1,0 +1,136 @@
+//! Differential harness: our encoder against libzstd 1.5.7's `ZSTD_compress`, byte for byte.
+//!
+//! `cargo run --release -p zarkit-benches --bin zstd_diff [-- --random N --seed S --verbose]`
+//!
+//! Inputs: (a) the frozen corpus payloads, (b) generated inputs of every shape at the edge
+//! sizes and at N random sizes up to 256 KiB. Every frame of ours must also decode (ruzstd
+//! through our facade, and the oracle's ZSTD_decompress) back to the input.
+//! Exits non-zero on any mismatch or decode failure.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use zarkit::zstd::{self, ZstdError};
+use zarkit_benches::{anatomy, oracle};
+use zarkit_corpus::{PAYLOADS, SplitMix64, Shape, generate};
+
+const LEVELS: &[i32] = &[-131072, -100, -7, -5, -2, -1, 0, 1, 2, 3];
+const EDGE_SIZES: &[usize] = &[
+    0, 1, 6, 7, 8, 255, 256, 1023, 1024, 16383, 16384, 16385, 65535, 65536, 65537, 131072, 131073, 262144,
+];
+const MAX_SIZE: usize = 256 * 1024;
+
+#[derive(Default)]
+struct Tally {
+    identical: usize,
+    total: usize,
+    unsupported: usize,
+}
+
+fn main() -> ExitCode {
+    oracle::assert_version();
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str, default: u64| -> u64 {
+        args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    };
+    let random_count = arg("--random", 40) as usize;
+    let seed = arg("--seed", 0xD1FF);
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let max_reports = arg("--max-reports", 20) as usize;
+
+    let mut inputs: Vec<(String, Vec<u8>)> = PAYLOADS.iter().map(|p| (format!("corpus:{}", p.name), p.bytes())).collect();
+    for &shape in &Shape::ALL {
+        for &size in EDGE_SIZES {
+            inputs.push((format!("{}:{size}", shape.name()), generate(shape, size, size as u64 ^ 0xE06E)));
+        }
+    }
+    let mut rng = SplitMix64::new(seed);
+    for i in 0..random_count {
+        let shape = Shape::ALL[rng.below(Shape::ALL.len() as u64) as usize];
+        // Half the sizes small (more block-level variety), half anywhere up to 256 KiB.
+        let size = if i % 2 == 0 { rng.below(20_000) as usize } else { rng.below(MAX_SIZE as u64 + 1) as usize };
+        let s = rng.next_u64();
+        inputs.push((format!("{}:{size}#{s:x}", shape.name()), generate(shape, size, s)));
+    }
+
+    let mut tallies: BTreeMap<i32, Tally> = BTreeMap::new();
+    let mut failures = 0usize;
+    let mut decoder = zstd::Decoder::new();
+    for (name, src) in &inputs {
+        for &level in LEVELS {
+            let t = tallies.entry(level).or_default();
+            let expected = oracle::compress(src, level);
+            let ours = match zstd::compress(src, level) {
+                Ok(f) => f,
+                Err(ZstdError::UnsupportedLevelForSize { .. }) => {
+                    t.unsupported += 1;
+                    continue;
+                }
+                Err(e) => {
+                    failures += 1;
+                    println!("ERROR {name} L{level}: {e}");
+                    continue;
+                }
+            };
+            t.total += 1;
+            let mut ok = true;
+            if ours == expected {
+                t.identical += 1;
+            } else {
+                ok = false;
+                if failures < max_reports {
+                    let first = ours.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(ours.len().min(expected.len()));
+                    println!(
+                        "MISMATCH {name} L{level}: ours {} bytes, oracle {} bytes; first difference at byte {first}: {}",
+                        ours.len(),
+                        expected.len(),
+                        anatomy::locate(&expected, first)
+                    );
+                    if verbose {
+                        for p in anatomy::parts(&expected) {
+                            println!("    oracle {:>7}..{:<7} {}", p.start, p.end, p.label);
+                        }
+                        for p in anatomy::parts(&ours) {
+                            println!("    ours   {:>7}..{:<7} {}", p.start, p.end, p.label);
+                        }
+                    }
+                }
+            }
+            // Every frame of ours must decode, with both decoders.
+            let mut back = vec![0u8; src.len()];
+            if let Err(e) = decoder.decompress_exact(&ours, &mut back).map(|_| back == *src) {
+                ok = false;
+                println!("DECODE (ruzstd) {name} L{level}: {e}");
+            } else if back != *src {
+                ok = false;
+                println!("DECODE (ruzstd) {name} L{level}: wrong content");
+            }
+            match oracle::decompress(&ours, src.len()) {
+                Ok(d) if d == *src => {}
+                Ok(_) => {
+                    ok = false;
+                    println!("DECODE (libzstd) {name} L{level}: wrong content");
+                }
+                Err(e) => {
+                    ok = false;
+                    println!("DECODE (libzstd) {name} L{level}: {e}");
+                }
+            }
+            if !ok {
+                failures += 1;
+            }
+        }
+    }
+
+    println!("oracle: libzstd {} ; {} inputs", oracle::version_number(), inputs.len());
+    for (level, t) in &tallies {
+        println!("level {level:>7}: identical {}/{}   (refused as unsupported for the size: {})", t.identical, t.total, t.unsupported);
+    }
+    if failures > 0 {
+        println!("FAILED: {failures} frame(s) differ or do not decode");
+        ExitCode::FAILURE
+    } else {
+        println!("OK: all frames identical and decodable");
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,77 @@
+//! The native oracle: libzstd 1.5.7, vendored and statically built by `zstd-sys =2.1.3`.
+//!
+//! This is the only module of the workspace that calls C. Every call is wrapped in a safe
+//! function; the buffers passed are always valid Rust slices of the stated lengths.
+#![allow(unsafe_code)]
+
+use std::ffi::c_void;
+
+/// `ZSTD_versionNumber()` of the library we must link: 1.5.7.
+pub const EXPECTED_VERSION: u32 = 10507;
+
+/// `ZSTD_versionNumber()` of the linked library.
+pub fn version_number() -> u32 {
+    // SAFETY: no arguments, returns a constant.
+    unsafe { zstd_sys::ZSTD_versionNumber() }
+}
+
+/// Panics unless the linked library is libzstd 1.5.7 (never the system 1.5.4).
+pub fn assert_version() {
+    let v = version_number();
+    assert_eq!(v, EXPECTED_VERSION, "oracle is libzstd {v}, expected {EXPECTED_VERSION} (1.5.7)");
+}
+
+/// `ZSTD_compressBound(n)`.
+pub fn compress_bound(n: usize) -> usize {
+    // SAFETY: pure arithmetic on its argument.
+    unsafe { zstd_sys::ZSTD_compressBound(n) }
+}
+
+fn error_name(code: usize) -> String {
+    // SAFETY: ZSTD_getErrorName returns a pointer to a static NUL-terminated string.
+    unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZSTD_getErrorName(code)) }.to_string_lossy().into_owned()
+}
+
+fn is_error(code: usize) -> bool {
+    // SAFETY: pure function of its argument.
+    unsafe { zstd_sys::ZSTD_isError(code) != 0 }
+}
+
+/// `ZSTD_compress(dst, ZSTD_compressBound(n), src, n, level)`, appending to `dst`.
+pub fn compress_into(src: &[u8], level: i32, dst: &mut Vec<u8>) -> usize {
+    let cap = compress_bound(src.len());
+    let start = dst.len();
+    dst.reserve(cap);
+    let spare = dst.spare_capacity_mut();
+    // SAFETY: `spare` has at least `cap` writable bytes; `src` is a valid slice. libzstd
+    // writes at most `cap` bytes and returns how many it wrote (or an error code).
+    let n = unsafe {
+        zstd_sys::ZSTD_compress(spare.as_mut_ptr() as *mut c_void, cap, src.as_ptr() as *const c_void, src.len(), level)
+    };
+    assert!(!is_error(n), "ZSTD_compress failed: {}", error_name(n));
+    // SAFETY: libzstd initialised the first `n <= cap` bytes of the spare capacity.
+    unsafe { dst.set_len(start + n) };
+    n
+}
+
+/// `ZSTD_compress` into a fresh vector.
+pub fn compress(src: &[u8], level: i32) -> Vec<u8> {
+    let mut out = Vec::new();
+    compress_into(src, level, &mut out);
+    out
+}
+
+/// `ZSTD_decompress` of a frame that decodes to at most `capacity` bytes.
+pub fn decompress(frame: &[u8], capacity: usize) -> Result<Vec<u8>, String> {
+    let mut out: Vec<u8> = Vec::with_capacity(capacity.max(1));
+    // SAFETY: `out` has `capacity` writable bytes; `frame` is a valid slice.
+    let n = unsafe {
+        zstd_sys::ZSTD_decompress(out.as_mut_ptr() as *mut c_void, capacity, frame.as_ptr() as *const c_void, frame.len())
+    };
+    if is_error(n) {
+        return Err(error_name(n));
+    }
+    // SAFETY: libzstd initialised the first `n <= capacity` bytes.
+    unsafe { out.set_len(n) };
+    Ok(out)
+}

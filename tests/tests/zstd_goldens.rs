@@ -1,0 +1,94 @@
+//! Byte identity with libzstd 1.5.7 through the frozen goldens (no C here): for every corpus
+//! payload and every implemented level, our frame has the oracle's size and xxh64, and it
+//! decodes back to the payload. Plus round-trip properties on arbitrary inputs.
+
+use proptest::prelude::*;
+use zarkit::zstd::{self, Compressor, ZstdError};
+use zarkit_corpus::{GOLDEN_LEVELS, PAYLOADS, frame_hash, load_goldens, payload};
+
+fn supported(level: i32, size: usize) -> bool {
+    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE
+}
+
+#[test]
+fn goldens_cover_every_payload_and_level() {
+    let goldens = load_goldens().expect("goldens file");
+    assert_eq!(goldens.len(), PAYLOADS.len() * GOLDEN_LEVELS.len());
+}
+
+#[test]
+fn frames_match_oracle_goldens_for_implemented_levels() {
+    let goldens = load_goldens().expect("goldens file");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for g in &goldens {
+        let p = payload(&g.payload).expect("golden names a known payload");
+        let src = p.bytes();
+        if !supported(g.level, src.len()) {
+            continue;
+        }
+        let frame = zstd::compress(&src, g.level).expect("supported level compresses");
+        if frame.len() != g.frame_size || frame_hash(&frame) != g.xxh64 {
+            failures.push(format!("{} L{}: {} bytes vs oracle {}", g.payload, g.level, frame.len(), g.frame_size));
+        }
+        let back = zstd::decompress(&frame, src.len()).expect("our frame decodes");
+        assert_eq!(back, src, "{} L{} round trip", g.payload, g.level);
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "frames differ from libzstd 1.5.7:\n{}", failures.join("\n"));
+    // Every payload at levels -131072..-1 (six golden levels) and 1..=3 is covered.
+    assert_eq!(checked, PAYLOADS.len() * 9, "goldens checked");
+}
+
+#[test]
+fn reused_compressor_gives_the_same_frames_as_fresh_ones() {
+    for level in [-5, 1, 2, 3] {
+        let mut c = Compressor::new(level).unwrap();
+        for name in ["text64k", "random64k", "hetero64k", "text8k", "zeros64k"] {
+            let src = payload(name).unwrap().bytes();
+            let mut out = vec![0xAA];
+            let n = c.compress_into(&src, &mut out).unwrap();
+            assert_eq!(n, out.len() - 1);
+            assert_eq!(out[1..], zstd::compress(&src, level).unwrap()[..], "{name} L{level}");
+        }
+    }
+}
+
+#[test]
+fn unimplemented_levels_are_typed_errors() {
+    for level in [4, 9, 19, 22, 23] {
+        assert!(!zstd::is_level_supported(level));
+        assert!(matches!(Compressor::new(level), Err(ZstdError::UnsupportedLevel { level: l }) if l == level));
+    }
+    for level in [-131072, -1, 0, 1, 2, 3] {
+        assert!(zstd::is_level_supported(level));
+    }
+    assert!(!zstd::is_level_supported(-131073));
+    // Sources above 256 KiB need later stages (pre-splitting of every block, large windows).
+    let big = vec![7u8; zstd::MAX_SOURCE_SIZE + 1];
+    assert!(matches!(zstd::compress(&big, 1), Err(ZstdError::UnsupportedLevelForSize { level: 1, size }) if size == big.len()));
+    assert!(zstd::compress(&big[..zstd::MAX_SOURCE_SIZE], 2).is_ok());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn arbitrary_bytes_round_trip(data in proptest::collection::vec(any::<u8>(), 0..3000), level in prop::sample::select(vec![-131072, -7, -1, 1, 2, 3])) {
+        let frame = zstd::compress(&data, level).unwrap();
+        prop_assert_eq!(zstd::decompress(&frame, data.len()).unwrap(), data);
+    }
+
+    #[test]
+    fn repetitive_inputs_round_trip(
+        unit in proptest::collection::vec(any::<u8>(), 1..40),
+        reps in 1usize..5000,
+        tail in proptest::collection::vec(any::<u8>(), 0..50),
+        level in prop::sample::select(vec![-3, 1, 2, 3]),
+    ) {
+        let mut data: Vec<u8> = unit.iter().copied().cycle().take(unit.len() * reps).collect();
+        data.extend_from_slice(&tail);
+        let frame = zstd::compress(&data, level).unwrap();
+        prop_assert_eq!(zstd::decompress(&frame, data.len()).unwrap(), data);
+    }
+}

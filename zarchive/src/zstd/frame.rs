@@ -1,0 +1,169 @@
+//! Frame header, block headers and the block loop of a one-shot frame
+//! (`ZSTD_writeFrameHeader`, `ZSTD_compress_frameChunk`, `ZSTD_writeEpilogue`).
+
+use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE, RLE_MAX_LENGTH};
+use super::huf::HufWorkspace;
+use super::matcher;
+use super::params::{CParams, Strategy};
+use super::presplit;
+use super::seq_store::{REP_START_VALUE, SeqStore};
+
+/// Frame magic number, little-endian (`ZSTD_MAGICNUMBER`).
+const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+/// Block types (`blockType_e`).
+const BLOCK_RAW: u32 = 0;
+const BLOCK_RLE: u32 = 1;
+const BLOCK_COMPRESSED: u32 = 2;
+/// Smallest window log the header encodes (`ZSTD_WINDOWLOG_ABSOLUTEMIN`).
+const WINDOW_LOG_ABSOLUTE_MIN: u32 = 10;
+/// Sizes from 256 up use a 2-byte FCS field, which stores `size - 256`.
+const FCS_2_BYTES_MIN: u64 = 256;
+const FCS_4_BYTES_MIN: u64 = 65536 + 256;
+/// Pre-splitting needs at least this much saved so far (`savings < 3` means no split).
+const PRESPLIT_MIN_SAVINGS: i64 = 3;
+
+/// Mirrors ZSTD_writeFrameHeader (no dictID, no checksum, content size known).
+pub(crate) fn write_frame_header(out: &mut Vec<u8>, window_log: u32, src_size: u64) {
+    let single_segment = (1u64 << window_log) >= src_size;
+    let fcs_code = (src_size >= FCS_2_BYTES_MIN) as u8 + (src_size >= FCS_4_BYTES_MIN) as u8 + (src_size >= 0xFFFF_FFFF) as u8;
+    out.extend_from_slice(&MAGIC);
+    out.push(((single_segment as u8) << 5) | (fcs_code << 6));
+    if !single_segment {
+        out.push(((window_log - WINDOW_LOG_ABSOLUTE_MIN) << 3) as u8);
+    }
+    match fcs_code {
+        0 => {
+            if single_segment {
+                out.push(src_size as u8);
+            }
+        }
+        1 => out.extend_from_slice(&((src_size - FCS_2_BYTES_MIN) as u16).to_le_bytes()),
+        2 => out.extend_from_slice(&(src_size as u32).to_le_bytes()),
+        _ => out.extend_from_slice(&src_size.to_le_bytes()),
+    }
+}
+
+fn write_block_header(out: &mut Vec<u8>, last: bool, block_type: u32, size: usize) {
+    let header = last as u32 + (block_type << 1) + ((size as u32) << 3);
+    out.extend_from_slice(&header.to_le_bytes()[..3]);
+}
+
+/// Mirrors ZSTD_noCompressBlock.
+fn write_raw_block(out: &mut Vec<u8>, last: bool, block: &[u8]) {
+    write_block_header(out, last, BLOCK_RAW, block.len());
+    out.extend_from_slice(block);
+}
+
+/// Everything one frame needs besides its parameters; reused across frames.
+#[derive(Default)]
+pub(crate) struct FrameState {
+    pub(crate) hash_table: Vec<u32>,
+    /// The second table of `dfast` (its short hashes, sized by chainLog).
+    pub(crate) hash_small: Vec<u32>,
+    pub(crate) seqs: SeqStore,
+    pub(crate) prev: EntropyTables,
+    pub(crate) next: EntropyTables,
+    pub(crate) huf_ws: HufWorkspace,
+}
+
+/// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
+/// Appends the frame (header included) to `out`.
+pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
+    debug_assert!(matches!(cp.strategy, Strategy::Fast | Strategy::DFast));
+    write_frame_header(out, cp.window_log, src.len() as u64);
+    if src.is_empty() {
+        // Epilogue: an empty raw last block when no block was written.
+        write_block_header(out, true, BLOCK_RAW, 0);
+        return;
+    }
+
+    // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState).
+    st.hash_table.clear();
+    st.hash_table.resize(1 << cp.hash_log, 0);
+    if cp.strategy == Strategy::DFast {
+        st.hash_small.clear();
+        st.hash_small.resize(1 << cp.chain_log, 0);
+    }
+    st.prev = EntropyTables::default();
+    let mut prev_rep = REP_START_VALUE;
+
+    let window_size = (1usize << cp.window_log).min(src.len()).max(1);
+    let block_size_max = BLOCK_SIZE_MAX.min(window_size);
+    let mut savings: i64 = 0;
+    let mut pos = 0;
+    let mut first_block = true;
+    while pos < src.len() {
+        let remaining = src.len() - pos;
+        let block_size = optimal_block_size(&src[pos..], remaining, block_size_max, savings, cp.strategy);
+        let last = block_size == remaining;
+        let block = &src[pos..pos + block_size];
+        let out_start = out.len();
+
+        let mut c_size = 0;
+        if block_size >= MIN_COMPRESS_BLOCK_SIZE {
+            st.seqs.reset(block_size);
+            let mut next_rep = prev_rep;
+            let end = pos + block_size;
+            match cp.strategy {
+                Strategy::DFast => matcher::double_fast::compress_block(
+                    &mut st.hash_table,
+                    &mut st.hash_small,
+                    &mut st.seqs,
+                    &mut next_rep,
+                    cp,
+                    src,
+                    pos,
+                    end,
+                ),
+                _ => matcher::fast::compress_block(&mut st.hash_table, &mut st.seqs, &mut next_rep, cp, src, pos, end),
+            };
+            out.extend_from_slice(&[0; 3]);
+            c_size = block::entropy_compress(out, &mut st.seqs, &st.prev, &mut st.next, &mut st.huf_ws, cp, block_size);
+            if !first_block && c_size < RLE_MAX_LENGTH && block::is_rle(block) {
+                out.truncate(out_start + 3);
+                out.push(block[0]);
+                c_size = 1;
+            }
+            if c_size > 1 {
+                // ZSTD_blockState_confirmRepcodesAndEntropyTables.
+                std::mem::swap(&mut st.prev, &mut st.next);
+                prev_rep = next_rep;
+            }
+            block::demote_offcode_repeat(&mut st.prev);
+        }
+        match c_size {
+            0 => {
+                out.truncate(out_start);
+                write_raw_block(out, last, block);
+            }
+            1 => {
+                out.truncate(out_start);
+                write_block_header(out, last, BLOCK_RLE, block_size);
+                out.push(block[0]);
+            }
+            _ => {
+                // The body already follows the 3-byte hole left for its header.
+                let header = last as u32 + (BLOCK_COMPRESSED << 1) + ((c_size as u32) << 3);
+                out[out_start..out_start + 3].copy_from_slice(&header.to_le_bytes()[..3]);
+            }
+        }
+        savings += block_size as i64 - (out.len() - out_start) as i64;
+        pos += block_size;
+        first_block = false;
+    }
+}
+
+/// Mirrors ZSTD_optimalBlockSize for the `fast` and `dfast` strategies (default split level).
+fn optimal_block_size(rest: &[u8], remaining: usize, block_size_max: usize, savings: i64, strategy: Strategy) -> usize {
+    if remaining < BLOCK_SIZE_MAX || block_size_max < BLOCK_SIZE_MAX {
+        return remaining.min(block_size_max);
+    }
+    if savings < PRESPLIT_MIN_SAVINGS {
+        return BLOCK_SIZE_MAX;
+    }
+    match strategy {
+        Strategy::Fast => presplit::split_from_borders(&rest[..block_size_max]),
+        // splitLevels[dfast] = 1, i.e. byChunks level 0.
+        _ => presplit::split_by_chunks(&rest[..block_size_max], 0),
+    }
+}

@@ -1,0 +1,610 @@
+//! Huffman literal coding (`huf_compress.c`): libzstd's exact symbol sort, tree, depth
+//! limiting, canonical codes, the table header and the 1- and 4-stream encoders.
+
+use super::bits::{BitWriter, highbit32};
+use super::fse::{self, FseCTable};
+use super::hist;
+
+/// Largest Huffman table log the format allows (`HUF_TABLELOG_MAX`).
+pub(crate) const HUF_TABLELOG_MAX: u32 = 12;
+/// Table log asked for literals (`LitHufLog`, `HUF_TABLELOG_DEFAULT`).
+pub(crate) const LIT_HUF_LOG: u32 = 11;
+/// Largest literal symbol (`HUF_SYMBOLVALUE_MAX`).
+pub(crate) const HUF_SYMBOLVALUE_MAX: u32 = 255;
+/// Table log limit of the FSE coder that compresses the weights (`MAX_FSE_TABLELOG_FOR_HUFF_HEADER`).
+const MAX_FSE_TABLELOG_FOR_HUFF_HEADER: u32 = 6;
+/// Number of sort buckets (`RANK_POSITION_TABLE_SIZE`).
+const RANK_POSITION_TABLE_SIZE: usize = 192;
+/// First log2 bucket (`RANK_POSITION_LOG_BUCKETS_BEGIN`).
+const RANK_POSITION_LOG_BUCKETS_BEGIN: u32 = (RANK_POSITION_TABLE_SIZE as u32 - 1) - 32 - 1;
+/// Counts below this get a bucket of their own (`RANK_POSITION_DISTINCT_COUNT_CUTOFF` = 166).
+const RANK_POSITION_DISTINCT_COUNT_CUTOFF: u32 = RANK_POSITION_LOG_BUCKETS_BEGIN + 7;
+/// Below this many elements a bucket is insertion-sorted (`kInsertionSortThreshold`).
+const INSERTION_SORT_THRESHOLD: i32 = 8;
+/// First internal node of the tree (`STARTNODE`).
+const STARTNODE: usize = HUF_SYMBOLVALUE_MAX as usize + 1;
+/// Sample size of the "probably incompressible" test (`SUSPECT_INCOMPRESSIBLE_SAMPLE_SIZE`).
+const SUSPECT_SAMPLE_SIZE: usize = 4096;
+/// The sampling test runs from `SAMPLE_SIZE * RATIO` bytes on (`SUSPECT_INCOMPRESSIBLE_SAMPLE_RATIO`).
+const SUSPECT_SAMPLE_RATIO: usize = 10;
+
+/// Whether a previous table may be reused (`HUF_repeat`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum HufRepeat {
+    /// No usable table.
+    #[default]
+    None,
+    /// A table exists but must be checked against the new symbols.
+    Check,
+    /// A table exists and can be used as is.
+    Valid,
+}
+
+/// A Huffman compression table (`HUF_CElt[]` with its header).
+#[derive(Clone, Debug)]
+pub(crate) struct HufCTable {
+    table_log: u32,
+    max_symbol: u32,
+    nb_bits: [u8; 256],
+    code: [u16; 256],
+}
+
+impl Default for HufCTable {
+    fn default() -> Self {
+        HufCTable { table_log: 0, max_symbol: 0, nb_bits: [0; 256], code: [0; 256] }
+    }
+}
+
+/// Compression flags of `HUF_compress_internal` (`HUF_flags_*`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HufFlags {
+    pub(crate) prefer_repeat: bool,
+    pub(crate) optimal_depth: bool,
+    pub(crate) suspect_uncompressible: bool,
+}
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Node {
+    count: u32,
+    parent: u16,
+    byte: u8,
+    nb_bits: u8,
+}
+
+/// Scratch space of the table builder (`HUF_buildCTable_wksp_tables`), kept across calls.
+pub(crate) struct HufWorkspace {
+    /// `nodes[0]` is the barrier `huffNode0[0]`; `huffNode[i]` is `nodes[i + 1]`.
+    nodes: [Node; 2 * STARTNODE + 1],
+    count: [u32; 256],
+    scratch_ctable: HufCTable,
+    header: Vec<u8>,
+}
+
+impl Default for HufWorkspace {
+    fn default() -> Self {
+        HufWorkspace {
+            nodes: [Node::default(); 2 * STARTNODE + 1],
+            count: [0; 256],
+            scratch_ctable: HufCTable::default(),
+            header: Vec::with_capacity(256),
+        }
+    }
+}
+
+/// Mirrors HUF_getIndex: the sort bucket of a count.
+fn bucket_index(count: u32) -> u32 {
+    if count < RANK_POSITION_DISTINCT_COUNT_CUTOFF {
+        count
+    } else {
+        highbit32(count) + RANK_POSITION_LOG_BUCKETS_BEGIN
+    }
+}
+
+/// Mirrors HUF_insertionSort (descending, stable).
+fn insertion_sort(nodes: &mut [Node]) {
+    for i in 1..nodes.len() {
+        let key = nodes[i];
+        let mut j = i;
+        while j > 0 && nodes[j - 1].count < key.count {
+            nodes[j] = nodes[j - 1];
+            j -= 1;
+        }
+        nodes[j] = key;
+    }
+}
+
+/// Mirrors HUF_quickSortPartition: Lomuto partition around the rightmost element.
+fn partition(arr: &mut [Node], low: i32, high: i32) -> i32 {
+    let pivot = arr[high as usize].count;
+    let mut i = low - 1;
+    for j in low..high {
+        if arr[j as usize].count > pivot {
+            i += 1;
+            arr.swap(i as usize, j as usize);
+        }
+    }
+    arr.swap((i + 1) as usize, high as usize);
+    i + 1
+}
+
+/// Mirrors HUF_simpleQuickSort (descending, unstable; the exact tie order matters).
+fn quick_sort(arr: &mut [Node], mut low: i32, mut high: i32) {
+    if high - low < INSERTION_SORT_THRESHOLD {
+        if high > low {
+            insertion_sort(&mut arr[low as usize..=high as usize]);
+        }
+        return;
+    }
+    while low < high {
+        let idx = partition(arr, low, high);
+        if idx - low < high - idx {
+            quick_sort(arr, low, idx - 1);
+            low = idx + 1;
+        } else {
+            quick_sort(arr, idx + 1, high);
+            high = idx - 1;
+        }
+    }
+}
+
+/// Mirrors HUF_sort: symbols by decreasing count into `huff[..=max_symbol]`.
+fn sort(huff: &mut [Node], count: &[u32], max_symbol: u32) {
+    let mut base = [0u32; RANK_POSITION_TABLE_SIZE];
+    let mut curr = [0u32; RANK_POSITION_TABLE_SIZE];
+    for &c in &count[..=max_symbol as usize] {
+        base[bucket_index(c) as usize] += 1;
+    }
+    for n in (1..RANK_POSITION_TABLE_SIZE).rev() {
+        base[n - 1] += base[n];
+        curr[n - 1] = base[n - 1];
+    }
+    for (n, &c) in count[..=max_symbol as usize].iter().enumerate() {
+        let r = bucket_index(c) as usize + 1;
+        let pos = curr[r] as usize;
+        curr[r] += 1;
+        huff[pos].count = c;
+        huff[pos].byte = n as u8;
+    }
+    for n in RANK_POSITION_DISTINCT_COUNT_CUTOFF as usize..RANK_POSITION_TABLE_SIZE - 1 {
+        let size = curr[n] as i32 - base[n] as i32;
+        let start = base[n] as usize;
+        if size > 1 {
+            quick_sort(&mut huff[start..], 0, size - 1);
+        }
+    }
+}
+
+/// Mirrors HUF_buildTree: builds an unlimited-depth tree over the sorted nodes and returns
+/// the rank of the last non-zero symbol.
+fn build_tree(nodes: &mut [Node; 2 * STARTNODE + 1], max_symbol: u32) -> usize {
+    // huffNode[i] == nodes[i + 1]; index -1 is the barrier.
+    let at = |i: isize| (i + 1) as usize;
+    let mut non_null_rank = max_symbol as isize;
+    while nodes[at(non_null_rank)].count == 0 {
+        non_null_rank -= 1;
+    }
+    let mut low_s = non_null_rank;
+    let node_root = STARTNODE as isize + low_s - 1;
+    let mut low_n = STARTNODE as isize;
+    let mut node_nb = STARTNODE as isize;
+    nodes[at(node_nb)].count = nodes[at(low_s)].count + nodes[at(low_s - 1)].count;
+    nodes[at(low_s)].parent = node_nb as u16;
+    nodes[at(low_s - 1)].parent = node_nb as u16;
+    node_nb += 1;
+    low_s -= 2;
+    for n in node_nb..=node_root {
+        nodes[at(n)].count = 1 << 30;
+    }
+    nodes[0].count = 1 << 31; // barrier
+
+    while node_nb <= node_root {
+        // Strict `<`: ties go to the internal node (deliberate, output-affecting).
+        let n1 = if nodes[at(low_s)].count < nodes[at(low_n)].count {
+            low_s -= 1;
+            low_s + 1
+        } else {
+            low_n += 1;
+            low_n - 1
+        };
+        let n2 = if nodes[at(low_s)].count < nodes[at(low_n)].count {
+            low_s -= 1;
+            low_s + 1
+        } else {
+            low_n += 1;
+            low_n - 1
+        };
+        nodes[at(node_nb)].count = nodes[at(n1)].count + nodes[at(n2)].count;
+        nodes[at(n1)].parent = node_nb as u16;
+        nodes[at(n2)].parent = node_nb as u16;
+        node_nb += 1;
+    }
+
+    nodes[at(node_root)].nb_bits = 0;
+    for n in (STARTNODE as isize..node_root).rev() {
+        let p = nodes[at(n)].parent as isize;
+        nodes[at(n)].nb_bits = nodes[at(p)].nb_bits + 1;
+    }
+    for n in 0..=non_null_rank {
+        let p = nodes[at(n)].parent as isize;
+        nodes[at(n)].nb_bits = nodes[at(p)].nb_bits + 1;
+    }
+    non_null_rank as usize
+}
+
+/// Mirrors HUF_setMaxHeight: limits code lengths to `target` bits with libzstd's repay loop.
+fn set_max_height(huff: &mut [Node], last_non_null: usize, target: u32) -> u32 {
+    let largest_bits = huff[last_non_null].nb_bits as u32;
+    if largest_bits <= target {
+        return largest_bits;
+    }
+    const NO_SYMBOL: u32 = 0xF0F0_F0F0;
+    let mut total_cost: i32 = 0;
+    let base_cost = 1i32 << (largest_bits - target);
+    let mut n = last_non_null as i32;
+    while huff[n as usize].nb_bits as u32 > target {
+        total_cost += base_cost - (1 << (largest_bits - huff[n as usize].nb_bits as u32));
+        huff[n as usize].nb_bits = target as u8;
+        n -= 1;
+    }
+    while huff[n as usize].nb_bits as u32 == target {
+        n -= 1;
+    }
+    total_cost >>= largest_bits - target;
+
+    let mut rank_last = [NO_SYMBOL; HUF_TABLELOG_MAX as usize + 2];
+    {
+        let mut current_nb_bits = target;
+        for pos in (0..=n).rev() {
+            let bits = huff[pos as usize].nb_bits as u32;
+            if bits >= current_nb_bits {
+                continue;
+            }
+            current_nb_bits = bits;
+            rank_last[(target - current_nb_bits) as usize] = pos as u32;
+        }
+    }
+
+    while total_cost > 0 {
+        let mut n_bits_to_decrease = highbit32(total_cost as u32) + 1;
+        while n_bits_to_decrease > 1 {
+            let high_pos = rank_last[n_bits_to_decrease as usize];
+            let low_pos = rank_last[n_bits_to_decrease as usize - 1];
+            if high_pos != NO_SYMBOL {
+                if low_pos == NO_SYMBOL {
+                    break;
+                }
+                let high_total = huff[high_pos as usize].count;
+                let low_total = 2 * huff[low_pos as usize].count;
+                if high_total <= low_total {
+                    break;
+                }
+            }
+            n_bits_to_decrease -= 1;
+        }
+        while n_bits_to_decrease <= HUF_TABLELOG_MAX && rank_last[n_bits_to_decrease as usize] == NO_SYMBOL {
+            n_bits_to_decrease += 1;
+        }
+        let nb = n_bits_to_decrease as usize;
+        total_cost -= 1 << (n_bits_to_decrease - 1);
+        huff[rank_last[nb] as usize].nb_bits += 1;
+        if rank_last[nb - 1] == NO_SYMBOL {
+            rank_last[nb - 1] = rank_last[nb];
+        }
+        if rank_last[nb] == 0 {
+            rank_last[nb] = NO_SYMBOL;
+        } else {
+            rank_last[nb] -= 1;
+            if huff[rank_last[nb] as usize].nb_bits as u32 != target - n_bits_to_decrease {
+                rank_last[nb] = NO_SYMBOL;
+            }
+        }
+    }
+
+    while total_cost < 0 {
+        if rank_last[1] == NO_SYMBOL {
+            while huff[n as usize].nb_bits as u32 == target {
+                n -= 1;
+            }
+            huff[(n + 1) as usize].nb_bits -= 1;
+            rank_last[1] = (n + 1) as u32;
+            total_cost += 1;
+            continue;
+        }
+        huff[rank_last[1] as usize + 1].nb_bits -= 1;
+        rank_last[1] += 1;
+        total_cost += 1;
+    }
+    target
+}
+
+impl HufCTable {
+    /// Mirrors HUF_buildCTable_wksp (sort, tree, HUF_setMaxHeight, HUF_buildCTableFromTree).
+    /// Returns the table's actual maximum code length.
+    pub(crate) fn build(&mut self, nodes: &mut [Node; 2 * STARTNODE + 1], count: &[u32], max_symbol: u32, max_nb_bits: u32) -> u32 {
+        *nodes = [Node::default(); 2 * STARTNODE + 1];
+        sort(&mut nodes[1..], count, max_symbol);
+        let non_null_rank = build_tree(nodes, max_symbol);
+        let huff = &mut nodes[1..];
+        let max_nb_bits = set_max_height(huff, non_null_rank, max_nb_bits);
+
+        let mut nb_per_rank = [0u16; HUF_TABLELOG_MAX as usize + 1];
+        let mut val_per_rank = [0u16; HUF_TABLELOG_MAX as usize + 1];
+        for node in &huff[..=non_null_rank] {
+            nb_per_rank[node.nb_bits as usize] += 1;
+        }
+        let mut min = 0u16;
+        for n in (1..=max_nb_bits as usize).rev() {
+            val_per_rank[n] = min;
+            min += nb_per_rank[n];
+            min >>= 1;
+        }
+        let alphabet = max_symbol as usize + 1;
+        for node in &huff[..alphabet] {
+            self.nb_bits[node.byte as usize] = node.nb_bits;
+        }
+        for s in 0..alphabet {
+            let bits = self.nb_bits[s] as usize;
+            self.code[s] = val_per_rank[bits];
+            val_per_rank[bits] = val_per_rank[bits].wrapping_add(1);
+        }
+        self.table_log = max_nb_bits;
+        self.max_symbol = max_symbol;
+        max_nb_bits
+    }
+
+    /// Mirrors HUF_writeCTable_wksp: appends the table description; `None` when the table
+    /// cannot be described (more than 128 symbols and weights not FSE-compressible).
+    pub(crate) fn write(&self, out: &mut Vec<u8>) -> Option<usize> {
+        let max_symbol = self.max_symbol as usize;
+        let mut weights = [0u8; 256];
+        for (w, &bits) in weights.iter_mut().zip(&self.nb_bits[..max_symbol]) {
+            *w = if bits == 0 { 0 } else { (self.table_log + 1 - bits as u32) as u8 };
+        }
+        let start = out.len();
+        out.push(0);
+        let h_size = compress_weights(out, &weights[..max_symbol]);
+        if h_size > 1 && h_size < max_symbol / 2 {
+            out[start] = h_size as u8;
+            return Some(h_size + 1);
+        }
+        out.truncate(start);
+        if max_symbol > 128 {
+            return None;
+        }
+        out.push((128 + (max_symbol - 1)) as u8);
+        for pair in (0..max_symbol).step_by(2) {
+            out.push((weights[pair] << 4) + weights[pair + 1]);
+        }
+        Some(max_symbol.div_ceil(2) + 1)
+    }
+
+    /// Mirrors HUF_estimateCompressedSize.
+    pub(crate) fn estimate_compressed_size(&self, count: &[u32], max_symbol: u32) -> usize {
+        let bits: usize = (0..=max_symbol as usize).map(|s| self.nb_bits[s] as usize * count[s] as usize).sum();
+        bits >> 3
+    }
+
+    /// Mirrors HUF_validateCTable: whether every present symbol has a code.
+    pub(crate) fn validate(&self, count: &[u32], max_symbol: u32) -> bool {
+        if self.max_symbol < max_symbol {
+            return false;
+        }
+        (0..=max_symbol as usize).all(|s| count[s] == 0 || self.nb_bits[s] != 0)
+    }
+
+    /// Mirrors HUF_compress1X_usingCTable: one stream, symbols encoded last to first.
+    pub(crate) fn compress_1x(&self, out: &mut Vec<u8>, src: &[u8]) -> usize {
+        let mut bw = BitWriter::new(out, (src.len() * self.table_log as usize) / 8 + 8);
+        let (code, nb_bits) = (&self.code, &self.nb_bits);
+        // Four symbols of at most 12 bits fit between flushes.
+        // Symbols are encoded last to first; `rchunks_exact` walks from the end and leaves
+        // the first `len % 4` symbols, encoded last.
+        let chunks = src.rchunks_exact(4);
+        let head = chunks.remainder();
+        for c in chunks {
+            for &b in c.iter().rev() {
+                bw.add_bits(code[b as usize] as u64, nb_bits[b as usize] as u32);
+            }
+            bw.flush();
+        }
+        for &b in head.iter().rev() {
+            bw.add_bits(code[b as usize] as u64, nb_bits[b as usize] as u32);
+        }
+        bw.close()
+    }
+
+    /// Mirrors HUF_compress4X_usingCTable_internal: four streams behind a 6-byte jump table.
+    /// Returns 0 when a stream would not fit its 16-bit size.
+    pub(crate) fn compress_4x(&self, out: &mut Vec<u8>, src: &[u8]) -> usize {
+        if src.len() < 12 {
+            return 0;
+        }
+        let start = out.len();
+        let segment = src.len().div_ceil(4);
+        out.extend_from_slice(&[0; 6]);
+        for (i, chunk) in src.chunks(segment).enumerate() {
+            let size = self.compress_1x(out, chunk);
+            if size == 0 || size > 65535 {
+                out.truncate(start);
+                return 0;
+            }
+            if i < 3 {
+                out[start + 2 * i..start + 2 * i + 2].copy_from_slice(&(size as u16).to_le_bytes());
+            }
+        }
+        out.len() - start
+    }
+}
+
+/// Mirrors HUF_compressWeights: FSE-compresses the weight list. Returns the size written,
+/// 0 if not compressible, 1 if all weights are equal (the caller then writes raw weights).
+fn compress_weights(out: &mut Vec<u8>, weights: &[u8]) -> usize {
+    if weights.len() <= 1 {
+        return 0;
+    }
+    let mut count = [0u32; HUF_TABLELOG_MAX as usize + 1];
+    for &w in weights {
+        count[w as usize] += 1;
+    }
+    let (max_count, max_symbol) = hist::summarize(&count);
+    if max_count as usize == weights.len() {
+        return 1;
+    }
+    if max_count == 1 {
+        return 0;
+    }
+    let table_log = fse::optimal_table_log(MAX_FSE_TABLELOG_FOR_HUFF_HEADER, weights.len(), max_symbol);
+    let mut norm = [0i16; HUF_TABLELOG_MAX as usize + 1];
+    fse::normalize_count(&mut norm, table_log, &count, weights.len(), max_symbol, false);
+    let start = out.len();
+    fse::write_ncount(out, &norm, max_symbol, table_log);
+    let mut ct = FseCTable::default();
+    ct.build(&norm, max_symbol, table_log);
+    if fse::compress_using_ctable(out, weights, &ct) == 0 {
+        out.truncate(start);
+        return 0;
+    }
+    out.len() - start
+}
+
+/// Mirrors HUF_cardinality.
+fn cardinality(count: &[u32], max_symbol: u32) -> u32 {
+    count[..=max_symbol as usize].iter().filter(|&&c| c != 0).count() as u32
+}
+
+/// Mirrors HUF_optimalTableLog, both the FSE-based guess and the `optimalDepth` search.
+fn optimal_table_log(ws: &mut HufWorkspace, max_table_log: u32, src_size: usize, max_symbol: u32, optimal_depth: bool) -> u32 {
+    if !optimal_depth {
+        return fse::optimal_table_log_internal(max_table_log, src_size, max_symbol, 1);
+    }
+    let count = ws.count;
+    let min_table_log = highbit32(cardinality(&count, max_symbol)) + 1;
+    let mut opt_size = usize::MAX - 1;
+    let mut opt_log = max_table_log;
+    for guess in min_table_log..=max_table_log {
+        let max_bits = ws.scratch_ctable.build(&mut ws.nodes, &count, max_symbol, guess);
+        if max_bits < guess && guess > min_table_log {
+            break;
+        }
+        ws.header.clear();
+        let Some(h_size) = ws.scratch_ctable.write(&mut ws.header) else { continue };
+        let new_size = ws.scratch_ctable.estimate_compressed_size(&count, max_symbol) + h_size;
+        if new_size > opt_size + 1 {
+            break;
+        }
+        if new_size < opt_size {
+            opt_size = new_size;
+            opt_log = guess;
+        }
+    }
+    opt_log
+}
+
+/// Mirrors HUF_compressCTable_internal: encodes with `table` after `out[start..]` (which may
+/// already hold the table header); 0 when the result is not smaller than `src.len() - 1`.
+fn compress_with_table(out: &mut Vec<u8>, start: usize, src: &[u8], four_streams: bool, table: &HufCTable) -> usize {
+    let c_size = if four_streams { table.compress_4x(out, src) } else { table.compress_1x(out, src) };
+    if c_size == 0 || out.len() - start >= src.len() - 1 {
+        out.truncate(start);
+        return 0;
+    }
+    out.len() - start
+}
+
+/// Mirrors HUF_compress_internal (via HUF_compress1X_repeat / HUF_compress4X_repeat).
+///
+/// `table` holds the previous table on entry and receives a newly built one; `repeat` is
+/// set to `None` when a new table is used. Returns the size appended to `out`: 0 means
+/// "store raw", 1 means "one symbol" (the byte is written).
+pub(crate) fn compress(
+    out: &mut Vec<u8>,
+    src: &[u8],
+    four_streams: bool,
+    ws: &mut HufWorkspace,
+    table: &mut HufCTable,
+    repeat: &mut HufRepeat,
+    flags: HufFlags,
+) -> usize {
+    let start = out.len();
+    if src.is_empty() {
+        return 0;
+    }
+    if flags.prefer_repeat && *repeat == HufRepeat::Valid {
+        return compress_with_table(out, start, src, four_streams, table);
+    }
+    if flags.suspect_uncompressible && src.len() >= SUSPECT_SAMPLE_SIZE * SUSPECT_SAMPLE_RATIO {
+        let mut sample = [0u32; 256];
+        let (begin, _) = hist::count(&mut sample, &src[..SUSPECT_SAMPLE_SIZE]);
+        let (end, _) = hist::count(&mut sample, &src[src.len() - SUSPECT_SAMPLE_SIZE..]);
+        if (begin + end) as usize <= ((2 * SUSPECT_SAMPLE_SIZE) >> 7) + 4 {
+            return 0;
+        }
+    }
+    let (largest, max_symbol) = hist::count(&mut ws.count, src);
+    if largest as usize == src.len() {
+        out.push(src[0]);
+        return 1;
+    }
+    if largest as usize <= (src.len() >> 7) + 4 {
+        return 0;
+    }
+    if *repeat == HufRepeat::Check && !table.validate(&ws.count, max_symbol) {
+        *repeat = HufRepeat::None;
+    }
+    if flags.prefer_repeat && *repeat != HufRepeat::None {
+        return compress_with_table(out, start, src, four_streams, table);
+    }
+
+    let huff_log = optimal_table_log(ws, LIT_HUF_LOG, src.len(), max_symbol, flags.optimal_depth);
+    let count = ws.count;
+    let mut new_table = std::mem::take(&mut ws.scratch_ctable);
+    new_table.build(&mut ws.nodes, &count, max_symbol, huff_log);
+    let h_size = new_table.write(out);
+    let result = match h_size {
+        None => {
+            // HUF_writeCTable fails (> 128 symbols, weights not compressible): give up.
+            out.truncate(start);
+            0
+        }
+        Some(h_size) => {
+            if *repeat != HufRepeat::None {
+                let old_size = table.estimate_compressed_size(&count, max_symbol);
+                let new_size = new_table.estimate_compressed_size(&count, max_symbol);
+                if old_size <= h_size + new_size || h_size + 12 >= src.len() {
+                    out.truncate(start);
+                    ws.scratch_ctable = new_table;
+                    return compress_with_table(out, start, src, four_streams, table);
+                }
+            }
+            if h_size + 12 >= src.len() {
+                out.truncate(start);
+                ws.scratch_ctable = new_table;
+                return 0;
+            }
+            *repeat = HufRepeat::None;
+            std::mem::swap(table, &mut new_table);
+            compress_with_table(out, start, src, four_streams, table)
+        }
+    };
+    ws.scratch_ctable = new_table;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_codes_are_prefix_free_and_respect_max_height() {
+        let mut count = [0u32; 256];
+        for (i, c) in count.iter_mut().enumerate() {
+            *c = ((i * 7919) % 1000) as u32 + if i < 3 { 50000 } else { 0 };
+        }
+        let mut ws = HufWorkspace::default();
+        let mut t = HufCTable::default();
+        let bits = t.build(&mut ws.nodes, &count, 255, 11);
+        assert!(bits <= 11);
+        let kraft: u64 = (0..256).filter(|&s| t.nb_bits[s] > 0).map(|s| 1u64 << (bits - t.nb_bits[s] as u32)).sum();
+        assert_eq!(kraft, 1u64 << bits);
+    }
+}

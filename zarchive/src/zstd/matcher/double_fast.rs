@@ -1,0 +1,207 @@
+//! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
+
+use super::{count, hash_ptr, read32, read64};
+use crate::zstd::params::CParams;
+use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+
+/// Every `STEP_INCR` positions without a match the step grows by one (`1 << kSearchStrength`).
+const STEP_INCR: usize = 1 << 8;
+/// The long table hashes 8 bytes.
+const LONG_MLS: u32 = 8;
+
+/// Mirrors ZSTD_compressBlock_doubleFast: picks the `mls` specialisation (4..=7) of the
+/// short table. `hash_long` has `1 << hashLog` entries, `hash_small` `1 << chainLog`.
+/// Returns the number of trailing literals.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn compress_block(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    seqs: &mut SeqStore,
+    rep: &mut [u32; 3],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    match cp.min_match {
+        5 => generic::<5>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
+        6 => generic::<6>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
+        7.. => generic::<7>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
+        _ => generic::<4>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
+    }
+}
+
+/// Position of a valid table index (`>= prefixLowestIndex`), else `None`.
+#[inline(always)]
+fn valid(idx: u32) -> Option<usize> {
+    (idx >= WINDOW_START_INDEX).then(|| (idx - WINDOW_START_INDEX) as usize)
+}
+
+/// Mirrors ZSTD_compressBlock_doubleFast_noDict_generic (positions are offsets into `src`).
+#[allow(clippy::too_many_arguments)]
+fn generic<const MLS: u32>(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    seqs: &mut SeqStore,
+    rep: &mut [u32; 3],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
+    let hash_long = &mut hash_long[..1 << h_bits_l];
+    let hash_small = &mut hash_small[..1 << h_bits_s];
+    let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
+    let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
+    let iend = block_end;
+    let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+    let mut anchor = block_start;
+    let mut ip = block_start;
+    let mut offset_1 = rep[0];
+    let mut offset_2 = rep[1];
+    let mut offset_saved1 = 0;
+    let mut offset_saved2 = 0;
+
+    ip += (ip == 0) as usize;
+    {
+        let max_rep = ip as u32;
+        if offset_2 > max_rep {
+            offset_saved2 = offset_2;
+            offset_2 = 0;
+        }
+        if offset_1 > max_rep {
+            offset_saved1 = offset_1;
+            offset_1 = 0;
+        }
+    }
+
+    'outer: loop {
+        let mut step = 1;
+        let mut next_step = ip + STEP_INCR;
+        let mut ip1 = ip + step;
+        if ip1 > ilimit {
+            break 'outer;
+        }
+        let mut hl0 = hl(ip);
+        let mut idxl0 = hash_long[hl0];
+        let mut curr;
+        let mut hl1;
+
+        // (match start, match source, offset or None for a repcode, length)
+        let found: (usize, usize, Option<u32>, usize);
+        loop {
+            let hs0 = hs(ip);
+            let idxs0 = hash_small[hs0];
+            curr = ip;
+            hash_long[hl0] = index_of(ip);
+            hash_small[hs0] = index_of(ip);
+
+            if offset_1 > 0 && read32(src, ip + 1 - offset_1 as usize) == read32(src, ip + 1) {
+                let len = count(src, ip + 1 + 4, ip + 1 + 4 - offset_1 as usize, iend) + 4;
+                found = (ip + 1, ip + 1 - offset_1 as usize, None, len);
+                hl1 = usize::MAX;
+                break;
+            }
+
+            hl1 = hl(ip1);
+            if let Some(m) = valid(idxl0)
+                && read64(src, m) == read64(src, ip)
+            {
+                let mut len = count(src, ip + 8, m + 8, iend) + 8;
+                let offset = (ip - m) as u32;
+                let (mut p, mut mm) = (ip, m);
+                while p > anchor && mm > 0 && src[p - 1] == src[mm - 1] {
+                    p -= 1;
+                    mm -= 1;
+                    len += 1;
+                }
+                found = (p, mm, Some(offset), len);
+                break;
+            }
+
+            let idxl1 = hash_long[hl1];
+            if let Some(ms) = valid(idxs0)
+                && read32(src, ms) == read32(src, ip)
+            {
+                // _search_next_long: a short match; look for a long one at ip + 1.
+                let mut len = count(src, ip + 4, ms + 4, iend) + 4;
+                let mut offset = (ip - ms) as u32;
+                let (mut p, mut mm) = (ip, ms);
+                // Strict `>` for the ip+1 long candidate (deliberate, as in libzstd).
+                if idxl1 > WINDOW_START_INDEX {
+                    let ml1 = (idxl1 - WINDOW_START_INDEX) as usize;
+                    if read64(src, ml1) == read64(src, ip1) {
+                        let l1len = count(src, ip1 + 8, ml1 + 8, iend) + 8;
+                        if l1len > len {
+                            p = ip1;
+                            len = l1len;
+                            offset = (ip1 - ml1) as u32;
+                            mm = ml1;
+                        }
+                    }
+                }
+                while p > anchor && mm > 0 && src[p - 1] == src[mm - 1] {
+                    p -= 1;
+                    mm -= 1;
+                    len += 1;
+                }
+                found = (p, mm, Some(offset), len);
+                break;
+            }
+
+            if ip1 >= next_step {
+                step += 1;
+                next_step += STEP_INCR;
+            }
+            ip = ip1;
+            ip1 += step;
+            hl0 = hl1;
+            idxl0 = idxl1;
+            if ip1 > ilimit {
+                break 'outer;
+            }
+        }
+
+        let (mstart, _msrc, offset, m_length) = found;
+        match offset {
+            None => seqs.store(src, anchor, mstart, REPCODE1_TO_OFFBASE, m_length),
+            Some(offset) => {
+                offset_2 = offset_1;
+                offset_1 = offset;
+                if step < 4 {
+                    hash_long[hl1] = index_of(ip1);
+                }
+                seqs.store(src, anchor, mstart, offset + 3, m_length);
+            }
+        }
+        ip = mstart + m_length;
+        anchor = ip;
+
+        if ip <= ilimit {
+            let p = curr + 2;
+            hash_long[hl(p)] = index_of(p);
+            hash_long[hl(ip - 2)] = index_of(ip - 2);
+            hash_small[hs(p)] = index_of(p);
+            hash_small[hs(ip - 1)] = index_of(ip - 1);
+            while ip <= ilimit && offset_2 > 0 && read32(src, ip) == read32(src, ip - offset_2 as usize) {
+                let r_length = count(src, ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
+                std::mem::swap(&mut offset_1, &mut offset_2);
+                hash_small[hs(ip)] = index_of(ip);
+                hash_long[hl(ip)] = index_of(ip);
+                seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, r_length);
+                ip += r_length;
+                anchor = ip;
+            }
+        }
+    }
+
+    if offset_saved1 != 0 && offset_1 != 0 {
+        offset_saved2 = offset_saved1;
+    }
+    rep[0] = if offset_1 != 0 { offset_1 } else { offset_saved1 };
+    rep[1] = if offset_2 != 0 { offset_2 } else { offset_saved2 };
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}

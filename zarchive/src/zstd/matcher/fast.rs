@@ -1,0 +1,193 @@
+//! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
+
+use super::{count, hash_ptr, read32};
+use crate::zstd::params::CParams;
+use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+
+/// Every `STEP_INCR` bytes without a match the step grows by one (`1 << (kSearchStrength - 1)`).
+const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
+/// `kSearchStrength`.
+const SEARCH_STRENGTH: u32 = 8;
+
+/// Mirrors ZSTD_compressBlock_fast: picks the `mls` specialisation (4..=7).
+/// Returns the number of trailing literals.
+pub(crate) fn compress_block(
+    hash_table: &mut [u32],
+    seqs: &mut SeqStore,
+    rep: &mut [u32; 3],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    match cp.min_match {
+        5 => compress_block_generic::<5>(hash_table, seqs, rep, cp, src, block_start, block_end),
+        6 => compress_block_generic::<6>(hash_table, seqs, rep, cp, src, block_start, block_end),
+        7.. => compress_block_generic::<7>(hash_table, seqs, rep, cp, src, block_start, block_end),
+        _ => compress_block_generic::<4>(hash_table, seqs, rep, cp, src, block_start, block_end),
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_fast_noDict_generic. Positions are offsets into `src` (the
+/// whole frame input); the block is `src[block_start..block_end]`; the prefix starts at 0.
+#[allow(clippy::too_many_arguments)]
+fn compress_block_generic<const MLS: u32>(
+    hash_table: &mut [u32],
+    seqs: &mut SeqStore,
+    rep: &mut [u32; 3],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    let hlog = cp.hash_log;
+    let hash_table = &mut hash_table[..1 << hlog];
+    let step_size = cp.target_length as usize + (cp.target_length == 0) as usize + 1;
+    let iend = block_end;
+    let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+    let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
+
+    let mut anchor = block_start;
+    let mut ip0 = block_start;
+    let mut rep_offset1 = rep[0];
+    let mut rep_offset2 = rep[1];
+    let mut offset_saved1 = 0;
+    let mut offset_saved2 = 0;
+
+    // The very first position of the frame is never searched.
+    ip0 += (ip0 == 0) as usize;
+    {
+        let max_rep = ip0 as u32; // curr - windowLow
+        if rep_offset2 > max_rep {
+            offset_saved2 = rep_offset2;
+            rep_offset2 = 0;
+        }
+        if rep_offset1 > max_rep {
+            offset_saved1 = rep_offset1;
+            rep_offset1 = 0;
+        }
+    }
+
+    'start: loop {
+        let mut step = step_size;
+        let mut next_step = ip0 + STEP_INCR;
+        let mut ip1 = ip0 + 1;
+        let mut ip2 = ip0 + step;
+        let mut ip3 = ip2 + 1;
+        if ip3 >= ilimit {
+            break 'start;
+        }
+        let mut hash0 = hash(ip0);
+        let mut hash1 = hash(ip1);
+        let mut match_idx = hash_table[hash0];
+        let mut current0;
+
+        // Find a match: (match start, match source, offBase, length so far).
+        let (mstart, match0, off_base, mut m_length);
+        loop {
+            let rval = read32(src, ip2 - rep_offset1 as usize);
+            current0 = ip0;
+            hash_table[hash0] = index_of(ip0);
+
+            if read32(src, ip2) == rval && rep_offset1 > 0 {
+                let p = ip2;
+                let m = p - rep_offset1 as usize;
+                // One byte of backward extension, without the anchor check (deliberate).
+                let back = (src[p - 1] == src[m - 1]) as usize;
+                mstart = p - back;
+                match0 = m - back;
+                off_base = REPCODE1_TO_OFFBASE;
+                m_length = back + 4;
+                hash_table[hash1] = index_of(ip1);
+                break;
+            }
+            if match_idx >= WINDOW_START_INDEX && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
+                hash_table[hash1] = index_of(ip1);
+                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, &mut rep_offset1, &mut rep_offset2);
+                break;
+            }
+
+            match_idx = hash_table[hash1];
+            hash0 = hash1;
+            hash1 = hash(ip2);
+            ip0 = ip1;
+            ip1 = ip2;
+            ip2 = ip3;
+
+            current0 = ip0;
+            hash_table[hash0] = index_of(ip0);
+            if match_idx >= WINDOW_START_INDEX && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
+                // Only written back when the search cannot resume before ip1 (deliberate).
+                if step <= 4 {
+                    hash_table[hash1] = index_of(ip1);
+                }
+                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, &mut rep_offset1, &mut rep_offset2);
+                break;
+            }
+
+            match_idx = hash_table[hash1];
+            hash0 = hash1;
+            hash1 = hash(ip2);
+            ip0 = ip1;
+            ip1 = ip2;
+            ip2 = ip0 + step;
+            ip3 = ip1 + step;
+            if ip2 >= next_step {
+                step += 1;
+                next_step += STEP_INCR;
+            }
+            if ip3 >= ilimit {
+                break 'start;
+            }
+        }
+
+        // _match: extend forwards and store.
+        m_length += count(src, mstart + m_length, match0 + m_length, iend);
+        seqs.store(src, anchor, mstart, off_base, m_length);
+        ip0 = mstart + m_length;
+        anchor = ip0;
+
+        if ip0 <= ilimit {
+            let p = current0 + 2;
+            hash_table[hash(p)] = index_of(p);
+            hash_table[hash(ip0 - 2)] = index_of(ip0 - 2);
+            if rep_offset2 > 0 {
+                while ip0 <= ilimit && read32(src, ip0) == read32(src, ip0 - rep_offset2 as usize) {
+                    let r_length = count(src, ip0 + 4, ip0 + 4 - rep_offset2 as usize, iend) + 4;
+                    std::mem::swap(&mut rep_offset1, &mut rep_offset2);
+                    hash_table[hash(ip0)] = index_of(ip0);
+                    ip0 += r_length;
+                    seqs.store(src, ip0, ip0, REPCODE1_TO_OFFBASE, r_length);
+                    anchor = ip0;
+                }
+            }
+        }
+    }
+
+    // Restore repcodes that were out of range for this block.
+    if offset_saved1 != 0 && rep_offset1 != 0 {
+        offset_saved2 = offset_saved1;
+    }
+    rep[0] = if rep_offset1 != 0 { rep_offset1 } else { offset_saved1 };
+    rep[1] = if rep_offset2 != 0 { rep_offset2 } else { offset_saved2 };
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}
+
+/// The `_offset` path: a new offset found in the hash table at `ip0`; extends backwards.
+#[inline(always)]
+fn new_offset(src: &[u8], ip0: usize, match_idx: u32, anchor: usize, rep1: &mut u32, rep2: &mut u32) -> (usize, usize, u32, usize) {
+    let mut p = ip0;
+    let mut m = (match_idx - WINDOW_START_INDEX) as usize;
+    *rep2 = *rep1;
+    *rep1 = (p - m) as u32;
+    let off_base = *rep1 + 3;
+    let mut len = 4;
+    while p > anchor && m > 0 && src[p - 1] == src[m - 1] {
+        p -= 1;
+        m -= 1;
+        len += 1;
+    }
+    (p, m, off_base, len)
+}

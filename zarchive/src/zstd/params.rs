@@ -1,0 +1,169 @@
+//! Compression parameters: libzstd's four `clevels.h` tables as data, and their adjustment
+//! to the source size (`ZSTD_getCParams_internal`, `ZSTD_adjustCParams_internal`).
+
+use super::bits::highbit32;
+
+/// Match-finding strategies, numbered as libzstd numbers them (`ZSTD_strategy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Strategy {
+    Fast = 1,
+    DFast = 2,
+    Greedy = 3,
+    Lazy = 4,
+    Lazy2 = 5,
+    BtLazy2 = 6,
+    BtOpt = 7,
+    BtUltra = 8,
+    BtUltra2 = 9,
+}
+
+/// Compression parameters (`ZSTD_compressionParameters`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CParams {
+    pub window_log: u32,
+    pub chain_log: u32,
+    pub hash_log: u32,
+    pub search_log: u32,
+    pub min_match: u32,
+    pub target_length: u32,
+    pub strategy: Strategy,
+}
+
+/// The default level (`ZSTD_CLEVEL_DEFAULT`), used for level 0.
+pub const DEFAULT_LEVEL: i32 = 3;
+/// Highest level with a table row (`ZSTD_MAX_CLEVEL`).
+pub const MAX_LEVEL: i32 = 22;
+/// Largest `targetLength` a negative level can ask for (`ZSTD_TARGETLENGTH_MAX`).
+pub const TARGET_LENGTH_MAX: u32 = 1 << 17;
+/// Smallest window (`ZSTD_WINDOWLOG_ABSOLUTEMIN`).
+const WINDOW_LOG_ABSOLUTE_MIN: u32 = 10;
+/// Sources up to this size may shrink the window (`ZSTD_WINDOWLOG_MAX_32`-era limit, 2^30).
+const WINDOW_RESIZE_MAX_SOURCE: u64 = 1 << 30;
+/// Row-finder hash cap: `hashLog <= ROW_HASH_CAP_BASE + rowLog` (`ZSTD_ROW_HASH_TAG_BITS` + 24-bit limit).
+const ROW_HASH_CAP_BASE: u32 = 24;
+
+const fn row(w: u32, c: u32, h: u32, s: u32, l: u32, tl: u32, strategy: Strategy) -> CParams {
+    CParams { window_log: w, chain_log: c, hash_log: h, search_log: s, min_match: l, target_length: tl, strategy }
+}
+
+use Strategy::{BtLazy2 as BTL2, BtOpt as BTO, BtUltra as BTU, BtUltra2 as BTU2, DFast as DF, Fast as F, Greedy as G, Lazy as LZ, Lazy2 as LZ2};
+
+/// `ZSTD_defaultCParameters[4][23]`: rows for >256K, <=256K, <=128K, <=16K sources.
+/// Row 0 of each table is the base for negative levels.
+#[rustfmt::skip]
+static DEFAULT_CPARAMS: [[CParams; 23]; 4] = [
+    [ // "default" - for any srcSize > 256 KB
+        row(19, 12, 13, 1, 6, 1, F), row(19, 13, 14, 1, 7, 0, F), row(20, 15, 16, 1, 6, 0, F),
+        row(21, 16, 17, 1, 5, 0, DF), row(21, 18, 18, 1, 5, 0, DF), row(21, 18, 19, 3, 5, 2, G),
+        row(21, 18, 19, 3, 5, 4, LZ), row(21, 19, 20, 4, 5, 8, LZ), row(21, 19, 20, 4, 5, 16, LZ2),
+        row(22, 20, 21, 4, 5, 16, LZ2), row(22, 21, 22, 5, 5, 16, LZ2), row(22, 21, 22, 6, 5, 16, LZ2),
+        row(22, 22, 23, 6, 5, 32, LZ2), row(22, 22, 22, 4, 5, 32, BTL2), row(22, 22, 23, 5, 5, 32, BTL2),
+        row(22, 23, 23, 6, 5, 32, BTL2), row(22, 22, 22, 5, 5, 48, BTO), row(23, 23, 22, 5, 4, 64, BTO),
+        row(23, 23, 22, 6, 3, 64, BTU), row(23, 24, 22, 7, 3, 256, BTU2), row(25, 25, 23, 7, 3, 256, BTU2),
+        row(26, 26, 24, 7, 3, 512, BTU2), row(27, 27, 25, 9, 3, 999, BTU2),
+    ],
+    [ // for srcSize <= 256 KB
+        row(18, 12, 13, 1, 5, 1, F), row(18, 13, 14, 1, 6, 0, F), row(18, 14, 14, 1, 5, 0, DF),
+        row(18, 16, 16, 1, 4, 0, DF), row(18, 16, 17, 3, 5, 2, G), row(18, 17, 18, 5, 5, 2, G),
+        row(18, 18, 19, 3, 5, 4, LZ), row(18, 18, 19, 4, 4, 4, LZ), row(18, 18, 19, 4, 4, 8, LZ2),
+        row(18, 18, 19, 5, 4, 8, LZ2), row(18, 18, 19, 6, 4, 8, LZ2), row(18, 18, 19, 5, 4, 12, BTL2),
+        row(18, 19, 19, 7, 4, 12, BTL2), row(18, 18, 19, 4, 4, 16, BTO), row(18, 18, 19, 4, 3, 32, BTO),
+        row(18, 18, 19, 6, 3, 128, BTO), row(18, 19, 19, 6, 3, 128, BTU), row(18, 19, 19, 8, 3, 256, BTU),
+        row(18, 19, 19, 6, 3, 128, BTU2), row(18, 19, 19, 8, 3, 256, BTU2), row(18, 19, 19, 10, 3, 512, BTU2),
+        row(18, 19, 19, 12, 3, 512, BTU2), row(18, 19, 19, 13, 3, 999, BTU2),
+    ],
+    [ // for srcSize <= 128 KB
+        row(17, 12, 12, 1, 5, 1, F), row(17, 12, 13, 1, 6, 0, F), row(17, 13, 15, 1, 5, 0, F),
+        row(17, 15, 16, 2, 5, 0, DF), row(17, 17, 17, 2, 4, 0, DF), row(17, 16, 17, 3, 4, 2, G),
+        row(17, 16, 17, 3, 4, 4, LZ), row(17, 16, 17, 3, 4, 8, LZ2), row(17, 16, 17, 4, 4, 8, LZ2),
+        row(17, 16, 17, 5, 4, 8, LZ2), row(17, 16, 17, 6, 4, 8, LZ2), row(17, 17, 17, 5, 4, 8, BTL2),
+        row(17, 18, 17, 7, 4, 12, BTL2), row(17, 18, 17, 3, 4, 12, BTO), row(17, 18, 17, 4, 3, 32, BTO),
+        row(17, 18, 17, 6, 3, 256, BTO), row(17, 18, 17, 6, 3, 128, BTU), row(17, 18, 17, 8, 3, 256, BTU),
+        row(17, 18, 17, 10, 3, 512, BTU), row(17, 18, 17, 5, 3, 256, BTU2), row(17, 18, 17, 7, 3, 512, BTU2),
+        row(17, 18, 17, 9, 3, 512, BTU2), row(17, 18, 17, 11, 3, 999, BTU2),
+    ],
+    [ // for srcSize <= 16 KB
+        row(14, 12, 13, 1, 5, 1, F), row(14, 14, 15, 1, 5, 0, F), row(14, 14, 15, 1, 4, 0, F),
+        row(14, 14, 15, 2, 4, 0, DF), row(14, 14, 14, 4, 4, 2, G), row(14, 14, 14, 3, 4, 4, LZ),
+        row(14, 14, 14, 4, 4, 8, LZ2), row(14, 14, 14, 6, 4, 8, LZ2), row(14, 14, 14, 8, 4, 8, LZ2),
+        row(14, 15, 14, 5, 4, 8, BTL2), row(14, 15, 14, 9, 4, 8, BTL2), row(14, 15, 14, 3, 4, 12, BTO),
+        row(14, 15, 14, 4, 3, 24, BTO), row(14, 15, 14, 5, 3, 32, BTU), row(14, 15, 15, 6, 3, 64, BTU),
+        row(14, 15, 15, 7, 3, 256, BTU), row(14, 15, 15, 5, 3, 48, BTU2), row(14, 15, 15, 6, 3, 128, BTU2),
+        row(14, 15, 15, 7, 3, 256, BTU2), row(14, 15, 15, 8, 3, 256, BTU2), row(14, 15, 15, 8, 3, 512, BTU2),
+        row(14, 15, 15, 9, 3, 512, BTU2), row(14, 15, 15, 10, 3, 999, BTU2),
+    ],
+];
+
+/// Mirrors the table choice of ZSTD_getCParams_internal for a known source size, no dictionary.
+fn table_id(src_size: u64) -> usize {
+    (src_size <= 256 * 1024) as usize + (src_size <= 128 * 1024) as usize + (src_size <= 16 * 1024) as usize
+}
+
+/// The unadjusted row for `level` and a source of `src_size` bytes.
+pub fn table_row(level: i32, src_size: u64) -> CParams {
+    let row_index = if level == 0 {
+        DEFAULT_LEVEL as usize
+    } else if level < 0 {
+        0
+    } else {
+        level.min(MAX_LEVEL) as usize
+    };
+    let mut cp = DEFAULT_CPARAMS[table_id(src_size)][row_index];
+    if level < 0 {
+        cp.target_length = level.unsigned_abs().min(TARGET_LENGTH_MAX);
+    }
+    cp
+}
+
+/// Mirrors ZSTD_adjustCParams_internal (no dictionary, known source size, ZSTD_cpm_noAttachDict).
+pub fn adjust(mut cp: CParams, src_size: u64) -> CParams {
+    if src_size <= WINDOW_RESIZE_MAX_SOURCE {
+        let src_log = if src_size < 64 { 6 } else { highbit32((src_size - 1) as u32) + 1 };
+        cp.window_log = cp.window_log.min(src_log);
+    }
+    let dict_and_window_log = cp.window_log;
+    cp.hash_log = cp.hash_log.min(dict_and_window_log + 1);
+    let cycle_log = cp.chain_log - (cp.strategy >= Strategy::BtLazy2) as u32;
+    if cycle_log > dict_and_window_log {
+        cp.chain_log -= cycle_log - dict_and_window_log;
+    }
+    cp.window_log = cp.window_log.max(WINDOW_LOG_ABSOLUTE_MIN);
+    // The row-finder cap is applied as if the row finder were on.
+    if matches!(cp.strategy, Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2) {
+        let row_log = cp.search_log.clamp(4, 6);
+        cp.hash_log = cp.hash_log.min(ROW_HASH_CAP_BASE + row_log);
+    }
+    cp
+}
+
+/// Mirrors ZSTD_getCParams_internal + ZSTD_adjustCParams_internal as used by `ZSTD_compress`.
+pub fn cparams(level: i32, src_size: u64) -> CParams {
+    adjust(table_row(level, src_size), src_size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cparams_for_64k_match_the_parity_map() {
+        let c = cparams(1, 65536);
+        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.search_log, c.min_match, c.target_length), (16, 12, 13, 1, 6, 0));
+        let c = cparams(-5, 65536);
+        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.min_match, c.target_length), (16, 12, 12, 5, 5));
+        let c = cparams(12, 65536);
+        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.search_log, c.strategy), (16, 17, 17, 7, Strategy::BtLazy2));
+        let c = cparams(1, 1000);
+        assert_eq!((c.window_log, c.chain_log, c.hash_log), (10, 10, 11));
+        let c = cparams(4, 131072);
+        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.strategy), (17, 17, 17, Strategy::DFast));
+    }
+
+    #[test]
+    fn negative_levels_clamp_target_length() {
+        assert_eq!(cparams(-200000, 100).target_length, TARGET_LENGTH_MAX);
+        assert_eq!(cparams(0, 100), cparams(3, 100));
+        assert_eq!(cparams(99, 100), cparams(22, 100));
+    }
+}

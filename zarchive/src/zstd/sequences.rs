@@ -1,0 +1,408 @@
+//! The sequences section of a compressed block (`zstd_compress_sequences.c` and
+//! `ZSTD_buildSequencesStatistics`): per-stream mode choice, tables and the bitstream.
+
+use super::bits::BitWriter;
+use super::fse::{self, FseCTable};
+use super::params::Strategy;
+use super::seq_store::SeqStore;
+
+/// Symbol encoding modes (`SymbolEncodingType_e`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EncodingType {
+    Basic = 0,
+    Rle = 1,
+    Compressed = 2,
+    Repeat = 3,
+}
+
+/// Whether a previous FSE table may be reused (`FSE_repeat`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum FseRepeat {
+    #[default]
+    None,
+    Check,
+    Valid,
+}
+
+/// Largest literal-length code (`MaxLL`).
+const MAX_LL: u32 = 35;
+/// Largest match-length code (`MaxML`).
+const MAX_ML: u32 = 52;
+/// Largest offset code (`MaxOff`).
+const MAX_OFF: u32 = 31;
+/// Largest offset code the default table covers (`DefaultMaxOff`).
+const DEFAULT_MAX_OFF: u32 = 28;
+/// Table-log limits (`LLFSELog`, `MLFSELog`, `OffFSELog`).
+const LL_FSE_LOG: u32 = 9;
+const ML_FSE_LOG: u32 = 9;
+const OFF_FSE_LOG: u32 = 8;
+/// nbSeq from which the one-byte count becomes two bytes, and three (`LONGNBSEQ`).
+const LONG_NB_SEQ: usize = 0x7F00;
+/// Low-probability counts are -1 from this many sequences on (`ZSTD_useLowProbCount`).
+const LOW_PROB_COUNT_MIN_SEQ: usize = 2048;
+/// Fixed-threshold path: `set_repeat` below this many sequences (`staticFse_nbSeq_max`).
+const STATIC_FSE_NB_SEQ_MAX: usize = 1000;
+
+/// Extra bits per literal-length code (`LL_bits`).
+#[rustfmt::skip]
+pub(crate) const LL_BITS: [u8; 36] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12,
+    13, 14, 15, 16,
+];
+/// Extra bits per match-length code (`ML_bits`).
+#[rustfmt::skip]
+pub(crate) const ML_BITS: [u8; 53] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11,
+    12, 13, 14, 15, 16,
+];
+/// Predefined distributions (`LL_defaultNorm`, `ML_defaultNorm`, `OF_defaultNorm`).
+#[rustfmt::skip]
+const LL_DEFAULT_NORM: [i16; 36] = [
+    4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1,
+    -1, -1, -1, -1,
+];
+#[rustfmt::skip]
+const ML_DEFAULT_NORM: [i16; 53] = [
+    1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
+    -1, -1, -1, -1, -1,
+];
+#[rustfmt::skip]
+const OF_DEFAULT_NORM: [i16; 29] = [
+    1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1,
+];
+const LL_DEFAULT_NORM_LOG: u32 = 6;
+const ML_DEFAULT_NORM_LOG: u32 = 6;
+const OF_DEFAULT_NORM_LOG: u32 = 5;
+
+/// `kInverseProbabilityLog256[x] = floor(-log2(x / 256) * 256)`.
+#[rustfmt::skip]
+static INVERSE_PROBABILITY_LOG256: [u32; 256] = [
+    0, 2048, 1792, 1642, 1536, 1453, 1386, 1329, 1280, 1236, 1197, 1162, 1130, 1100, 1073, 1047,
+    1024, 1001, 980, 960, 941, 923, 906, 889, 874, 859, 844, 830, 817, 804, 791, 779,
+    768, 756, 745, 734, 724, 714, 704, 694, 685, 676, 667, 658, 650, 642, 633, 626,
+    618, 610, 603, 595, 588, 581, 574, 567, 561, 554, 548, 542, 535, 529, 523, 517,
+    512, 506, 500, 495, 489, 484, 478, 473, 468, 463, 458, 453, 448, 443, 438, 434,
+    429, 424, 420, 415, 411, 407, 402, 398, 394, 390, 386, 382, 377, 373, 370, 366,
+    362, 358, 354, 350, 347, 343, 339, 336, 332, 329, 325, 322, 318, 315, 311, 308,
+    305, 302, 298, 295, 292, 289, 286, 282, 279, 276, 273, 270, 267, 264, 261, 258,
+    256, 253, 250, 247, 244, 241, 239, 236, 233, 230, 228, 225, 222, 220, 217, 215,
+    212, 209, 207, 204, 202, 199, 197, 194, 192, 190, 187, 185, 182, 180, 178, 175,
+    173, 171, 168, 166, 164, 162, 159, 157, 155, 153, 151, 149, 146, 144, 142, 140,
+    138, 136, 134, 132, 130, 128, 126, 123, 121, 119, 117, 115, 114, 112, 110, 108,
+    106, 104, 102, 100, 98, 96, 94, 93, 91, 89, 87, 85, 83, 82, 80, 78,
+    76, 74, 73, 71, 69, 67, 66, 64, 62, 61, 59, 57, 55, 54, 52, 50,
+    49, 47, 46, 44, 42, 41, 39, 37, 36, 34, 33, 31, 30, 28, 26, 25,
+    23, 22, 20, 19, 17, 16, 14, 13, 11, 10, 8, 7, 5, 4, 2, 1,
+];
+
+/// The FSE part of the entropy state carried between blocks (`ZSTD_fseCTables_t`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FseState {
+    pub(crate) ll: FseCTable,
+    pub(crate) of: FseCTable,
+    pub(crate) ml: FseCTable,
+    pub(crate) ll_repeat: FseRepeat,
+    pub(crate) of_repeat: FseRepeat,
+    pub(crate) ml_repeat: FseRepeat,
+}
+
+/// One of the three sequence streams, with its format constants.
+struct StreamKind {
+    fse_log: u32,
+    default_norm: &'static [i16],
+    default_norm_log: u32,
+    default_max: u32,
+}
+
+const LL_KIND: StreamKind =
+    StreamKind { fse_log: LL_FSE_LOG, default_norm: &LL_DEFAULT_NORM, default_norm_log: LL_DEFAULT_NORM_LOG, default_max: MAX_LL };
+const OF_KIND: StreamKind = StreamKind {
+    fse_log: OFF_FSE_LOG,
+    default_norm: &OF_DEFAULT_NORM,
+    default_norm_log: OF_DEFAULT_NORM_LOG,
+    default_max: DEFAULT_MAX_OFF,
+};
+const ML_KIND: StreamKind =
+    StreamKind { fse_log: ML_FSE_LOG, default_norm: &ML_DEFAULT_NORM, default_norm_log: ML_DEFAULT_NORM_LOG, default_max: MAX_ML };
+
+/// Mirrors ZSTD_entropyCost: bits to code `count` with its own ideal distribution.
+fn entropy_cost(count: &[u32], max: u32, total: usize) -> usize {
+    let mut cost: u32 = 0;
+    for &c in &count[..=max as usize] {
+        let mut norm = (256 * c as usize / total) as u32;
+        if c != 0 && norm == 0 {
+            norm = 1;
+        }
+        cost = cost.wrapping_add(c.wrapping_mul(INVERSE_PROBABILITY_LOG256[norm as usize]));
+    }
+    (cost >> 8) as usize
+}
+
+/// Mirrors ZSTD_crossEntropyCost: bits to code `count` with the distribution `norm`.
+fn cross_entropy_cost(norm: &[i16], accuracy_log: u32, count: &[u32], max: u32) -> usize {
+    let shift = 8 - accuracy_log;
+    let mut cost = 0usize;
+    for s in 0..=max as usize {
+        let norm_acc = if norm[s] != -1 { norm[s] as u32 } else { 1 };
+        cost += count[s] as usize * INVERSE_PROBABILITY_LOG256[(norm_acc << shift) as usize] as usize;
+    }
+    cost >> 8
+}
+
+/// Mirrors ZSTD_fseBitCost: bits to code `count` with an existing table; `None` if the
+/// table cannot code some present symbol.
+fn fse_bit_cost(ct: &FseCTable, count: &[u32], max: u32) -> Option<usize> {
+    const ACCURACY_LOG: u32 = 8;
+    if ct.max_symbol() < max {
+        return None;
+    }
+    let bad_cost = (ct.table_log() + 1) << ACCURACY_LOG;
+    let mut cost = 0usize;
+    for s in 0..=max {
+        if count[s as usize] == 0 {
+            continue;
+        }
+        let bit_cost = ct.bit_cost(s, ACCURACY_LOG);
+        if bit_cost >= bad_cost {
+            return None;
+        }
+        cost += count[s as usize] as usize * bit_cost as usize;
+    }
+    Some(cost >> ACCURACY_LOG)
+}
+
+/// Mirrors ZSTD_NCountCost: size of the NCount header a compressed table would need.
+fn ncount_cost(count: &[u32], max: u32, nb_seq: usize, fse_log: u32) -> usize {
+    let table_log = fse::optimal_table_log(fse_log, nb_seq, max);
+    let mut norm = [0i16; fse::MAX_SYMBOL + 1];
+    fse::normalize_count(&mut norm, table_log, count, nb_seq, max, nb_seq >= LOW_PROB_COUNT_MIN_SEQ);
+    let mut scratch = Vec::with_capacity(64);
+    fse::write_ncount(&mut scratch, &norm, max, table_log)
+}
+
+/// Mirrors ZSTD_selectEncodingType.
+#[allow(clippy::too_many_arguments)]
+fn select_encoding_type(
+    repeat: &mut FseRepeat,
+    count: &[u32],
+    max: u32,
+    most_frequent: usize,
+    nb_seq: usize,
+    kind: &StreamKind,
+    prev: &FseCTable,
+    default_allowed: bool,
+    strategy: Strategy,
+) -> EncodingType {
+    if most_frequent == nb_seq {
+        *repeat = FseRepeat::None;
+        return if default_allowed && nb_seq <= 2 { EncodingType::Basic } else { EncodingType::Rle };
+    }
+    if strategy < Strategy::Lazy {
+        if default_allowed {
+            let mult = 10 - strategy as usize;
+            let dynamic_fse_nb_seq_min = ((1usize << kind.default_norm_log) * mult) >> 3;
+            if *repeat == FseRepeat::Valid && nb_seq < STATIC_FSE_NB_SEQ_MAX {
+                return EncodingType::Repeat;
+            }
+            if nb_seq < dynamic_fse_nb_seq_min || most_frequent < (nb_seq >> (kind.default_norm_log - 1)) {
+                *repeat = FseRepeat::None;
+                return EncodingType::Basic;
+            }
+        }
+    } else {
+        let basic_cost =
+            if default_allowed { Some(cross_entropy_cost(kind.default_norm, kind.default_norm_log, count, max)) } else { None };
+        let repeat_cost = if *repeat != FseRepeat::None { fse_bit_cost(prev, count, max) } else { None };
+        let compressed_cost = (ncount_cost(count, max, nb_seq, kind.fse_log) << 3) + entropy_cost(count, max, nb_seq);
+        // Errors compare as huge sizes, like libzstd's error codes.
+        let basic = basic_cost.unwrap_or(usize::MAX);
+        let rep = repeat_cost.unwrap_or(usize::MAX);
+        if basic <= rep && basic <= compressed_cost {
+            *repeat = FseRepeat::None;
+            return EncodingType::Basic;
+        }
+        if rep <= compressed_cost {
+            return EncodingType::Repeat;
+        }
+    }
+    *repeat = FseRepeat::Check;
+    EncodingType::Compressed
+}
+
+/// Mirrors ZSTD_buildCTable: fills `next` for the chosen mode and appends the table
+/// description (RLE byte or NCount). Returns the bytes written.
+#[allow(clippy::too_many_arguments)]
+fn build_ctable(
+    out: &mut Vec<u8>,
+    next: &mut FseCTable,
+    kind: &StreamKind,
+    ty: EncodingType,
+    count: &mut [u32],
+    max: u32,
+    codes: &[u8],
+    prev: &FseCTable,
+) -> usize {
+    match ty {
+        EncodingType::Rle => {
+            next.build_rle(max as u8);
+            out.push(codes[0]);
+            1
+        }
+        EncodingType::Repeat => {
+            next.clone_from(prev);
+            0
+        }
+        EncodingType::Basic => {
+            next.build(kind.default_norm, kind.default_max, kind.default_norm_log);
+            0
+        }
+        EncodingType::Compressed => {
+            let mut nb_seq_1 = codes.len();
+            let table_log = fse::optimal_table_log(kind.fse_log, codes.len(), max);
+            // The last sequence's symbol is decremented (its state is the initial one).
+            let last = codes[codes.len() - 1] as usize;
+            if count[last] > 1 {
+                count[last] -= 1;
+                nb_seq_1 -= 1;
+            }
+            let mut norm = [0i16; fse::MAX_SYMBOL + 1];
+            fse::normalize_count(&mut norm, table_log, count, nb_seq_1, max, nb_seq_1 >= LOW_PROB_COUNT_MIN_SEQ);
+            let size = fse::write_ncount(out, &norm, max, table_log);
+            next.build(&norm, max, table_log);
+            size
+        }
+    }
+}
+
+/// Counts codes; returns `(largest count, highest code)` (`HIST_countFast_wksp`).
+fn count_codes(count: &mut [u32; fse::MAX_SYMBOL + 1], codes: &[u8], max: u32) -> (usize, u32) {
+    // Four interleaved tables break the increment dependency chains on frequent codes.
+    let mut tables = [[0u32; 64]; 4];
+    let chunks = codes.chunks_exact(4);
+    for &c in chunks.remainder() {
+        tables[0][c as usize & 63] += 1;
+    }
+    for c in chunks {
+        tables[0][c[0] as usize & 63] += 1;
+        tables[1][c[1] as usize & 63] += 1;
+        tables[2][c[2] as usize & 63] += 1;
+        tables[3][c[3] as usize & 63] += 1;
+    }
+    for (s, slot) in count.iter_mut().enumerate() {
+        *slot = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
+    }
+    let (largest, max_symbol) = super::hist::summarize(&count[..=max as usize]);
+    (largest as usize, max_symbol)
+}
+
+/// Mirrors the sequences part of ZSTD_entropyCompressSeqStore_internal: appends the
+/// sequence count, the modes byte, the tables and the bitstream. Returns `None` when
+/// libzstd would emit a raw block instead (the "≤ 1.3.4 decoder" guard).
+pub(crate) fn compress_sequences(
+    out: &mut Vec<u8>,
+    seqs: &SeqStore,
+    prev: &FseState,
+    next: &mut FseState,
+    strategy: Strategy,
+) -> Option<()> {
+    let nb_seq = seqs.sequences.len();
+    if nb_seq < 128 {
+        out.push(nb_seq as u8);
+    } else if nb_seq < LONG_NB_SEQ {
+        out.push(((nb_seq >> 8) + 0x80) as u8);
+        out.push(nb_seq as u8);
+    } else {
+        out.push(0xFF);
+        out.extend_from_slice(&((nb_seq - LONG_NB_SEQ) as u16).to_le_bytes());
+    }
+    if nb_seq == 0 {
+        next.clone_from(prev);
+        return Some(());
+    }
+    let seq_head = out.len();
+    out.push(0);
+    let mut count = [0u32; fse::MAX_SYMBOL + 1];
+    let mut last_count_size = 0;
+
+    // Literal lengths.
+    let (most, max) = count_codes(&mut count, &seqs.ll_codes, MAX_LL);
+    next.ll_repeat = prev.ll_repeat;
+    let ll_type = select_encoding_type(&mut next.ll_repeat, &count, max, most, nb_seq, &LL_KIND, &prev.ll, true, strategy);
+    let size = build_ctable(out, &mut next.ll, &LL_KIND, ll_type, &mut count, max, &seqs.ll_codes, &prev.ll);
+    if ll_type == EncodingType::Compressed {
+        last_count_size = size;
+    }
+    // Offsets: the default table only covers codes up to 28.
+    let (most, max) = count_codes(&mut count, &seqs.of_codes, MAX_OFF);
+    let of_default_allowed = max <= DEFAULT_MAX_OFF;
+    next.of_repeat = prev.of_repeat;
+    let of_type =
+        select_encoding_type(&mut next.of_repeat, &count, max, most, nb_seq, &OF_KIND, &prev.of, of_default_allowed, strategy);
+    let size = build_ctable(out, &mut next.of, &OF_KIND, of_type, &mut count, max, &seqs.of_codes, &prev.of);
+    if of_type == EncodingType::Compressed {
+        last_count_size = size;
+    }
+    // Match lengths.
+    let (most, max) = count_codes(&mut count, &seqs.ml_codes, MAX_ML);
+    next.ml_repeat = prev.ml_repeat;
+    let ml_type = select_encoding_type(&mut next.ml_repeat, &count, max, most, nb_seq, &ML_KIND, &prev.ml, true, strategy);
+    let size = build_ctable(out, &mut next.ml, &ML_KIND, ml_type, &mut count, max, &seqs.ml_codes, &prev.ml);
+    if ml_type == EncodingType::Compressed {
+        last_count_size = size;
+    }
+    out[seq_head] = ((ll_type as u8) << 6) + ((of_type as u8) << 4) + ((ml_type as u8) << 2);
+
+    let bitstream_size = encode_sequences(out, seqs, &next.ll, &next.of, &next.ml);
+    if last_count_size != 0 && last_count_size + bitstream_size < 4 {
+        return None;
+    }
+    Some(())
+}
+
+/// Mirrors ZSTD_encodeSequences: sequences are encoded last to first.
+fn encode_sequences(out: &mut Vec<u8>, seqs: &SeqStore, ll: &FseCTable, of: &FseCTable, ml: &FseCTable) -> usize {
+    let n = seqs.sequences.len();
+    let (ll_codes, of_codes, ml_codes) = (&seqs.ll_codes[..n], &seqs.of_codes[..n], &seqs.ml_codes[..n]);
+    let mut bw = BitWriter::new(out, n * 12 + 16);
+    let last = seqs.sequences[n - 1];
+    let mut ml_state = ml.init_state(ml_codes[n - 1]);
+    let mut of_state = of.init_state(of_codes[n - 1]);
+    let mut ll_state = ll.init_state(ll_codes[n - 1]);
+    bw.add_bits(last.lit_len as u64, LL_BITS[ll_codes[n - 1] as usize] as u32);
+    bw.add_bits(last.ml_base as u64, ML_BITS[ml_codes[n - 1] as usize] as u32);
+    bw.flush();
+    bw.add_bits(last.off_base as u64, of_codes[n - 1] as u32);
+    bw.flush();
+    for i in (0..n - 1).rev() {
+        let s = seqs.sequences[i];
+        let (llc, ofc, mlc) = (ll_codes[i], of_codes[i], ml_codes[i]);
+        let ll_bits = LL_BITS[llc as usize] as u32;
+        let ml_bits = ML_BITS[mlc as usize] as u32;
+        let of_bits = ofc as u32;
+        // States take at most 8 + 9 + 9 bits; flush like libzstd's 64-bit schedule.
+        of.encode(&mut bw, &mut of_state, ofc);
+        ml.encode(&mut bw, &mut ml_state, mlc);
+        ll.encode(&mut bw, &mut ll_state, llc);
+        if ll_bits + ml_bits + of_bits >= 31 {
+            bw.flush();
+        }
+        bw.add_bits(s.lit_len as u64, ll_bits);
+        bw.add_bits(s.ml_base as u64, ml_bits);
+        if ll_bits + ml_bits + of_bits > 56 {
+            bw.flush();
+        }
+        bw.add_bits(s.off_base as u64, of_bits);
+        bw.flush();
+    }
+    ml.flush(&mut bw, ml_state);
+    of.flush(&mut bw, of_state);
+    ll.flush(&mut bw, ll_state);
+    bw.close()
+}
