@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use zarkit::zstd::Decoder;
 use zarkit_benches::{oracle, rows};
 use zarkit_corpus::payload;
@@ -19,7 +19,11 @@ fn decode(c: &mut Criterion) {
         for &name in rows::PAYLOADS {
             let src = payload(name).expect("payload").bytes();
             let frame = oracle::compress(&src, level);
-            println!("setup: {name} L{level}: oracle frame {} bytes ({:.1} %)", frame.len(), frame.len() as f64 * 100.0 / src.len() as f64);
+            println!(
+                "setup: {name} L{level}: oracle frame {} bytes ({:.1} %)",
+                frame.len(),
+                frame.len() as f64 * 100.0 / src.len() as f64
+            );
             group.throughput(Throughput::Bytes(src.len() as u64));
             let mut dec = Decoder::new();
             let mut buf = vec![0u8; src.len()];

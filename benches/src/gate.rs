@@ -20,9 +20,17 @@ pub struct Baseline {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finding {
     /// Within tolerance.
-    Ok { row: String, baseline: f64, measured: f64 },
+    Ok {
+        row: String,
+        baseline: f64,
+        measured: f64,
+    },
     /// More than the tolerance below its baseline.
-    Regressed { row: String, baseline: f64, measured: f64 },
+    Regressed {
+        row: String,
+        baseline: f64,
+        measured: f64,
+    },
     /// In the baseline but not measured (a level disappeared, a row was renamed).
     Missing { row: String, baseline: f64 },
     /// Measured but not in the baseline yet (informational; `--update` records it).
@@ -39,16 +47,34 @@ impl Finding {
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Finding::Ok { row, baseline, measured } => {
-                write!(f, "ok         {row:<28} {measured:6.3}x native (baseline {baseline:.3}, {:+.1} %)", change(*baseline, *measured))
+            Finding::Ok {
+                row,
+                baseline,
+                measured,
+            } => {
+                write!(
+                    f,
+                    "ok         {row:<28} {measured:6.3}x native (baseline {baseline:.3}, {:+.1} %)",
+                    change(*baseline, *measured)
+                )
             }
-            Finding::Regressed { row, baseline, measured } => write!(
+            Finding::Regressed {
+                row,
+                baseline,
+                measured,
+            } => write!(
                 f,
                 "REGRESSED  {row:<28} {measured:6.3}x native (baseline {baseline:.3}, {:+.1} %)",
                 change(*baseline, *measured)
             ),
-            Finding::Missing { row, baseline } => write!(f, "MISSING    {row:<28} (baseline {baseline:.3}) was not measured"),
-            Finding::New { row, measured } => write!(f, "new        {row:<28} {measured:6.3}x native (not in the baseline)"),
+            Finding::Missing { row, baseline } => write!(
+                f,
+                "MISSING    {row:<28} (baseline {baseline:.3}) was not measured"
+            ),
+            Finding::New { row, measured } => write!(
+                f,
+                "new        {row:<28} {measured:6.3}x native (not in the baseline)"
+            ),
         }
     }
 }
@@ -62,14 +88,28 @@ pub fn compare(baseline: &Baseline, measured: &BTreeMap<String, f64>) -> Vec<Fin
     let mut out = Vec::new();
     for (row, &b) in &baseline.rows {
         match measured.get(row) {
-            None => out.push(Finding::Missing { row: row.clone(), baseline: b }),
-            Some(&m) if m < b * (1.0 - baseline.tolerance) => out.push(Finding::Regressed { row: row.clone(), baseline: b, measured: m }),
-            Some(&m) => out.push(Finding::Ok { row: row.clone(), baseline: b, measured: m }),
+            None => out.push(Finding::Missing {
+                row: row.clone(),
+                baseline: b,
+            }),
+            Some(&m) if m < b * (1.0 - baseline.tolerance) => out.push(Finding::Regressed {
+                row: row.clone(),
+                baseline: b,
+                measured: m,
+            }),
+            Some(&m) => out.push(Finding::Ok {
+                row: row.clone(),
+                baseline: b,
+                measured: m,
+            }),
         }
     }
     for (row, &m) in measured {
         if !baseline.rows.contains_key(row) {
-            out.push(Finding::New { row: row.clone(), measured: m });
+            out.push(Finding::New {
+                row: row.clone(),
+                measured: m,
+            });
         }
     }
     out
@@ -77,24 +117,45 @@ pub fn compare(baseline: &Baseline, measured: &BTreeMap<String, f64>) -> Vec<Fin
 
 /// Parse the baseline file (`benches/gate-baseline.json`).
 pub fn parse_baseline(text: &str) -> Result<Baseline, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("baseline is not valid JSON: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("baseline is not valid JSON: {e}"))?;
     let tolerance = match v.get("tolerance") {
         None => DEFAULT_TOLERANCE,
-        Some(t) => t.as_f64().filter(|t| (0.0..1.0).contains(t)).ok_or("baseline: tolerance must be a number in [0, 1)")?,
+        Some(t) => t
+            .as_f64()
+            .filter(|t| (0.0..1.0).contains(t))
+            .ok_or("baseline: tolerance must be a number in [0, 1)")?,
     };
-    let rows = v.get("rows").and_then(|r| r.as_object()).ok_or("baseline: missing \"rows\" object")?;
+    let rows = v
+        .get("rows")
+        .and_then(|r| r.as_object())
+        .ok_or("baseline: missing \"rows\" object")?;
     let mut out = BTreeMap::new();
     for (k, x) in rows {
-        let r = x.as_f64().filter(|r| r.is_finite() && *r > 0.0).ok_or_else(|| format!("baseline: row {k} is not a positive number"))?;
+        let r = x
+            .as_f64()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .ok_or_else(|| format!("baseline: row {k} is not a positive number"))?;
         out.insert(k.clone(), r);
     }
-    Ok(Baseline { tolerance, rows: out })
+    Ok(Baseline {
+        tolerance,
+        rows: out,
+    })
 }
 
 /// Serialise a baseline, with a note on where the figures came from.
 pub fn format_baseline(b: &Baseline, note: &str) -> String {
-    let rows: serde_json::Map<String, serde_json::Value> =
-        b.rows.iter().map(|(k, v)| (k.clone(), serde_json::Value::from((v * 1000.0).round() / 1000.0))).collect();
+    let rows: serde_json::Map<String, serde_json::Value> = b
+        .rows
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                serde_json::Value::from((v * 1000.0).round() / 1000.0),
+            )
+        })
+        .collect();
     let v = serde_json::json!({ "note": note, "tolerance": b.tolerance, "rows": rows });
     serde_json::to_string_pretty(&v).expect("JSON") + "\n"
 }
@@ -104,7 +165,10 @@ mod tests {
     use super::*;
 
     fn baseline(rows: &[(&str, f64)]) -> Baseline {
-        Baseline { tolerance: 0.15, rows: rows.iter().map(|(k, v)| (k.to_string(), *v)).collect() }
+        Baseline {
+            tolerance: 0.15,
+            rows: rows.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        }
     }
 
     fn measured(rows: &[(&str, f64)]) -> BTreeMap<String, f64> {
@@ -113,11 +177,19 @@ mod tests {
 
     #[test]
     fn a_drop_of_more_than_15_percent_fails_and_names_the_row() {
-        let f = compare(&baseline(&[("compress/L1/text64k", 1.0)]), &measured(&[("compress/L1/text64k", 0.84)]));
+        let f = compare(
+            &baseline(&[("compress/L1/text64k", 1.0)]),
+            &measured(&[("compress/L1/text64k", 0.84)]),
+        );
         assert_eq!(f.len(), 1);
         assert!(f[0].fails());
         let msg = f[0].to_string();
-        assert!(msg.contains("REGRESSED") && msg.contains("compress/L1/text64k") && msg.contains("-16.0 %"), "{msg}");
+        assert!(
+            msg.contains("REGRESSED")
+                && msg.contains("compress/L1/text64k")
+                && msg.contains("-16.0 %"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -149,6 +221,9 @@ mod tests {
         assert!(parse_baseline("{").is_err());
         assert!(parse_baseline(r#"{"rows": {"a": -1}}"#).is_err());
         assert!(parse_baseline(r#"{"tolerance": 2, "rows": {}}"#).is_err());
-        assert_eq!(parse_baseline(r#"{"rows": {}}"#).unwrap().tolerance, DEFAULT_TOLERANCE);
+        assert_eq!(
+            parse_baseline(r#"{"rows": {}}"#).unwrap().tolerance,
+            DEFAULT_TOLERANCE
+        );
     }
 }

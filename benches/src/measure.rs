@@ -30,15 +30,27 @@ fn time_batch(iters: u64, f: &mut dyn FnMut()) -> Duration {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// Measure `ours` against `native` for about `budget`, in `rounds` alternating batches.
-pub fn interleaved(ours: &mut dyn FnMut(), native: &mut dyn FnMut(), budget: Duration, rounds: usize) -> Ratio {
+pub fn interleaved(
+    ours: &mut dyn FnMut(),
+    native: &mut dyn FnMut(),
+    budget: Duration,
+    rounds: usize,
+) -> Ratio {
     let rounds = rounds.max(3);
     // Warm up both and calibrate the batch so one side takes about budget / (2 * rounds).
     let target = budget.as_secs_f64() / (2.0 * rounds as f64);
-    let once = time_batch(1, ours).max(time_batch(1, native)).as_secs_f64().max(1e-7);
+    let once = time_batch(1, ours)
+        .max(time_batch(1, native))
+        .as_secs_f64()
+        .max(1e-7);
     let mut iters = ((target / once) as u64).max(1);
     // Refine with a bigger sample, as the first call pays for cold caches.
     let sample = time_batch(iters, native).as_secs_f64().max(1e-7);
@@ -58,12 +70,18 @@ pub fn interleaved(ours: &mut dyn FnMut(), native: &mut dyn FnMut(), budget: Dur
         o.push(to * 1e9 / iters as f64);
         n.push(tn * 1e9 / iters as f64);
     }
-    Ratio { ratio: median(&mut ratios), ours_ns: median(&mut o), native_ns: median(&mut n), rounds }
+    Ratio {
+        ratio: median(&mut ratios),
+        ours_ns: median(&mut o),
+        native_ns: median(&mut n),
+        rounds,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::hint::black_box;
 
     #[test]
     fn identical_work_measures_near_one_and_double_work_near_half() {
@@ -74,9 +92,19 @@ mod tests {
             }
             x
         };
-        let same = interleaved(&mut || drop(work(20_000)), &mut || drop(work(20_000)), Duration::from_millis(150), 9);
+        let same = interleaved(
+            &mut || { black_box(work(20_000)); },
+            &mut || { black_box(work(20_000)); },
+            Duration::from_millis(150),
+            9,
+        );
         assert!((0.7..1.4).contains(&same.ratio), "{same:?}");
-        let slow = interleaved(&mut || drop(work(40_000)), &mut || drop(work(20_000)), Duration::from_millis(150), 9);
+        let slow = interleaved(
+            &mut || { black_box(work(40_000)); },
+            &mut || { black_box(work(20_000)); },
+            Duration::from_millis(150),
+            9,
+        );
         assert!((0.3..0.75).contains(&slow.ratio), "{slow:?}");
     }
 }

@@ -24,7 +24,11 @@ impl BlockCompressor for NativeZstd {
 }
 
 impl BlockContext for NativeZstd {
-    fn compress_block(&mut self, block: &[u8; BLOCK_SIZE], out: &mut Vec<u8>) -> std::io::Result<()> {
+    fn compress_block(
+        &mut self,
+        block: &[u8; BLOCK_SIZE],
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
         oracle::compress_into(block, self.level, out);
         Ok(())
     }

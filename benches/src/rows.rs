@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;
 
-use zarkit::zar::{pack_dir_to, BlockCompressor, PackOptions, WriterOptions, Zstd};
+use zarkit::zar::{BlockCompressor, PackOptions, WriterOptions, Zstd, pack_dir_to};
 use zarkit::zstd::{self, Compressor, Decoder};
 use zarkit_corpus::payload;
 
@@ -25,12 +25,22 @@ pub struct Row {
 }
 
 /// The payloads every class measures (issue 5's list).
-pub const PAYLOADS: &[&str] = &["text8k", "random8k", "hetero64k", "text64k", "binary64k", "random64k", "text200k"];
+pub const PAYLOADS: &[&str] = &[
+    "text8k",
+    "random8k",
+    "hetero64k",
+    "text64k",
+    "binary64k",
+    "random64k",
+    "text200k",
+];
 /// The levels the suite measures, once the encoder implements them.
 pub const LEVELS: &[i32] = &[1, 3, 6, 9, 12, 19];
 
 fn bytes_of(name: &str) -> Vec<u8> {
-    payload(name).unwrap_or_else(|| panic!("no payload {name}")).bytes()
+    payload(name)
+        .unwrap_or_else(|| panic!("no payload {name}"))
+        .bytes()
 }
 
 /// One-shot compression of a payload; `None` when our encoder does not implement it.
@@ -67,7 +77,8 @@ pub fn decode_row(name: &str, level: i32) -> Row {
         name: format!("decode/L{level}/{name}"),
         bytes: n as u64,
         ours: Box::new(move || {
-            dec.decompress_exact(black_box(&frame), &mut buf).expect("our decoder decodes oracle frames");
+            dec.decompress_exact(black_box(&frame), &mut buf)
+                .expect("our decoder decodes oracle frames");
         }),
         native: Box::new(move || {
             black_box(oracle::decompress(black_box(&frame2), n).expect("native decodes"));
@@ -80,10 +91,18 @@ pub fn pack_row(label: &str, tree: &Path, bytes: u64, level: i32, threads: usize
     let ours: Arc<dyn BlockCompressor> = Arc::new(Zstd::new(level).ok()?);
     let native: Arc<dyn BlockCompressor> = Arc::new(NativeZstd { level });
     let run = move |c: Arc<dyn BlockCompressor>, tree: std::path::PathBuf| {
-        let opts = PackOptions { writer: WriterOptions::new().compressor(c).threads(threads), ..Default::default() };
+        let opts = PackOptions {
+            writer: WriterOptions::new().compressor(c).threads(threads),
+            ..Default::default()
+        };
         move || {
             let out = Vec::with_capacity(bytes as usize);
-            black_box(pack_dir_to(&tree, out, &opts, &[], &mut |_| {}).expect("pack").0.len());
+            black_box(
+                pack_dir_to(&tree, out, &opts, &[], &mut |_| {})
+                    .expect("pack")
+                    .0
+                    .len(),
+            );
         }
     };
     Some(Row {

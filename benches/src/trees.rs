@@ -3,12 +3,17 @@
 
 use std::path::Path;
 
-use zarkit_corpus::{generate, Shape};
+use zarkit_corpus::{Shape, generate};
 
 /// Four 64 KiB files of different kinds (text, hetero, binary, random): 4 blocks.
 pub fn small_tree(dir: &Path) -> std::io::Result<u64> {
     std::fs::create_dir_all(dir)?;
-    let files = [("a_text.txt", Shape::Text), ("b_hetero.bin", Shape::Hetero), ("c_records.bin", Shape::Binary), ("d_random.bin", Shape::Random)];
+    let files = [
+        ("a_text.txt", Shape::Text),
+        ("b_hetero.bin", Shape::Hetero),
+        ("c_records.bin", Shape::Binary),
+        ("d_random.bin", Shape::Random),
+    ];
     for (i, (name, shape)) in files.iter().enumerate() {
         std::fs::write(dir.join(name), generate(*shape, 65536, 0xB0 + i as u64))?;
     }
@@ -18,12 +23,24 @@ pub fn small_tree(dir: &Path) -> std::io::Result<u64> {
 /// About `total` bytes in a game-dump-like tree: nested folders, many small files, some
 /// large ones, a mix of text, binary records, low-entropy data, zeros and random data.
 pub fn big_tree(dir: &Path, total: u64) -> std::io::Result<u64> {
-    const SHAPES: [Shape; 7] = [Shape::Text, Shape::Binary, Shape::Records, Shape::LowEntropy, Shape::Mixed, Shape::Zeros, Shape::Random];
+    const SHAPES: [Shape; 7] = [
+        Shape::Text,
+        Shape::Binary,
+        Shape::Records,
+        Shape::LowEntropy,
+        Shape::Mixed,
+        Shape::Zeros,
+        Shape::Random,
+    ];
     let mut rng = zarkit_corpus::SplitMix64::new(0x6A3E_5EED);
     let mut written = 0u64;
     let mut i = 0u64;
     while written < total {
-        let folder = dir.join(format!("content/dir{:02}/sub{}", rng.below(24), rng.below(3)));
+        let folder = dir.join(format!(
+            "content/dir{:02}/sub{}",
+            rng.below(24),
+            rng.below(3)
+        ));
         std::fs::create_dir_all(&folder)?;
         // Mostly small files, a few up to 4 MiB.
         let size = match rng.below(10) {
@@ -33,7 +50,10 @@ pub fn big_tree(dir: &Path, total: u64) -> std::io::Result<u64> {
         }
         .min(total - written);
         let shape = SHAPES[rng.below(SHAPES.len() as u64) as usize];
-        std::fs::write(folder.join(format!("file{i:05}.bin")), generate(shape, size as usize, i))?;
+        std::fs::write(
+            folder.join(format!("file{i:05}.bin")),
+            generate(shape, size as usize, i),
+        )?;
         written += size;
         i += 1;
     }

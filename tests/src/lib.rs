@@ -16,14 +16,22 @@ pub fn zar(rel: &str) -> PathBuf {
 
 /// SHA-256 of `data` as lower-case hex.
 pub fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// One line of a fixture manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ManifestEntry {
     /// `file <offset> <size> <sha256> <path>`
-    File { offset: u64, size: u64, sha256: String, path: String },
+    File {
+        offset: u64,
+        size: u64,
+        sha256: String,
+        path: String,
+    },
     /// `dir <path>/`
     Dir { path: String },
 }
@@ -35,7 +43,12 @@ pub fn manifest(rel: &str) -> Vec<ManifestEntry> {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
             if let Some(rest) = l.strip_prefix("dir ") {
-                let path = rest.split("/ ").next().unwrap_or(rest).trim_end_matches('/').to_string();
+                let path = rest
+                    .split("/ ")
+                    .next()
+                    .unwrap_or(rest)
+                    .trim_end_matches('/')
+                    .to_string();
                 ManifestEntry::Dir { path }
             } else {
                 let mut it = l.splitn(5, ' ');
@@ -44,7 +57,12 @@ pub fn manifest(rel: &str) -> Vec<ManifestEntry> {
                 let size = it.next().unwrap().parse().unwrap();
                 let sha256 = it.next().unwrap().to_string();
                 let path = it.next().unwrap().to_string();
-                ManifestEntry::File { offset, size, sha256, path }
+                ManifestEntry::File {
+                    offset,
+                    size,
+                    sha256,
+                    path,
+                }
             }
         })
         .collect()
@@ -82,7 +100,11 @@ pub mod craft {
     /// A node to craft: a directory (children are node indices) or a file.
     pub enum CNode {
         /// Directory with its name and child range.
-        Dir { name: Vec<u8>, first: u32, count: u32 },
+        Dir {
+            name: Vec<u8>,
+            first: u32,
+            count: u32,
+        },
         /// File with its name and contents.
         File { name: Vec<u8>, data: Vec<u8> },
     }
@@ -102,13 +124,20 @@ pub mod craft {
                 o
             };
             raw.push(match n {
-                CNode::Dir { name, first, count } => {
-                    RawNode::Dir { name_offset: name_offset(name), first_child: *first, count: *count, reserved: 0 }
-                }
+                CNode::Dir { name, first, count } => RawNode::Dir {
+                    name_offset: name_offset(name),
+                    first_child: *first,
+                    count: *count,
+                    reserved: 0,
+                },
                 CNode::File { name, data } => {
                     let offset = stream.len() as u64;
                     stream.extend_from_slice(data);
-                    RawNode::File { name_offset: name_offset(name), offset, size: data.len() as u64 }
+                    RawNode::File {
+                        name_offset: name_offset(name),
+                        offset,
+                        size: data.len() as u64,
+                    }
                 }
             });
         }
@@ -118,7 +147,10 @@ pub mod craft {
         let data_size = out.len() as u64;
         let records_offset = out.len() as u64;
         for r in 0..blocks.div_ceil(BLOCKS_PER_RECORD) {
-            let mut rec = OffsetRecord { base_offset: (r * BLOCKS_PER_RECORD * BLOCK_SIZE) as u64, ..Default::default() };
+            let mut rec = OffsetRecord {
+                base_offset: (r * BLOCKS_PER_RECORD * BLOCK_SIZE) as u64,
+                ..Default::default()
+            };
             for s in 0..BLOCKS_PER_RECORD.min(blocks - r * BLOCKS_PER_RECORD) {
                 rec.size_minus_one[s] = 0xFFFF;
             }
@@ -132,12 +164,30 @@ pub mod craft {
         }
         let end = out.len() as u64;
         let mut footer = Footer {
-            compressed_data: Section { offset: 0, size: data_size },
-            offset_records: Section { offset: records_offset, size: names_offset - records_offset },
-            names: Section { offset: names_offset, size: tree_offset - names_offset },
-            file_tree: Section { offset: tree_offset, size: end - tree_offset },
-            meta_directory: Section { offset: end, size: 0 },
-            meta_data: Section { offset: end, size: 0 },
+            compressed_data: Section {
+                offset: 0,
+                size: data_size,
+            },
+            offset_records: Section {
+                offset: records_offset,
+                size: names_offset - records_offset,
+            },
+            names: Section {
+                offset: names_offset,
+                size: tree_offset - names_offset,
+            },
+            file_tree: Section {
+                offset: tree_offset,
+                size: end - tree_offset,
+            },
+            meta_directory: Section {
+                offset: end,
+                size: 0,
+            },
+            meta_data: Section {
+                offset: end,
+                size: 0,
+            },
             integrity_hash: [0; 32],
             total_size: end + FOOTER_SIZE as u64,
             version: VERSION_1,
@@ -153,9 +203,16 @@ pub mod craft {
 
     /// A root holding the given files.
     pub fn flat(files: &[(&[u8], &[u8])]) -> Vec<u8> {
-        let mut nodes = vec![CNode::Dir { name: Vec::new(), first: 1, count: files.len() as u32 }];
+        let mut nodes = vec![CNode::Dir {
+            name: Vec::new(),
+            first: 1,
+            count: files.len() as u32,
+        }];
         for (n, d) in files {
-            nodes.push(CNode::File { name: n.to_vec(), data: d.to_vec() });
+            nodes.push(CNode::File {
+                name: n.to_vec(),
+                data: d.to_vec(),
+            });
         }
         archive(&nodes)
     }
@@ -173,14 +230,24 @@ pub mod exercise {
 
     /// Open `bytes` as an archive; if it opens, list, look up, read and verify everything.
     pub fn archive(bytes: &[u8]) {
-        let Ok(a) = OpenOptions::new().cache_blocks(2).open_reader(Cursor::new(bytes.to_vec())) else { return };
+        let Ok(a) = OpenOptions::new()
+            .cache_blocks(2)
+            .open_reader(Cursor::new(bytes.to_vec()))
+        else {
+            return;
+        };
         let mut entries = 0u64;
         let mut budget = READ_BUDGET;
         for e in a.walk() {
             entries += 1;
             let path = e.path();
             let found = a.lookup(&path).expect("every walked path can be looked up");
-            assert_eq!(found.id(), e.id(), "lookup of {:?} finds the walked entry", e.path_display());
+            assert_eq!(
+                found.id(),
+                e.id(),
+                "lookup of {:?} finds the walked entry",
+                e.path_display()
+            );
             if e.is_file() && budget > 0 {
                 let mut r = e.open().expect("files open");
                 let mut sink = Vec::new();
@@ -213,16 +280,25 @@ pub mod exercise {
     /// afterwards; then each 4-byte group `(section, offset hi, offset lo, value)` overwrites
     /// one byte inside the footer, records, names, tree or data section.
     pub fn archive_mutate(input: &[u8]) {
-        let Some((&head, rest)) = input.split_first() else { return };
+        let Some((&head, rest)) = input.split_first() else {
+            return;
+        };
         let mut bytes = BASES[head as usize % BASES.len()].to_vec();
-        let footer = zarkit::zar::format::Footer::parse(bytes[bytes.len() - 144..].try_into().unwrap());
+        let footer =
+            zarkit::zar::format::Footer::parse(bytes[bytes.len() - 144..].try_into().unwrap());
         let len = bytes.len();
         for g in rest.chunks_exact(4) {
             let (start, size) = match g[0] % 5 {
                 0 => (len - 144, 144),
-                1 => (footer.offset_records.offset as usize, footer.offset_records.size as usize),
+                1 => (
+                    footer.offset_records.offset as usize,
+                    footer.offset_records.size as usize,
+                ),
                 2 => (footer.names.offset as usize, footer.names.size as usize),
-                3 => (footer.file_tree.offset as usize, footer.file_tree.size as usize),
+                3 => (
+                    footer.file_tree.offset as usize,
+                    footer.file_tree.size as usize,
+                ),
                 _ => (0, footer.compressed_data.size as usize),
             };
             if size == 0 {
@@ -285,7 +361,9 @@ pub mod exercise {
 
     /// Byte 0 picks a level; the rest is compressed and must decode back exactly.
     pub fn roundtrip(input: &[u8]) {
-        let Some((&sel, data)) = input.split_first() else { return };
+        let Some((&sel, data)) = input.split_first() else {
+            return;
+        };
         let levels = supported_levels();
         if levels.is_empty() {
             return;

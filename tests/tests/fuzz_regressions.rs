@@ -6,8 +6,12 @@ use std::path::Path;
 use zarkit_tests::exercise;
 
 fn replay(target: &str, f: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz-regressions").join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else { return 0 };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz-regressions")
+        .join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return 0;
+    };
     let mut n = 0;
     for e in entries {
         let p = e.unwrap().path();

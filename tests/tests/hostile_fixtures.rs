@@ -33,11 +33,17 @@ fn structural_defects_are_refused_at_open_with_a_named_reason() {
         ("section_wrap.zar", "name table"),
         ("extent_beyond_blocks.zar", "ok.txt"),
         ("huge_file_size.zar", "ok.txt"),
-        ("record_outside_data.zar", "outside the 41-byte compressed-data section"),
+        (
+            "record_outside_data.zar",
+            "outside the 41-byte compressed-data section",
+        ),
     ];
     for (name, needle) in cases {
         let msg = open_err(name);
-        assert!(msg.contains(needle), "{name}: message {msg:?} should mention {needle:?}");
+        assert!(
+            msg.contains(needle),
+            "{name}: message {msg:?} should mention {needle:?}"
+        );
     }
 }
 
@@ -45,7 +51,11 @@ fn structural_defects_are_refused_at_open_with_a_named_reason() {
 fn corrupt_block_fails_reads_of_the_files_in_it_naming_file_and_block() {
     let a = Archive::open(zar("bad/corrupt_block.zar")).unwrap();
     for p in ["ok.txt", "text.txt"] {
-        let err = a.open_file(p).unwrap().read_to_end(&mut Vec::new()).unwrap_err();
+        let err = a
+            .open_file(p)
+            .unwrap()
+            .read_to_end(&mut Vec::new())
+            .unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains(p) && msg.contains("block 0"), "{msg}");
     }
@@ -54,7 +64,11 @@ fn corrupt_block_fails_reads_of_the_files_in_it_naming_file_and_block() {
 #[test]
 fn short_block_is_refused_on_read() {
     let a = Archive::open(zar("bad/short_block.zar")).unwrap();
-    let err = a.open_file("short.txt").unwrap().read_to_end(&mut Vec::new()).unwrap_err();
+    let err = a
+        .open_file("short.txt")
+        .unwrap()
+        .read_to_end(&mut Vec::new())
+        .unwrap_err();
     assert!(err.to_string().contains("decodes to 1000 bytes"), "{err}");
 }
 
@@ -62,8 +76,14 @@ fn short_block_is_refused_on_read() {
 fn bad_hash_reads_but_hash_differs() {
     let a = Archive::open(zar("bad/bad_hash.zar")).unwrap();
     let mut s = String::new();
-    a.open_file("ok.txt").unwrap().read_to_string(&mut s).unwrap();
-    a.open_file("d/f.txt").unwrap().read_to_string(&mut s).unwrap();
+    a.open_file("ok.txt")
+        .unwrap()
+        .read_to_string(&mut s)
+        .unwrap();
+    a.open_file("d/f.txt")
+        .unwrap()
+        .read_to_string(&mut s)
+        .unwrap();
     assert_ne!(a.compute_hash().unwrap(), a.footer().integrity_hash);
 }
 
@@ -82,7 +102,10 @@ fn long_name_200_reads_correctly() {
     a.open_file(&name).unwrap().read_to_string(&mut s).unwrap();
     assert_eq!(s, "this file has a 200-byte name\n");
     s.clear();
-    a.open_file("short.txt").unwrap().read_to_string(&mut s).unwrap();
+    a.open_file("short.txt")
+        .unwrap()
+        .read_to_string(&mut s)
+        .unwrap();
     assert_eq!(s, "short name\n");
 }
 
@@ -97,7 +120,10 @@ fn every_bad_fixture_gives_errors_not_panics_through_a_reader_too() {
                     let _ = entry.open().unwrap().read_to_end(&mut Vec::new());
                 }
             } else if let Err(ZarError::Io { .. }) = r {
-                panic!("{}: structural problems must not surface as I/O errors", p.display());
+                panic!(
+                    "{}: structural problems must not surface as I/O errors",
+                    p.display()
+                );
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Generated hostile archives: each is refused with an error naming the entry, or extracted
 //! with a warning; nothing is written outside the destination and no partial file is left.
 
-use zarkit::zar::{extract, Archive, ExtractEvent, ExtractOptions, ZarError};
+use zarkit::zar::{Archive, ExtractEvent, ExtractOptions, ZarError, extract};
 use zarkit_tests::craft::{self, CNode};
 
 fn open(bytes: Vec<u8>) -> Result<Archive, ZarError> {
@@ -27,8 +27,14 @@ fn absolute_drive_letter_and_traversal_names_are_refused_naming_the_entry() {
         (b"\\\\server\\share", "separator"),
     ];
     for (name, needle) in cases {
-        let err = open(craft::flat(&[(b"ok.txt", b"x"), (name, b"y")])).unwrap_err().to_string();
-        assert!(err.contains(needle), "{}: {err}", String::from_utf8_lossy(name));
+        let err = open(craft::flat(&[(b"ok.txt", b"x"), (name, b"y")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(needle),
+            "{}: {err}",
+            String::from_utf8_lossy(name)
+        );
     }
 }
 
@@ -38,9 +44,20 @@ fn names_equal_ignoring_case_and_file_dir_clashes_are_refused() {
     assert!(matches!(err, ZarError::DuplicateName { .. }), "{err}");
     assert!(err.to_string().contains("data.BIN") || err.to_string().contains("Data.bin"));
     let nodes = [
-        CNode::Dir { name: vec![], first: 1, count: 2 },
-        CNode::Dir { name: b"same".to_vec(), first: 3, count: 0 },
-        CNode::File { name: b"SAME".to_vec(), data: b"f".to_vec() },
+        CNode::Dir {
+            name: vec![],
+            first: 1,
+            count: 2,
+        },
+        CNode::Dir {
+            name: b"same".to_vec(),
+            first: 3,
+            count: 0,
+        },
+        CNode::File {
+            name: b"SAME".to_vec(),
+            data: b"f".to_vec(),
+        },
     ];
     let err = open(craft::archive(&nodes)).unwrap_err();
     assert!(matches!(err, ZarError::DuplicateName { .. }), "{err}");
@@ -53,37 +70,76 @@ fn names_too_long_for_the_file_system_fail_per_entry_and_others_extract() {
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("d");
     let err = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap_err();
-    let ZarError::ExtractFailed { failures } = err else { panic!() };
+    let ZarError::ExtractFailed { failures } = err else {
+        panic!()
+    };
     assert_eq!(failures.len(), 1);
     assert!(failures[0].contains("LLLL"), "{}", failures[0]);
-    let left: Vec<_> = std::fs::read_dir(&dest).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(left, vec![std::ffi::OsString::from("fine.txt")], "no partial or temporary file");
+    let left: Vec<_> = std::fs::read_dir(&dest)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("fine.txt")],
+        "no partial or temporary file"
+    );
 }
 
 #[test]
 fn very_deep_trees_neither_recurse_nor_escape() {
     // 3000 nested directories of 200-byte names: far beyond PATH_MAX.
     let depth = 3000u32;
-    let mut nodes = vec![CNode::Dir { name: vec![], first: 1, count: 1 }];
+    let mut nodes = vec![CNode::Dir {
+        name: vec![],
+        first: 1,
+        count: 1,
+    }];
     for i in 1..=depth {
-        let (first, count) = if i == depth { (i + 1, 1) } else { (i + 1, 1) };
-        nodes.push(CNode::Dir { name: vec![b'd'; 200], first, count });
+        let (first, count) = (i + 1, 1);
+        nodes.push(CNode::Dir {
+            name: vec![b'd'; 200],
+            first,
+            count,
+        });
     }
-    nodes.push(CNode::File { name: b"leaf.txt".to_vec(), data: b"deep".to_vec() });
+    nodes.push(CNode::File {
+        name: b"leaf.txt".to_vec(),
+        data: b"deep".to_vec(),
+    });
     let a = open(craft::archive(&nodes)).unwrap();
     assert_eq!(a.walk().count(), depth as usize + 1);
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("d");
     let err = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap_err();
-    let ZarError::ExtractFailed { failures } = err else { panic!() };
-    assert_eq!(failures.len(), 1, "the first directory that fails is reported once, with what it holds");
-    assert!(failures[0].contains("entries inside were not extracted"), "{}", failures[0]);
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "only the destination");
+    let ZarError::ExtractFailed { failures } = err else {
+        panic!()
+    };
+    assert_eq!(
+        failures.len(),
+        1,
+        "the first directory that fails is reported once, with what it holds"
+    );
+    assert!(
+        failures[0].contains("entries inside were not extracted"),
+        "{}",
+        failures[0]
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "only the destination"
+    );
 }
 
 #[test]
 fn windows_reserved_names_extract_with_a_warning() {
-    let a = open(craft::flat(&[(b"CON.txt", b"c"), (b"aux", b"a"), (b"normal", b"n")])).unwrap();
+    let a = open(craft::flat(&[
+        (b"CON.txt", b"c"),
+        (b"aux", b"a"),
+        (b"normal", b"n"),
+    ]))
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut warned = Vec::new();
     let r = extract(&a, dir.path(), &ExtractOptions::default(), &mut |ev| {
@@ -101,11 +157,29 @@ fn windows_reserved_names_extract_with_a_warning() {
 fn shared_subtrees_are_refused() {
     // Two directories claiming the same child range.
     let nodes = [
-        CNode::Dir { name: vec![], first: 1, count: 2 },
-        CNode::Dir { name: b"a".to_vec(), first: 3, count: 1 },
-        CNode::Dir { name: b"b".to_vec(), first: 3, count: 1 },
-        CNode::File { name: b"f".to_vec(), data: b"x".to_vec() },
+        CNode::Dir {
+            name: vec![],
+            first: 1,
+            count: 2,
+        },
+        CNode::Dir {
+            name: b"a".to_vec(),
+            first: 3,
+            count: 1,
+        },
+        CNode::Dir {
+            name: b"b".to_vec(),
+            first: 3,
+            count: 1,
+        },
+        CNode::File {
+            name: b"f".to_vec(),
+            data: b"x".to_vec(),
+        },
     ];
     let err = open(craft::archive(&nodes)).unwrap_err();
-    assert!(err.to_string().contains("already part of the tree"), "{err}");
+    assert!(
+        err.to_string().contains("already part of the tree"),
+        "{err}"
+    );
 }

@@ -5,17 +5,28 @@ use std::path::Path;
 use std::sync::Arc;
 
 use zarkit::zar::{
-    extract, pack_dir, pack_dir_to, Archive, ExtractOptions, PackOptions, PackWarning, Stored, WriterOptions, ZarError,
+    Archive, ExtractOptions, PackOptions, PackWarning, Stored, WriterOptions, ZarError, extract,
+    pack_dir, pack_dir_to,
 };
 use zarkit_tests::{basic_tree_copy, copy_tree, zar};
 
-fn quiet_pack(dir: &Path, out: &Path, opts: &PackOptions) -> Result<zarkit::zar::PackSummary, ZarError> {
+fn quiet_pack(
+    dir: &Path,
+    out: &Path,
+    opts: &PackOptions,
+) -> Result<zarkit::zar::PackSummary, ZarError> {
     pack_dir(dir, out, opts, &mut |_| {})
 }
 
 fn assert_same_tree(a: &Path, b: &Path) {
-    let mut names_a: Vec<_> = std::fs::read_dir(a).unwrap().map(|e| e.unwrap().file_name()).collect();
-    let mut names_b: Vec<_> = std::fs::read_dir(b).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let mut names_a: Vec<_> = std::fs::read_dir(a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let mut names_b: Vec<_> = std::fs::read_dir(b)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     names_a.sort();
     names_b.sort();
     assert_eq!(names_a, names_b, "{} vs {}", a.display(), b.display());
@@ -24,7 +35,11 @@ fn assert_same_tree(a: &Path, b: &Path) {
         if pa.is_dir() {
             assert_same_tree(&pa, &pb);
         } else {
-            assert!(std::fs::read(&pa).unwrap() == std::fs::read(&pb).unwrap(), "{}", pa.display());
+            assert!(
+                std::fs::read(&pa).unwrap() == std::fs::read(&pb).unwrap(),
+                "{}",
+                pa.display()
+            );
         }
     }
 }
@@ -35,7 +50,10 @@ fn basic_tree_packs_and_extracts_to_identical_files() {
     let tree = basic_tree_copy(dir.path());
     let out = dir.path().join("basic.zar");
     let s = quiet_pack(&tree, &out, &PackOptions::default()).unwrap();
-    assert_eq!((s.archive.files, s.archive.dirs, s.archive.blocks), (25, 5, 18));
+    assert_eq!(
+        (s.archive.files, s.archive.dirs, s.archive.blocks),
+        (25, 5, 18)
+    );
     let a = Archive::open(&out).unwrap();
     let dest = dir.path().join("out");
     let es = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap();
@@ -48,16 +66,25 @@ fn extract_selected_paths_only_and_keeps_their_archive_paths() {
     let dir = tempfile::tempdir().unwrap();
     let a = Archive::open(zar("basic/reference.zar")).unwrap();
     let dest = dir.path().join("sel");
-    let opts = ExtractOptions { paths: vec!["sub/deeper".into(), "README.txt".into()], ..Default::default() };
+    let opts = ExtractOptions {
+        paths: vec!["sub/deeper".into(), "README.txt".into()],
+        ..Default::default()
+    };
     let s = extract(&a, &dest, &opts, &mut |_| {}).unwrap();
     assert_eq!(s.files, 4);
     assert!(dest.join("Sub/Deeper/Deepest/empty_too.dat").is_file());
     assert!(dest.join("README.txt").is_file());
     assert!(!dest.join("Sub/alpha.txt").exists());
-    let missing = ExtractOptions { paths: vec!["nope.txt".into()], ..Default::default() };
+    let missing = ExtractOptions {
+        paths: vec!["nope.txt".into()],
+        ..Default::default()
+    };
     let err = extract(&a, &dir.path().join("none"), &missing, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("nope.txt"));
-    assert!(!dir.path().join("none").exists(), "an unknown path is refused before anything is written");
+    assert!(
+        !dir.path().join("none").exists(),
+        "an unknown path is refused before anything is written"
+    );
 }
 
 #[test]
@@ -68,13 +95,30 @@ fn extract_refuses_to_overwrite_unless_asked() {
     std::fs::create_dir_all(&dest).unwrap();
     std::fs::write(dest.join("a.txt"), b"keep me").unwrap();
     let err = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap_err();
-    let ZarError::ExtractFailed { failures } = err else { panic!("expected per-entry failures") };
+    let ZarError::ExtractFailed { failures } = err else {
+        panic!("expected per-entry failures")
+    };
     assert_eq!(failures.len(), 1);
     assert!(failures[0].contains("a.txt") && failures[0].contains("already exists"));
     assert_eq!(std::fs::read(dest.join("a.txt")).unwrap(), b"keep me");
-    assert!(dest.join("sub/c.txt").is_file(), "the other entries are still extracted");
-    extract(&a, &dest, &ExtractOptions { overwrite: true, ..Default::default() }, &mut |_| {}).unwrap();
-    assert_eq!(std::fs::read(dest.join("a.txt")).unwrap(), std::fs::read(zar("multi-frame/expected/a.txt")).unwrap());
+    assert!(
+        dest.join("sub/c.txt").is_file(),
+        "the other entries are still extracted"
+    );
+    extract(
+        &a,
+        &dest,
+        &ExtractOptions {
+            overwrite: true,
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read(dest.join("a.txt")).unwrap(),
+        std::fs::read(zar("multi-frame/expected/a.txt")).unwrap()
+    );
 }
 
 #[cfg(unix)]
@@ -89,7 +133,11 @@ fn extract_never_follows_a_symlink_out_of_the_destination() {
     let a = Archive::open(zar("multi-frame/multiframe.zar")).unwrap();
     let err = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("symbolic link"), "{err}");
-    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written through the link");
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
 }
 
 #[test]
@@ -98,17 +146,33 @@ fn failed_entries_leave_no_partial_file_and_are_all_reported() {
     let a = Archive::open(zar("bad/corrupt_block.zar")).unwrap();
     let dest = dir.path().join("cb");
     let err = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap_err();
-    let ZarError::ExtractFailed { failures } = err else { panic!() };
+    let ZarError::ExtractFailed { failures } = err else {
+        panic!()
+    };
     assert_eq!(failures.len(), 2);
     assert!(failures.iter().all(|f| f.contains("block 0")));
-    assert_eq!(std::fs::read_dir(&dest).unwrap().count(), 0, "no file and no temporary file left");
+    assert_eq!(
+        std::fs::read_dir(&dest).unwrap().count(),
+        0,
+        "no file and no temporary file left"
+    );
 }
 
 #[test]
 fn hostile_fixtures_write_nothing_anywhere() {
     let dir = tempfile::tempdir().unwrap();
-    for name in ["dotdot_dir.zar", "dotdot_file.zar", "backslash_name.zar", "slash_name.zar", "cycle.zar", "nul_name.zar"] {
-        assert!(Archive::open(zar(&format!("bad/{name}"))).is_err(), "{name}");
+    for name in [
+        "dotdot_dir.zar",
+        "dotdot_file.zar",
+        "backslash_name.zar",
+        "slash_name.zar",
+        "cycle.zar",
+        "nul_name.zar",
+    ] {
+        assert!(
+            Archive::open(zar(&format!("bad/{name}"))).is_err(),
+            "{name}"
+        );
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
@@ -122,9 +186,19 @@ fn pack_refuses_case_insensitive_collisions_naming_the_path_and_leaves_no_output
     std::fs::write(tree.join("d/A.TXT"), b"2").unwrap();
     let out = dir.path().join("o.zar");
     let err = quiet_pack(&tree, &out, &PackOptions::default()).unwrap_err();
-    assert!(err.to_string().contains("a.txt") && err.to_string().contains("ignoring ASCII case"), "{err}");
-    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(left, vec![std::ffi::OsString::from("t")], "no archive and no temporary file remain");
+    assert!(
+        err.to_string().contains("a.txt") && err.to_string().contains("ignoring ASCII case"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("t")],
+        "no archive and no temporary file remain"
+    );
 }
 
 #[test]
@@ -133,9 +207,22 @@ fn pack_refuses_an_existing_output_unless_overwriting() {
     let out = dir.path().join("o.zar");
     std::fs::write(&out, b"precious").unwrap();
     let tree = zar("raw/tree");
-    assert!(quiet_pack(&tree, &out, &PackOptions::default()).unwrap_err().to_string().contains("already exists"));
+    assert!(
+        quiet_pack(&tree, &out, &PackOptions::default())
+            .unwrap_err()
+            .to_string()
+            .contains("already exists")
+    );
     assert_eq!(std::fs::read(&out).unwrap(), b"precious");
-    quiet_pack(&tree, &out, &PackOptions { overwrite: true, ..Default::default() }).unwrap();
+    quiet_pack(
+        &tree,
+        &out,
+        &PackOptions {
+            overwrite: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     Archive::open(&out).unwrap();
 }
 
@@ -147,7 +234,10 @@ fn pack_never_includes_its_own_output() {
     let out = tree.join("self.zar");
     quiet_pack(&tree, &out, &PackOptions::default()).unwrap();
     let a = Archive::open(&out).unwrap();
-    let names: Vec<String> = a.walk().map(|e| String::from_utf8(e.path()).unwrap()).collect();
+    let names: Vec<String> = a
+        .walk()
+        .map(|e| String::from_utf8(e.path()).unwrap())
+        .collect();
     assert_eq!(names, ["a.txt", "b.bin", "sub", "sub/c.txt"]);
 }
 
@@ -159,10 +249,19 @@ fn symlinks_are_skipped_with_a_warning_or_followed_on_request() {
     std::fs::create_dir_all(&tree).unwrap();
     std::fs::write(tree.join("real.txt"), b"real").unwrap();
     std::os::unix::fs::symlink("real.txt", tree.join("link.txt")).unwrap();
-    let (bytes, s) = pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap();
+    let (bytes, s) =
+        pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap();
     assert!(matches!(&s.warnings[..], [PackWarning::SkippedSymlink(p)] if p.ends_with("link.txt")));
-    assert_eq!(Archive::from_reader(std::io::Cursor::new(bytes)).unwrap().file_count(), 1);
-    let follow = PackOptions { follow_symlinks: true, ..Default::default() };
+    assert_eq!(
+        Archive::from_reader(std::io::Cursor::new(bytes))
+            .unwrap()
+            .file_count(),
+        1
+    );
+    let follow = PackOptions {
+        follow_symlinks: true,
+        ..Default::default()
+    };
     let (bytes, s) = pack_dir_to(&tree, Vec::new(), &follow, &[], &mut |_| {}).unwrap();
     assert!(s.warnings.is_empty());
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
@@ -178,7 +277,9 @@ fn special_files_are_skipped_with_a_warning() {
     let tree = dir.path().join("t");
     std::fs::create_dir_all(&tree).unwrap();
     std::fs::write(tree.join("f.txt"), b"x").unwrap();
-    let status = std::process::Command::new("mkfifo").arg(tree.join("pipe")).status();
+    let status = std::process::Command::new("mkfifo")
+        .arg(tree.join("pipe"))
+        .status();
     if !status.is_ok_and(|s| s.success()) {
         return; // no mkfifo on this system
     }
@@ -193,9 +294,16 @@ fn long_names_are_written_correctly_with_a_warning() {
     std::fs::create_dir_all(&tree).unwrap();
     let long = "n".repeat(200);
     std::fs::write(tree.join(&long), b"long").unwrap();
-    let opts = PackOptions { writer: WriterOptions::new().compressor(Arc::new(Stored)), ..Default::default() };
+    let opts = PackOptions {
+        writer: WriterOptions::new().compressor(Arc::new(Stored)),
+        ..Default::default()
+    };
     let (bytes, s) = pack_dir_to(&tree, Vec::new(), &opts, &[], &mut |_| {}).unwrap();
-    assert!(s.warnings.iter().any(|w| w.to_string().contains("200 bytes")));
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.to_string().contains("200 bytes"))
+    );
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
     assert_eq!(a.get(&long).unwrap().size(), 4);
 }

@@ -5,7 +5,9 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use zarkit::zar::{pack_dir, pack_dir_to, ArchiveWriter, PackEvent, PackOptions, Stored, WriterOptions};
+use zarkit::zar::{
+    ArchiveWriter, PackEvent, PackOptions, Stored, WriterOptions, pack_dir, pack_dir_to,
+};
 
 fn tree(dir: &Path) -> std::path::PathBuf {
     let t = dir.join("t");
@@ -17,7 +19,10 @@ fn tree(dir: &Path) -> std::path::PathBuf {
 }
 
 fn only(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     v.sort();
     v
 }
@@ -29,7 +34,10 @@ fn a_file_removed_during_the_walk_fails_naming_it_and_leaves_no_archive() {
     let out = d.path().join("o.zar");
     let victim = t.join("sub/victim.bin");
     let err = pack_dir(&t, &out, &PackOptions::default(), &mut |ev| {
-        if let PackEvent::Entry { path: "sub/victim.bin" } = ev {
+        if let PackEvent::Entry {
+            path: "sub/victim.bin",
+        } = ev
+        {
             std::fs::remove_file(&victim).unwrap();
         }
     })
@@ -45,13 +53,19 @@ fn a_file_truncated_during_the_walk_fails_naming_it() {
     let out = d.path().join("o.zar");
     let victim = t.join("sub/victim.bin");
     let err = pack_dir(&t, &out, &PackOptions::default(), &mut |ev| {
-        if let PackEvent::Entry { path: "sub/victim.bin" } = ev {
+        if let PackEvent::Entry {
+            path: "sub/victim.bin",
+        } = ev
+        {
             std::fs::write(&victim, b"short").unwrap();
         }
     })
     .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("victim.bin") && msg.contains("changed while being packed"), "{msg}");
+    assert!(
+        msg.contains("victim.bin") && msg.contains("changed while being packed"),
+        "{msg}"
+    );
     assert_eq!(only(d.path()), ["t"]);
 }
 
@@ -64,7 +78,10 @@ struct FullDisk {
 impl Write for FullDisk {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.room == 0 {
-            return Err(io::Error::new(io::ErrorKind::StorageFull, "no space left on device"));
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "no space left on device",
+            ));
         }
         let n = buf.len().min(self.room);
         self.room -= n;
@@ -80,20 +97,33 @@ fn a_full_disk_is_an_error_at_every_stage_of_writing() {
     let d = tempfile::tempdir().unwrap();
     let t = tree(d.path());
     // Fail in the blocks, in the alignment/records, in the names, in the tree, in the footer.
-    let full = pack_dir_to(&t, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap().0.len();
+    let full = pack_dir_to(&t, Vec::new(), &PackOptions::default(), &[], &mut |_| {})
+        .unwrap()
+        .0
+        .len();
     for room in [0, 70_000, 5 * 65536 + 3, full - 200, full - 100, full - 1] {
         for threads in [1, 3] {
-            let opts = PackOptions { writer: WriterOptions::new().threads(threads), ..Default::default() };
+            let opts = PackOptions {
+                writer: WriterOptions::new().threads(threads),
+                ..Default::default()
+            };
             let err = pack_dir_to(&t, FullDisk { room }, &opts, &[], &mut |_| {}).unwrap_err();
             let msg = err.to_string();
-            assert!(msg.contains("no space left") && msg.contains("writing"), "room {room}: {msg}");
+            assert!(
+                msg.contains("no space left") && msg.contains("writing"),
+                "room {room}: {msg}"
+            );
         }
     }
 }
 
 #[test]
 fn the_writer_refuses_to_go_on_after_a_failure() {
-    let mut w = ArchiveWriter::with_options(FullDisk { room: 10 }, &WriterOptions::new().compressor(Arc::new(Stored))).unwrap();
+    let mut w = ArchiveWriter::with_options(
+        FullDisk { room: 10 },
+        &WriterOptions::new().compressor(Arc::new(Stored)),
+    )
+    .unwrap();
     w.start_file("f").unwrap();
     assert!(w.append(&[0u8; 70_000]).is_err());
     assert!(w.append(b"more").is_err());
@@ -107,11 +137,17 @@ fn an_unreadable_file_fails_naming_it() {
     let d = tempfile::tempdir().unwrap();
     let t = tree(d.path());
     let victim = t.join("sub/victim.bin");
-    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0)).unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o000)).unwrap();
     if std::fs::File::open(&victim).is_ok() {
         return; // running as root: permissions do not stop reads
     }
-    let err = pack_dir(&t, &d.path().join("o.zar"), &PackOptions::default(), &mut |_| {}).unwrap_err();
+    let err = pack_dir(
+        &t,
+        &d.path().join("o.zar"),
+        &PackOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("victim.bin"), "{err}");
     assert_eq!(only(d.path()), ["t"]);
 }

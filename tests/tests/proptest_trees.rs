@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use zarkit::zar::{pack_dir_to, Archive, PackOptions, Stored, WriterOptions};
+use zarkit::zar::{Archive, PackOptions, Stored, WriterOptions, pack_dir_to};
 
 #[derive(Debug, Clone)]
 enum Node {
@@ -37,24 +37,37 @@ fn size() -> impl Strategy<Value = usize> {
 
 fn tree(depth: u32) -> impl Strategy<Value = BTreeMap<String, Node>> {
     let leaf = (size(), any::<u8>()).prop_map(|(size, seed)| Node::File { size, seed });
-    let node = leaf.prop_recursive(depth, 24, 6, |inner| prop::collection::btree_map(name(), inner, 0..5).prop_map(Node::Dir));
+    let node = leaf.prop_recursive(depth, 24, 6, |inner| {
+        prop::collection::btree_map(name(), inner, 0..5).prop_map(Node::Dir)
+    });
     prop::collection::btree_map(name(), node, 0..7)
 }
 
 fn content(size: usize, seed: u8) -> Vec<u8> {
-    (0..size).map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 13) as u8 ^ seed).collect()
+    (0..size)
+        .map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 13) as u8 ^ seed)
+        .collect()
 }
 
 /// Write the tree, dropping names that collide ignoring ASCII case (the file system here is
 /// case-sensitive; ZAR is not). Returns (archive path, contents) of every file written.
-fn materialise(dir: &Path, t: &BTreeMap<String, Node>, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) {
+fn materialise(
+    dir: &Path,
+    t: &BTreeMap<String, Node>,
+    prefix: &str,
+    files: &mut Vec<(String, Vec<u8>)>,
+) {
     let mut seen = std::collections::HashSet::new();
     for (n, node) in t {
         if !seen.insert(n.to_ascii_lowercase()) {
             continue;
         }
         let p = dir.join(n);
-        let ap = if prefix.is_empty() { n.clone() } else { format!("{prefix}/{n}") };
+        let ap = if prefix.is_empty() {
+            n.clone()
+        } else {
+            format!("{prefix}/{n}")
+        };
         match node {
             Node::File { size, seed } => {
                 let c = content(*size, *seed);
@@ -70,8 +83,15 @@ fn materialise(dir: &Path, t: &BTreeMap<String, Node>, prefix: &str, files: &mut
 }
 
 fn pack(dir: &Path, threads: usize) -> Vec<u8> {
-    let opts = PackOptions { writer: WriterOptions::new().compressor(Arc::new(Stored)).threads(threads), ..Default::default() };
-    pack_dir_to(dir, Vec::new(), &opts, &[], &mut |_| {}).unwrap().0
+    let opts = PackOptions {
+        writer: WriterOptions::new()
+            .compressor(Arc::new(Stored))
+            .threads(threads),
+        ..Default::default()
+    };
+    pack_dir_to(dir, Vec::new(), &opts, &[], &mut |_| {})
+        .unwrap()
+        .0
 }
 
 proptest! {

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use zarkit::zar::{self, Archive, BlockCompressor, PackEvent, PackOptions, Stored, WriterOptions, ZarError};
+use zarkit::zar::{
+    self, Archive, BlockCompressor, PackEvent, PackOptions, Stored, WriterOptions, ZarError,
+};
 use zarkit::zstd;
 
 /// Success.
@@ -149,12 +151,18 @@ struct Failure {
 
 impl From<ZarError> for Failure {
     fn from(e: ZarError) -> Self {
-        Failure { code: EXIT_FAILURE, message: e.to_string() }
+        Failure {
+            code: EXIT_FAILURE,
+            message: e.to_string(),
+        }
     }
 }
 
 fn fail(code: u8, message: impl Into<String>) -> Failure {
-    Failure { code, message: message.into() }
+    Failure {
+        code,
+        message: message.into(),
+    }
 }
 
 fn main() -> ExitCode {
@@ -187,66 +195,163 @@ fn main() -> ExitCode {
 /// packed and a file is extracted. Returns `None` when the arguments are a subcommand form.
 fn legacy_form(args: &[std::ffi::OsString]) -> Option<Result<(), Failure>> {
     let first = args.get(1)?.to_str().map(str::to_owned);
-    let known = ["pack", "extract", "list", "verify", "cat", "info", "compress", "decompress", "help"];
-    if let Some(f) = &first {
-        if f.starts_with('-') || known.contains(&f.as_str()) {
-            return None;
-        }
+    let known = [
+        "pack",
+        "extract",
+        "list",
+        "verify",
+        "cat",
+        "info",
+        "compress",
+        "decompress",
+        "help",
+    ];
+    if let Some(f) = &first
+        && (f.starts_with('-') || known.contains(&f.as_str()))
+    {
+        return None;
     }
     if args.len() > 3 {
-        return Some(Err(fail(EXIT_USAGE, "too many paths: use `zarchive INPUT [OUTPUT]` or a subcommand (see --help)")));
+        return Some(Err(fail(
+            EXIT_USAGE,
+            "too many paths: use `zarchive INPUT [OUTPUT]` or a subcommand (see --help)",
+        )));
     }
     let input = PathBuf::from(&args[1]);
     let output = args.get(2).map(PathBuf::from);
     let quiet = Quiet { quiet: false };
     Some(if input.is_dir() {
-        run(Command::Pack { dir: input, output, threads: None, level: None, follow_symlinks: false, force: false, quiet })
+        run(Command::Pack {
+            dir: input,
+            output,
+            threads: None,
+            level: None,
+            follow_symlinks: false,
+            force: false,
+            quiet,
+        })
     } else if input.is_file() {
-        run(Command::Extract { archive: input, dest: output, paths: Vec::new(), force: false, quiet })
+        run(Command::Extract {
+            archive: input,
+            dest: output,
+            paths: Vec::new(),
+            force: false,
+            quiet,
+        })
     } else {
-        Err(fail(EXIT_USAGE, format!("{}: not a file or directory (and not a subcommand; see --help)", input.display())))
+        Err(fail(
+            EXIT_USAGE,
+            format!(
+                "{}: not a file or directory (and not a subcommand; see --help)",
+                input.display()
+            ),
+        ))
     })
 }
 
 fn run(cmd: Command) -> Result<(), Failure> {
     match cmd {
-        Command::Pack { dir, output, threads, level, follow_symlinks, force, quiet } => {
-            pack(&dir, output, threads, level, follow_symlinks, force, quiet.quiet)
-        }
-        Command::Extract { archive, dest, paths, force, quiet } => extract(&archive, dest, paths, force, quiet.quiet),
-        Command::List { archive, json, long } => list(&archive, json, long),
-        Command::Verify { archive, threads, quiet } => verify(&archive, threads, quiet.quiet),
-        Command::Cat { archive, path, offset, length } => cat(&archive, &path, offset, length),
+        Command::Pack {
+            dir,
+            output,
+            threads,
+            level,
+            follow_symlinks,
+            force,
+            quiet,
+        } => pack(
+            &dir,
+            output,
+            threads,
+            level,
+            follow_symlinks,
+            force,
+            quiet.quiet,
+        ),
+        Command::Extract {
+            archive,
+            dest,
+            paths,
+            force,
+            quiet,
+        } => extract(&archive, dest, paths, force, quiet.quiet),
+        Command::List {
+            archive,
+            json,
+            long,
+        } => list(&archive, json, long),
+        Command::Verify {
+            archive,
+            threads,
+            quiet,
+        } => verify(&archive, threads, quiet.quiet),
+        Command::Cat {
+            archive,
+            path,
+            offset,
+            length,
+        } => cat(&archive, &path, offset, length),
         Command::Info { archive } => info(&archive),
-        Command::Compress { input, output, level } => compress(&input, output, level),
+        Command::Compress {
+            input,
+            output,
+            level,
+        } => compress(&input, output, level),
         Command::Decompress { input, output } => decompress(&input, output),
     }
 }
 
 fn threads_or_all(threads: Option<usize>) -> usize {
-    threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1)
+    threads
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .max(1)
 }
 
 /// Resolve `-l`: `stored`, or a zstd level the encoder implements.
-fn block_compressor(level: Option<String>, quiet: bool) -> Result<Arc<dyn BlockCompressor>, Failure> {
+fn block_compressor(
+    level: Option<String>,
+    quiet: bool,
+) -> Result<Arc<dyn BlockCompressor>, Failure> {
     match level.as_deref() {
         None => match zar::Zstd::new(zar::REFERENCE_LEVEL) {
             Ok(z) => Ok(Arc::new(z)),
             Err(_) => {
                 if !quiet {
-                    eprintln!("zarchive: note: the zstd encoder does not implement level {} yet; packing with stored (uncompressed) blocks", zar::REFERENCE_LEVEL);
+                    eprintln!(
+                        "zarchive: note: the zstd encoder does not implement level {} yet; packing with stored (uncompressed) blocks",
+                        zar::REFERENCE_LEVEL
+                    );
                 }
                 Ok(Arc::new(Stored))
             }
         },
         Some("stored" | "none") => Ok(Arc::new(Stored)),
         Some(s) => {
-            let n: i32 = s.parse().map_err(|_| fail(EXIT_USAGE, format!("invalid level {s:?}: use a number or `stored`")))?;
+            let n: i32 = s.parse().map_err(|_| {
+                fail(
+                    EXIT_USAGE,
+                    format!("invalid level {s:?}: use a number or `stored`"),
+                )
+            })?;
             if !(zstd::MIN_LEVEL..=zstd::MAX_LEVEL).contains(&n) {
-                return Err(fail(EXIT_USAGE, format!("level {n} is outside zstd's range {}..={}", zstd::MIN_LEVEL, zstd::MAX_LEVEL)));
+                return Err(fail(
+                    EXIT_USAGE,
+                    format!(
+                        "level {n} is outside zstd's range {}..={}",
+                        zstd::MIN_LEVEL,
+                        zstd::MAX_LEVEL
+                    ),
+                ));
             }
             let z = zar::Zstd::new(n).map_err(|e| {
-                fail(EXIT_USAGE, format!("{e}; levels available now: `stored`{}", available_levels()))
+                fail(
+                    EXIT_USAGE,
+                    format!("{e}; levels available now: `stored`{}", available_levels()),
+                )
             })?;
             Ok(Arc::new(z))
         }
@@ -254,8 +359,15 @@ fn block_compressor(level: Option<String>, quiet: bool) -> Result<Arc<dyn BlockC
 }
 
 fn available_levels() -> String {
-    let levels: Vec<String> = (-7..=22).filter(|&l| zstd::is_level_supported(l)).map(|l| l.to_string()).collect();
-    if levels.is_empty() { String::new() } else { format!(", {}", levels.join(", ")) }
+    let levels: Vec<String> = (-7..=22)
+        .filter(|&l| zstd::is_level_supported(l))
+        .map(|l| l.to_string())
+        .collect();
+    if levels.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", levels.join(", "))
+    }
 }
 
 fn bar(quiet: bool, len: u64, unit_bytes: bool) -> ProgressBar {
@@ -275,8 +387,15 @@ fn bar(quiet: bool, len: u64, unit_bytes: bool) -> ProgressBar {
 }
 
 fn default_pack_output(dir: &Path) -> Result<PathBuf, Failure> {
-    let abs = dir.canonicalize().map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", dir.display())))?;
-    let name = abs.file_name().ok_or_else(|| fail(EXIT_USAGE, "cannot name an archive after the root directory; give -o"))?;
+    let abs = dir
+        .canonicalize()
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", dir.display())))?;
+    let name = abs.file_name().ok_or_else(|| {
+        fail(
+            EXIT_USAGE,
+            "cannot name an archive after the root directory; give -o",
+        )
+    })?;
     let mut file = name.to_os_string();
     file.push(".zar");
     Ok(abs.parent().unwrap_or(Path::new(".")).join(file))
@@ -293,11 +412,20 @@ fn pack(
     quiet: bool,
 ) -> Result<(), Failure> {
     if !dir.is_dir() {
-        return Err(fail(EXIT_FAILURE, format!("{}: not a directory", dir.display())));
+        return Err(fail(
+            EXIT_FAILURE,
+            format!("{}: not a directory", dir.display()),
+        ));
     }
     let compressor = block_compressor(level, quiet)?;
-    let writer = WriterOptions::new().compressor(compressor).threads(threads_or_all(threads));
-    let opts = PackOptions { writer, follow_symlinks, overwrite: force };
+    let writer = WriterOptions::new()
+        .compressor(compressor)
+        .threads(threads_or_all(threads));
+    let opts = PackOptions {
+        writer,
+        follow_symlinks,
+        overwrite: force,
+    };
     let to_stdout = output.as_deref() == Some(Path::new("-"));
     let out_path = match output {
         Some(p) if !to_stdout => p,
@@ -315,11 +443,15 @@ fn pack(
     let summary = if to_stdout {
         let stdout = io::stdout();
         if stdout.is_terminal() {
-            return Err(fail(EXIT_USAGE, "refusing to write an archive to a terminal; redirect standard output"));
+            return Err(fail(
+                EXIT_USAGE,
+                "refusing to write an archive to a terminal; redirect standard output",
+            ));
         }
         let w = io::BufWriter::with_capacity(1 << 20, stdout.lock());
         let (mut w, s) = zar::pack_dir_to(dir, w, &opts, &[], &mut on_event)?;
-        w.flush().map_err(|e| fail(EXIT_FAILURE, format!("writing to standard output: {e}")))?;
+        w.flush()
+            .map_err(|e| fail(EXIT_FAILURE, format!("writing to standard output: {e}")))?;
         s
     } else {
         if !quiet {
@@ -330,7 +462,11 @@ fn pack(
     pb.finish_and_clear();
     if !quiet {
         let a = &summary.archive;
-        let ratio = if a.data_bytes > 0 { a.archive_size as f64 / a.data_bytes as f64 * 100.0 } else { 0.0 };
+        let ratio = if a.data_bytes > 0 {
+            a.archive_size as f64 / a.data_bytes as f64 * 100.0
+        } else {
+            0.0
+        };
         eprintln!(
             "{} files, {} directories, {} bytes of data in {} blocks ({} stored raw) -> {} bytes ({ratio:.1} %)",
             a.files, a.dirs, a.data_bytes, a.blocks, a.raw_blocks, a.archive_size
@@ -343,39 +479,67 @@ fn open_archive(path: &Path) -> Result<Archive, Failure> {
     Archive::open(path).map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))
 }
 
-fn extract(archive: &Path, dest: Option<PathBuf>, paths: Vec<String>, force: bool, quiet: bool) -> Result<(), Failure> {
+fn extract(
+    archive: &Path,
+    dest: Option<PathBuf>,
+    paths: Vec<String>,
+    force: bool,
+    quiet: bool,
+) -> Result<(), Failure> {
     let a = open_archive(archive)?;
     let dest = match dest {
         Some(d) => d,
         None => {
-            let stem = archive.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "archive".into());
-            archive.parent().unwrap_or(Path::new("")).join(format!("{stem}_extracted"))
+            let stem = archive
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "archive".into());
+            archive
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join(format!("{stem}_extracted"))
         }
     };
     if !quiet {
         eprintln!("Extracting to {}", dest.display());
     }
     let pb = bar(quiet, 0, true);
-    let opts = zar::ExtractOptions { overwrite: force, paths };
+    let opts = zar::ExtractOptions {
+        overwrite: force,
+        paths,
+    };
     let result = zar::extract(&a, &dest, &opts, &mut |ev| match ev {
         zar::ExtractEvent::Selected { bytes, .. } => pb.set_length(bytes),
         zar::ExtractEvent::Data(n) => pb.inc(n),
-        zar::ExtractEvent::Entry { entry } if !pb.is_hidden() => pb.set_message(entry.path_display()),
-        zar::ExtractEvent::Failed { error, .. } => pb.suspend(|| eprintln!("zarchive: error: {error}")),
-        zar::ExtractEvent::Warning { path, message } => pb.suspend(|| eprintln!("zarchive: warning: {path}: {message}")),
+        zar::ExtractEvent::Entry { entry } if !pb.is_hidden() => {
+            pb.set_message(entry.path_display())
+        }
+        zar::ExtractEvent::Failed { error, .. } => {
+            pb.suspend(|| eprintln!("zarchive: error: {error}"))
+        }
+        zar::ExtractEvent::Warning { path, message } => {
+            pb.suspend(|| eprintln!("zarchive: warning: {path}: {message}"))
+        }
         _ => {}
     });
     pb.finish_and_clear();
     match result {
         Ok(s) => {
             if !quiet {
-                eprintln!("{} files, {} directories, {} bytes extracted", s.files, s.dirs, s.bytes);
+                eprintln!(
+                    "{} files, {} directories, {} bytes extracted",
+                    s.files, s.dirs, s.bytes
+                );
             }
             Ok(())
         }
-        Err(ZarError::ExtractFailed { failures }) => {
-            Err(fail(EXIT_FAILURE, format!("{} entries failed to extract (listed above)", failures.len())))
-        }
+        Err(ZarError::ExtractFailed { failures }) => Err(fail(
+            EXIT_FAILURE,
+            format!(
+                "{} entries failed to extract (listed above)",
+                failures.len()
+            ),
+        )),
         Err(e) => Err(e.into()),
     }
 }
@@ -405,8 +569,12 @@ fn list(archive: &Path, json: bool, long: bool) -> Result<(), Failure> {
                 let path = String::from_utf8_lossy(&e.path()).into_owned();
                 let slash = if e.is_dir() { "/" } else { "" };
                 match (long, e.kind()) {
-                    (true, zar::EntryKind::File { offset, size }) => writeln!(out, "{size:>14} {offset:>14}  {path}")?,
-                    (true, zar::EntryKind::Dir) => writeln!(out, "{:>14} {:>14}  {path}/", "-", "-")?,
+                    (true, zar::EntryKind::File { offset, size }) => {
+                        writeln!(out, "{size:>14} {offset:>14}  {path}")?
+                    }
+                    (true, zar::EntryKind::Dir) => {
+                        writeln!(out, "{:>14} {:>14}  {path}/", "-", "-")?
+                    }
                     (false, _) => writeln!(out, "{path}{slash}")?,
                 }
             }
@@ -419,7 +587,10 @@ fn list(archive: &Path, json: bool, long: bool) -> Result<(), Failure> {
 fn ignore_broken_pipe(r: io::Result<()>) -> Result<(), Failure> {
     match r {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(fail(EXIT_FAILURE, format!("writing to standard output: {e}"))),
+        Err(e) => Err(fail(
+            EXIT_FAILURE,
+            format!("writing to standard output: {e}"),
+        )),
         Ok(()) => Ok(()),
     }
 }
@@ -431,11 +602,19 @@ fn hex(b: &[u8]) -> String {
 fn verify(archive: &Path, threads: Option<usize>, quiet: bool) -> Result<(), Failure> {
     let a = match Archive::open(archive) {
         Ok(a) => a,
-        Err(e @ ZarError::Io { .. }) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", archive.display()))),
-        Err(e) => return Err(fail(EXIT_VERIFY_FAILED, format!("{}: damaged: {e}", archive.display()))),
+        Err(e @ ZarError::Io { .. }) => {
+            return Err(fail(EXIT_FAILURE, format!("{}: {e}", archive.display())));
+        }
+        Err(e) => {
+            return Err(fail(
+                EXIT_VERIFY_FAILED,
+                format!("{}: damaged: {e}", archive.display()),
+            ));
+        }
     };
     let pb = bar(quiet, a.block_count(), false);
-    let report = zar::verify(&a, threads_or_all(threads), &|n| pb.set_position(n)).map_err(Failure::from)?;
+    let report =
+        zar::verify(&a, threads_or_all(threads), &|n| pb.set_position(n)).map_err(Failure::from)?;
     pb.finish_and_clear();
     let mut problems = Vec::new();
     if !report.hash_ok() {
@@ -446,19 +625,39 @@ fn verify(archive: &Path, threads: Option<usize>, quiet: bool) -> Result<(), Fai
         ));
     }
     for p in &report.problems {
-        let files = if p.files.is_empty() { "no file uses it".to_string() } else { format!("files: {}", p.files.join(", ")) };
-        problems.push(format!("block {} ({} bytes at offset {}): {}; {files}", p.block, p.extent.1, p.extent.0, p.error));
+        let files = if p.files.is_empty() {
+            "no file uses it".to_string()
+        } else {
+            format!("files: {}", p.files.join(", "))
+        };
+        problems.push(format!(
+            "block {} ({} bytes at offset {}): {}; {files}",
+            p.block, p.extent.1, p.extent.0, p.error
+        ));
     }
     if problems.is_empty() {
         if !quiet {
-            println!("{}: OK ({} blocks decoded, SHA-256 {})", archive.display(), report.blocks, hex(&report.computed_hash));
+            println!(
+                "{}: OK ({} blocks decoded, SHA-256 {})",
+                archive.display(),
+                report.blocks,
+                hex(&report.computed_hash)
+            );
         }
         Ok(())
     } else {
         for p in &problems {
             println!("{}: {p}", archive.display());
         }
-        Err(fail(EXIT_VERIFY_FAILED, format!("{}: verify failed ({} problem{})", archive.display(), problems.len(), if problems.len() == 1 { "" } else { "s" })))
+        Err(fail(
+            EXIT_VERIFY_FAILED,
+            format!(
+                "{}: verify failed ({} problem{})",
+                archive.display(),
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" }
+            ),
+        ))
     }
 }
 
@@ -467,13 +666,20 @@ fn cat(archive: &Path, path: &str, offset: u64, length: Option<u64>) -> Result<(
     let mut r = a.open_file(path)?;
     let size = r.len();
     if offset > size {
-        return Err(fail(EXIT_FAILURE, format!("offset {offset} is beyond the end of {path} ({size} bytes)")));
+        return Err(fail(
+            EXIT_FAILURE,
+            format!("offset {offset} is beyond the end of {path} ({size} bytes)"),
+        ));
     }
     let len = length.unwrap_or(size - offset);
     if len > size - offset {
-        return Err(fail(EXIT_FAILURE, format!("range {offset}+{len} is beyond the end of {path} ({size} bytes)")));
+        return Err(fail(
+            EXIT_FAILURE,
+            format!("range {offset}+{len} is beyond the end of {path} ({size} bytes)"),
+        ));
     }
-    r.seek(SeekFrom::Start(offset)).map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
+    r.seek(SeekFrom::Start(offset))
+        .map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match io::copy(&mut r.take(len), &mut out) {
@@ -499,12 +705,24 @@ fn info(archive: &Path) -> Result<(), Failure> {
     println!("files:            {}", a.file_count());
     println!("directories:      {} (with the root)", a.dir_count());
     println!("file data:        {data} bytes");
-    println!("blocks:           {} of 64 KiB ({raw} stored raw, {} compressed)", a.block_count(), a.block_count() - raw);
+    println!(
+        "blocks:           {} of 64 KiB ({raw} stored raw, {} compressed)",
+        a.block_count(),
+        a.block_count() - raw
+    );
     println!("compressed data:  {} bytes", f.compressed_data.size);
     if data > 0 {
-        println!("ratio:            {:.2} % of the file data", a.archive_size() as f64 / data as f64 * 100.0);
+        println!(
+            "ratio:            {:.2} % of the file data",
+            a.archive_size() as f64 / data as f64 * 100.0
+        );
     }
-    println!("index:            {} bytes of offset records, {} bytes of names, {} nodes", f.offset_records.size, f.names.size, f.file_tree.size / 16);
+    println!(
+        "index:            {} bytes of offset records, {} bytes of names, {} nodes",
+        f.offset_records.size,
+        f.names.size,
+        f.file_tree.size / 16
+    );
     println!("SHA-256 (footer): {}", hex(&f.integrity_hash));
     Ok(())
 }
@@ -512,9 +730,13 @@ fn info(archive: &Path) -> Result<(), Failure> {
 fn read_input(input: &Path) -> Result<Vec<u8>, Failure> {
     let mut data = Vec::new();
     if input == Path::new("-") {
-        io::stdin().lock().read_to_end(&mut data).map_err(|e| fail(EXIT_FAILURE, format!("reading standard input: {e}")))?;
+        io::stdin()
+            .lock()
+            .read_to_end(&mut data)
+            .map_err(|e| fail(EXIT_FAILURE, format!("reading standard input: {e}")))?;
     } else {
-        data = std::fs::read(input).map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", input.display())))?;
+        data = std::fs::read(input)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", input.display())))?;
     }
     Ok(data)
 }
@@ -525,24 +747,32 @@ fn write_output(output: &Path, data: &[u8]) -> Result<(), Failure> {
         let mut out = stdout.lock();
         return ignore_broken_pipe(out.write_all(data).and_then(|()| out.flush()));
     }
-    std::fs::write(output, data).map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))
+    std::fs::write(output, data)
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))
 }
 
 fn compress(input: &Path, output: Option<PathBuf>, level: i32) -> Result<(), Failure> {
     let data = read_input(input)?;
     let frame = zstd::compress(&data, level).map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
     let output = output.unwrap_or_else(|| {
-        if input == Path::new("-") { PathBuf::from("-") } else { PathBuf::from(format!("{}.zst", input.display())) }
+        if input == Path::new("-") {
+            PathBuf::from("-")
+        } else {
+            PathBuf::from(format!("{}.zst", input.display()))
+        }
     });
     write_output(&output, &frame)
 }
 
 fn decompress(input: &Path, output: Option<PathBuf>) -> Result<(), Failure> {
     let data = read_input(input)?;
-    let output = output.unwrap_or_else(|| match input.to_str().and_then(|s| s.strip_suffix(".zst")) {
-        Some(stem) if input != Path::new("-") => PathBuf::from(stem),
-        _ => PathBuf::from("-"),
-    });
+    let output =
+        output.unwrap_or_else(
+            || match input.to_str().and_then(|s| s.strip_suffix(".zst")) {
+                Some(stem) if input != Path::new("-") => PathBuf::from(stem),
+                _ => PathBuf::from("-"),
+            },
+        );
     let err = |e: &dyn std::fmt::Display| fail(EXIT_FAILURE, format!("{}: {e}", input.display()));
     if output == Path::new("-") {
         let stdout = io::stdout();
@@ -551,13 +781,17 @@ fn decompress(input: &Path, output: Option<PathBuf>) -> Result<(), Failure> {
         return ignore_broken_pipe(w.flush());
     }
     // Decode next to the target and rename, so a corrupt input leaves no partial output.
-    let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| err(&e))?;
     {
         let mut w = io::BufWriter::new(tmp.as_file_mut());
         zstd::decode::decompress_to(&data, &mut w).map_err(|e| err(&e))?;
         w.flush().map_err(|e| err(&e))?;
     }
-    tmp.persist(&output).map_err(|e| fail(EXIT_FAILURE, format!("{}: {}", output.display(), e.error)))?;
+    tmp.persist(&output)
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {}", output.display(), e.error)))?;
     Ok(())
 }

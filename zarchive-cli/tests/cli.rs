@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn zarchive(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zarchive")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 macro_rules! run {
@@ -12,7 +15,9 @@ macro_rules! run {
 }
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/zar").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/zar")
+        .join(rel)
 }
 
 fn code(o: &Output) -> i32 {
@@ -31,21 +36,30 @@ fn reference_positional_form_packs_dir_to_dir_zar_and_extracts_to_stem_extracted
     assert!(archive.is_file());
     let o = run!(archive);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(std::fs::read(d.path().join("game_extracted/content/a.txt")).unwrap(), b"hello");
+    assert_eq!(
+        std::fs::read(d.path().join("game_extracted/content/a.txt")).unwrap(),
+        b"hello"
+    );
     let o = run!(tree, archive, "third");
     assert_eq!(code(&o), 2);
 }
 
 #[test]
 fn verify_exit_codes_distinguish_damage_from_other_failures() {
-    assert_eq!(code(&run!("verify", "-q", fixture("basic/reference.zar"))), 0);
+    assert_eq!(
+        code(&run!("verify", "-q", fixture("basic/reference.zar"))),
+        0
+    );
     let o = run!("verify", "-q", fixture("bad/bad_hash.zar"));
     assert_eq!(code(&o), 3);
     assert!(String::from_utf8_lossy(&o.stdout).contains("integrity hash mismatch"));
     let o = run!("verify", "-q", fixture("bad/corrupt_block.zar"));
     assert_eq!(code(&o), 3);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("block 0") && out.contains("ok.txt") && out.contains("text.txt"), "{out}");
+    assert!(
+        out.contains("block 0") && out.contains("ok.txt") && out.contains("text.txt"),
+        "{out}"
+    );
     assert_eq!(code(&run!("verify", fixture("bad/cycle.zar"))), 3);
     assert_eq!(code(&run!("verify", fixture("does-not-exist.zar"))), 1);
 }
@@ -53,13 +67,22 @@ fn verify_exit_codes_distinguish_damage_from_other_failures() {
 #[test]
 fn hostile_archives_fail_extraction_and_write_nothing_outside() {
     let d = tempfile::tempdir().unwrap();
-    for name in ["dotdot_dir.zar", "dotdot_file.zar", "backslash_name.zar", "cycle.zar", "huge_file_size.zar"] {
+    for name in [
+        "dotdot_dir.zar",
+        "dotdot_file.zar",
+        "backslash_name.zar",
+        "cycle.zar",
+        "huge_file_size.zar",
+    ] {
         let dest = d.path().join("inner").join(name);
         let o = run!("extract", "-q", fixture(&format!("bad/{name}")), "-C", dest);
         assert_eq!(code(&o), 1, "{name}");
         assert!(!String::from_utf8_lossy(&o.stderr).is_empty());
     }
-    let top: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let top: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert!(top.is_empty(), "nothing created at all: {top:?}");
 }
 
@@ -67,13 +90,32 @@ fn hostile_archives_fail_extraction_and_write_nothing_outside() {
 fn usage_errors_exit_2_and_unimplemented_levels_are_refused() {
     assert_eq!(code(&run!("pack", "--no-such-flag", ".")), 2);
     let d = tempfile::tempdir().unwrap();
-    let o = run!("pack", fixture("raw/tree"), "-o", d.path().join("x.zar"), "-l", "99");
+    let o = run!(
+        "pack",
+        fixture("raw/tree"),
+        "-o",
+        d.path().join("x.zar"),
+        "-l",
+        "99"
+    );
     assert_eq!(code(&o), 2);
     assert!(!d.path().join("x.zar").exists());
-    let o = run!("pack", "-q", fixture("raw/tree"), "-o", d.path().join("s.zar"), "-l", "stored");
+    let o = run!(
+        "pack",
+        "-q",
+        fixture("raw/tree"),
+        "-o",
+        d.path().join("s.zar"),
+        "-l",
+        "stored"
+    );
     assert_eq!(code(&o), 0);
     let o = run!();
-    assert_eq!(code(&o), 0, "no arguments prints the help, as the reference tool");
+    assert_eq!(
+        code(&o),
+        0,
+        "no arguments prints the help, as the reference tool"
+    );
 }
 
 #[test]
@@ -84,18 +126,35 @@ fn list_json_cat_range_and_pack_to_stdout() {
     let first = &v.as_array().unwrap()[0];
     assert_eq!(first["path"], "-dash.txt");
     assert_eq!(first["size"], 5);
-    let o = run!("cat", fixture("multi-frame/multiframe.zar"), "SUB\\c.txt", "--offset", "10", "--length", "20");
+    let o = run!(
+        "cat",
+        fixture("multi-frame/multiframe.zar"),
+        "SUB\\c.txt",
+        "--offset",
+        "10",
+        "--length",
+        "20"
+    );
     assert_eq!(code(&o), 0);
     let want = std::fs::read(fixture("multi-frame/expected/sub/c.txt")).unwrap();
     assert_eq!(o.stdout, &want[10..30]);
-    let o = run!("cat", fixture("multi-frame/multiframe.zar"), "a.txt", "--offset", "999999");
+    let o = run!(
+        "cat",
+        fixture("multi-frame/multiframe.zar"),
+        "a.txt",
+        "--offset",
+        "999999"
+    );
     assert_eq!(code(&o), 1);
     let o = run!("pack", "-q", fixture("raw/tree"), "-o", "-", "-l", "stored");
     assert_eq!(code(&o), 0);
     assert_eq!(&o.stdout[o.stdout.len() - 4..], &[0x16, 0x9F, 0x52, 0xD6]);
     let o = run!("info", fixture("basic/reference.zar"));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("18 of 64 KiB (3 stored raw, 15 compressed)"), "{out}");
+    assert!(
+        out.contains("18 of 64 KiB (3 stored raw, 15 compressed)"),
+        "{out}"
+    );
 }
 
 #[cfg(unix)]
@@ -105,10 +164,19 @@ fn killing_pack_midway_never_leaves_an_archive_at_the_target() {
     let tree = d.path().join("t");
     std::fs::create_dir_all(&tree).unwrap();
     // 256 MiB of sparse zeros: cheap to create, long enough to pack that we can kill it.
-    std::fs::File::create(tree.join("big.bin")).unwrap().set_len(256 << 20).unwrap();
+    std::fs::File::create(tree.join("big.bin"))
+        .unwrap()
+        .set_len(256 << 20)
+        .unwrap();
     let out = d.path().join("out.zar");
     let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .args([std::ffi::OsStr::new("pack"), "-q".as_ref(), "-j1".as_ref(), "-l".as_ref(), "stored".as_ref()])
+        .args([
+            std::ffi::OsStr::new("pack"),
+            "-q".as_ref(),
+            "-j1".as_ref(),
+            "-l".as_ref(),
+            "stored".as_ref(),
+        ])
         .arg(&tree)
         .arg("-o")
         .arg(&out)
@@ -116,9 +184,12 @@ fn killing_pack_midway_never_leaves_an_archive_at_the_target() {
         .unwrap();
     let started = std::time::Instant::now();
     let partial_seen = loop {
-        let partial = std::fs::read_dir(d.path())
-            .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".partial"));
+        let partial = std::fs::read_dir(d.path()).unwrap().any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".partial")
+        });
         if partial || started.elapsed() > std::time::Duration::from_secs(20) {
             break partial;
         }
@@ -130,7 +201,10 @@ fn killing_pack_midway_never_leaves_an_archive_at_the_target() {
     child.kill().ok();
     let status = child.wait().unwrap();
     if partial_seen && !status.success() {
-        assert!(!out.exists(), "a killed pack must not leave an archive at the target");
+        assert!(
+            !out.exists(),
+            "a killed pack must not leave an archive at the target"
+        );
     } else {
         // It finished before we could kill it: then the archive must be complete.
         assert_eq!(code(&run!("verify", "-q", out)), 0);

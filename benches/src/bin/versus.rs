@@ -12,11 +12,25 @@ use zarkit_benches::{oracle, trees};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let budget = Duration::from_millis(
-        args.iter().position(|a| a == "--budget-ms").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(1000),
+        args.iter()
+            .position(|a| a == "--budget-ms")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1000),
     );
-    let classes = args.iter().position(|a| a == "--classes").and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| "compress,decode,container".into());
+    let classes = args
+        .iter()
+        .position(|a| a == "--classes")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "compress,decode,container".into());
     oracle::assert_version();
-    println!("libzstd {} (zstd-sys =2.1.3), {} cores, budget {} ms per row\n", oracle::version_number(), cores(), budget.as_millis());
+    println!(
+        "libzstd {} (zstd-sys =2.1.3), {} cores, budget {} ms per row\n",
+        oracle::version_number(),
+        cores(),
+        budget.as_millis()
+    );
 
     if classes.contains("compress") {
         println!("### Compress (one-shot frames)\n");
@@ -28,10 +42,17 @@ fn main() {
                 match rows::compress_row(name, level) {
                     Some(mut row) => {
                         let frame = zarkit::zstd::compress(&src, level).unwrap();
-                        let size = format!("{} ({:.1} %)", frame.len(), frame.len() as f64 * 100.0 / src.len().max(1) as f64);
+                        let size = format!(
+                            "{} ({:.1} %)",
+                            frame.len(),
+                            frame.len() as f64 * 100.0 / src.len().max(1) as f64
+                        );
                         report(&mut row, &size, budget);
                     }
-                    None => println!("| compress/L{level}/{name} | {} (oracle) | pending | | | |", oracle::compress(&src, level).len()),
+                    None => println!(
+                        "| compress/L{level}/{name} | {} (oracle) | pending | | | |",
+                        oracle::compress(&src, level).len()
+                    ),
                 }
             }
         }
@@ -52,7 +73,9 @@ fn main() {
         println!();
     }
     if classes.contains("container") {
-        println!("### Container (pack into memory; our codec vs native libzstd blocks, same container)\n");
+        println!(
+            "### Container (pack into memory; our codec vs native libzstd blocks, same container)\n"
+        );
         println!("| row | archive bytes (ratio) | ours µs | ours MB/s | native µs | × native |");
         println!("|---|---|---|---|---|---|");
         let dir = tempfile::tempdir().unwrap();
@@ -66,12 +89,24 @@ fn main() {
                     match rows::pack_row(label, tree, bytes, level, threads) {
                         Some(mut row) => {
                             let opts = zarkit::zar::PackOptions {
-                                writer: zarkit::zar::WriterOptions::new().compressor(std::sync::Arc::new(zarkit::zar::Zstd::new(level).unwrap())).threads(threads),
+                                writer: zarkit::zar::WriterOptions::new()
+                                    .compressor(std::sync::Arc::new(
+                                        zarkit::zar::Zstd::new(level).unwrap(),
+                                    ))
+                                    .threads(threads),
                                 ..Default::default()
                             };
-                            let n = zarkit::zar::pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {}).unwrap().0.len();
+                            let n =
+                                zarkit::zar::pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {})
+                                    .unwrap()
+                                    .0
+                                    .len();
                             let size = format!("{n} ({:.1} %)", n as f64 * 100.0 / bytes as f64);
-                            let b = if label == "tree64m" { budget * 8 } else { budget };
+                            let b = if label == "tree64m" {
+                                budget * 8
+                            } else {
+                                budget
+                            };
                             report(&mut row, &size, b);
                         }
                         None => println!("| pack/{label}/L{level}/j{threads} | | pending | | | |"),
@@ -83,11 +118,19 @@ fn main() {
 }
 
 fn cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 fn report(row: &mut Row, size: &str, budget: Duration) {
     let r = interleaved(&mut *row.ours, &mut *row.native, budget, 11);
     let mbs = row.bytes as f64 / r.ours_ns * 1e3;
-    println!("| {} | {size} | {:.1} | {mbs:.0} | {:.1} | {:.2} |", row.name, r.ours_ns / 1e3, r.native_ns / 1e3, r.ratio);
+    println!(
+        "| {} | {size} | {:.1} | {mbs:.0} | {:.1} | {:.2} |",
+        row.name,
+        r.ours_ns / 1e3,
+        r.native_ns / 1e3,
+        r.ratio
+    );
 }

@@ -278,12 +278,12 @@ fn scan(
             warn(PackWarning::SkippedSpecial(entry.path().to_path_buf()));
             continue;
         }
-        if ft.is_file() && skip_names.contains(&entry.file_name()) {
-            if let Ok(c) = entry.path().canonicalize() {
-                if skip.contains(&c) {
-                    continue;
-                }
-            }
+        if ft.is_file()
+            && skip_names.contains(&entry.file_name())
+            && let Ok(c) = entry.path().canonicalize()
+            && skip.contains(&c)
+        {
+            continue;
         }
         let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
         let mut archive_path = Vec::new();

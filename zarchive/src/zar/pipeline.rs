@@ -97,10 +97,10 @@ impl Pipeline {
 
     /// Hand back a finished block's buffers for reuse.
     pub(crate) fn recycle(&mut self, done: Done) {
-        if let Pipeline::Threads(w) = self {
-            if w.spare.len() < w.max_in_flight {
-                w.spare.push((done.input, done.output));
-            }
+        if let Pipeline::Threads(w) = self
+            && w.spare.len() < w.max_in_flight
+        {
+            w.spare.push((done.input, done.output));
         }
     }
 

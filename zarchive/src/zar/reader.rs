@@ -238,7 +238,7 @@ impl Archive {
                     format!("larger than the format allows ({max} bytes)"),
                 ));
             }
-            if s.size % unit != 0 || s.size < min {
+            if !s.size.is_multiple_of(unit) || s.size < min {
                 return Err(bad_section(
                     name,
                     s,
