@@ -59,6 +59,11 @@ fn basic_tree_packs_and_extracts_to_identical_files() {
     let es = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap();
     assert_eq!((es.files, es.dirs, es.bytes), (25, 5, 1_147_244));
     assert_same_tree(&tree, &dest);
+    let parallel = dir.path().join("out4");
+    let opts = ExtractOptions { threads: 4, ..Default::default() };
+    let es = extract(&a, &parallel, &opts, &mut |_| {}).unwrap();
+    assert_eq!((es.files, es.dirs, es.bytes), (25, 5, 1_147_244));
+    assert_same_tree(&tree, &parallel);
 }
 
 #[test]
@@ -145,7 +150,8 @@ fn failed_entries_leave_no_partial_file_and_are_all_reported() {
     let dir = tempfile::tempdir().unwrap();
     let a = Archive::open(zar("bad/corrupt_block.zar")).unwrap();
     let dest = dir.path().join("cb");
-    let err = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap_err();
+    let opts = ExtractOptions { threads: 2, ..Default::default() };
+    let err = extract(&a, &dest, &opts, &mut |_| {}).unwrap_err();
     let ZarError::ExtractFailed { failures } = err else {
         panic!()
     };

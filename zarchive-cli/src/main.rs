@@ -80,6 +80,9 @@ enum Command {
         /// Overwrite existing files.
         #[arg(short, long)]
         force: bool,
+        /// Files written in parallel (default: all cores).
+        #[arg(short = 'j', long)]
+        threads: Option<usize>,
         #[command(flatten)]
         quiet: Quiet,
     },
@@ -236,6 +239,7 @@ fn legacy_form(args: &[std::ffi::OsString]) -> Option<Result<(), Failure>> {
             dest: output,
             paths: Vec::new(),
             force: false,
+            threads: None,
             quiet,
         })
     } else {
@@ -273,8 +277,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
             dest,
             paths,
             force,
+            threads,
             quiet,
-        } => extract(&archive, dest, paths, force, quiet.quiet),
+        } => extract(&archive, dest, paths, force, threads, quiet.quiet),
         Command::List {
             archive,
             json,
@@ -484,6 +489,7 @@ fn extract(
     dest: Option<PathBuf>,
     paths: Vec<String>,
     force: bool,
+    threads: Option<usize>,
     quiet: bool,
 ) -> Result<(), Failure> {
     let a = open_archive(archive)?;
@@ -507,6 +513,7 @@ fn extract(
     let opts = zar::ExtractOptions {
         overwrite: force,
         paths,
+        threads: threads_or_all(threads),
     };
     let result = zar::extract(&a, &dest, &opts, &mut |ev| match ev {
         zar::ExtractEvent::Selected { bytes, .. } => pb.set_length(bytes),

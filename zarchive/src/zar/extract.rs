@@ -21,6 +21,9 @@ pub struct ExtractOptions {
     pub overwrite: bool,
     /// Archive paths to extract (a directory means its whole subtree); empty = everything.
     pub paths: Vec<String>,
+    /// Files written in parallel (0 or 1: on the calling thread). Directories are always
+    /// created first, in archive order.
+    pub threads: usize,
 }
 
 /// Progress of an extraction.
@@ -70,8 +73,8 @@ pub struct ExtractSummary {
 
 /// Extract the selected entries of `archive` under `dest` (created if missing). Returns an
 /// error listing every failed entry if any failed; the others are extracted regardless.
-pub fn extract(
-    archive: &Archive,
+pub fn extract<'a>(
+    archive: &'a Archive,
     dest: &Path,
     opts: &ExtractOptions,
     progress: &mut dyn FnMut(ExtractEvent<'_>),
@@ -108,20 +111,22 @@ pub fn extract(
         )
     })?;
     let mut summary = ExtractSummary::default();
-    let mut failures = Vec::new();
+    // (position in `selected`, message), so failures are reported in archive order.
+    let mut failures: Vec<(usize, String)> = Vec::new();
+    // Phase 1, in walk order on this thread: directories, and the list of files to write.
     // Directories already created and checked, by entry: a child needs one more component,
     // not a walk from the destination (deep trees stay linear).
     let mut made: HashMap<EntryId, PathBuf> =
         HashMap::from([(archive.root().id(), dest.to_path_buf())]);
     // Entries below a directory that failed: reported once, with the count, at that directory.
     let mut skipped: HashSet<EntryId> = HashSet::new();
-    for e in selected {
+    let mut jobs: Vec<(usize, Entry<'a>, PathBuf)> = Vec::new();
+    for (i, e) in selected.iter().copied().enumerate() {
         let parent = e.parent().id();
         if skipped.contains(&parent) {
             skipped.insert(e.id());
             continue;
         }
-        progress(ExtractEvent::Entry { entry: e });
         if names::is_windows_reserved(e.name()) {
             let shown = e.path_display();
             progress(ExtractEvent::Warning {
@@ -135,38 +140,84 @@ pub fn extract(
         };
         let result = parent_dir.and_then(|dir| {
             if e.is_dir() {
+                progress(ExtractEvent::Entry { entry: e });
                 let target = ensure_dirs(&dir, e.name())?;
                 made.insert(e.id(), target);
                 summary.dirs += 1;
             } else {
-                let n = extract_file(&e, &dir, opts.overwrite, progress)?;
-                summary.files += 1;
-                summary.bytes += n;
+                jobs.push((i, e, dir));
             }
             Ok(())
         });
         if let Err(err) = result {
             let shown = e.path_display();
-            progress(ExtractEvent::Failed {
-                path: &shown,
-                error: &err,
-            });
+            progress(ExtractEvent::Failed { path: &shown, error: &err });
             let inside = if e.is_dir() { e.walk().count() } else { 0 };
             if inside > 0 {
                 skipped.insert(e.id());
-                failures.push(format!(
-                    "{err} ({inside} entries inside were not extracted)"
-                ));
+                failures.push((i, format!("{err} ({inside} entries inside were not extracted)")));
             } else {
-                failures.push(err.to_string());
+                failures.push((i, err.to_string()));
             }
         }
     }
+    drop(made);
+
+    // Phase 2: the files, on `threads` workers; events come back to this thread.
+    let threads = opts.threads.max(1).min(jobs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<FileEvent<'a>>();
+    let overwrite = opts.overwrite;
+    let work = |tx: std::sync::mpsc::Sender<FileEvent<'a>>| {
+        loop {
+            let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some((i, e, dir)) = jobs.get(j) else { break };
+            let _ = tx.send(FileEvent::Start(*e));
+            let mut data = |n| drop(tx.send(FileEvent::Data(n)));
+            let r = extract_file(e, dir, overwrite, &mut data);
+            let _ = tx.send(FileEvent::Done(*i, *e, r));
+        }
+    };
+    let mut handle = |ev: FileEvent<'a>| match ev {
+        FileEvent::Start(e) => progress(ExtractEvent::Entry { entry: e }),
+        FileEvent::Data(n) => progress(ExtractEvent::Data(n)),
+        FileEvent::Done(_, _, Ok(n)) => {
+            summary.files += 1;
+            summary.bytes += n;
+        }
+        FileEvent::Done(i, e, Err(err)) => {
+            let shown = e.path_display();
+            progress(ExtractEvent::Failed { path: &shown, error: &err });
+            failures.push((i, err.to_string()));
+        }
+    };
+    if threads == 1 {
+        work(tx);
+        rx.try_iter().for_each(&mut handle);
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                s.spawn(|| work(tx));
+            }
+            drop(tx);
+            // Ends when every worker has dropped its sender.
+            rx.iter().for_each(&mut handle);
+        });
+    }
+    failures.sort_by_key(|(i, _)| *i);
     if failures.is_empty() {
         Ok(summary)
     } else {
-        Err(ZarError::ExtractFailed { failures })
+        Err(ZarError::ExtractFailed { failures: failures.into_iter().map(|(_, m)| m).collect() })
     }
+}
+
+/// What a file worker reports to the thread that owns the progress callback.
+enum FileEvent<'a> {
+    Start(Entry<'a>),
+    Data(u64),
+    Done(usize, Entry<'a>, Result<u64, ZarError>),
 }
 
 /// Create `base/<archive_path>` one component at a time, refusing anything on the way that
@@ -201,12 +252,7 @@ fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
 
 /// Write one file: into a temporary file beside its target, then renamed into place.
 /// `dir` is the entry's directory, already created and checked.
-fn extract_file(
-    e: &Entry<'_>,
-    dir: &Path,
-    overwrite: bool,
-    progress: &mut dyn FnMut(ExtractEvent<'_>),
-) -> Result<u64, ZarError> {
+fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, on_data: &mut dyn FnMut(u64)) -> Result<u64, ZarError> {
     let target = dir.join(disk_component(e.name(), dir)?);
     match target.symlink_metadata() {
         Ok(m) if m.is_dir() => {
@@ -235,7 +281,7 @@ fn extract_file(
         w.write_all(&buf[..n])
             .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
         written += n as u64;
-        progress(ExtractEvent::Data(n as u64));
+        on_data(n as u64);
     }
     w.flush()
         .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
