@@ -27,46 +27,33 @@ fn only(dir: &Path) -> Vec<String> {
     v
 }
 
-#[test]
-fn a_file_removed_during_the_walk_fails_naming_it_and_leaves_no_archive() {
+/// Pack a fresh tree, doing `meddle` to `sub/victim.bin` just before the packer reads it;
+/// returns the error and what is left beside the tree.
+fn pack_meddling(meddle: impl Fn(&Path)) -> (String, Vec<String>) {
     let d = tempfile::tempdir().unwrap();
     let t = tree(d.path());
-    let out = d.path().join("o.zar");
     let victim = t.join("sub/victim.bin");
-    let err = pack_dir(&t, &out, &PackOptions::default(), &mut |ev| {
-        if let PackEvent::Entry {
-            path: "sub/victim.bin",
-        } = ev
-        {
-            std::fs::remove_file(&victim).unwrap();
+    let err = pack_dir(&t, &d.path().join("o.zar"), &PackOptions::default(), &mut |ev| {
+        if let PackEvent::Entry { path: "sub/victim.bin" } = ev {
+            meddle(&victim);
         }
     })
     .unwrap_err();
-    assert!(err.to_string().contains("victim.bin"), "{err}");
-    assert_eq!(only(d.path()), ["t"], "no archive and no temporary file");
+    (err.to_string(), only(d.path()))
+}
+
+#[test]
+fn a_file_removed_during_the_walk_fails_naming_it_and_leaves_no_archive() {
+    let (msg, left) = pack_meddling(|v| std::fs::remove_file(v).unwrap());
+    assert!(msg.contains("victim.bin"), "{msg}");
+    assert_eq!(left, ["t"], "no archive and no temporary file");
 }
 
 #[test]
 fn a_file_truncated_during_the_walk_fails_naming_it() {
-    let d = tempfile::tempdir().unwrap();
-    let t = tree(d.path());
-    let out = d.path().join("o.zar");
-    let victim = t.join("sub/victim.bin");
-    let err = pack_dir(&t, &out, &PackOptions::default(), &mut |ev| {
-        if let PackEvent::Entry {
-            path: "sub/victim.bin",
-        } = ev
-        {
-            std::fs::write(&victim, b"short").unwrap();
-        }
-    })
-    .unwrap_err();
-    let msg = err.to_string();
-    assert!(
-        msg.contains("victim.bin") && msg.contains("changed while being packed"),
-        "{msg}"
-    );
-    assert_eq!(only(d.path()), ["t"]);
+    let (msg, left) = pack_meddling(|v| std::fs::write(v, b"short").unwrap());
+    assert!(msg.contains("victim.bin") && msg.contains("changed while being packed"), "{msg}");
+    assert_eq!(left, ["t"]);
 }
 
 /// A writer that accepts `room` bytes, then fails like a full disk.
