@@ -266,7 +266,7 @@ fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, on_data: &mut dyn Fn
         }
         _ => {}
     }
-    let tmp = temp_builder(".zar-extract.")
+    let tmp = super::atomic::temp_builder(".zar-extract.")
         .tempfile_in(dir)
         .map_err(|err| ZarError::path(dir, format!("cannot create a temporary file: {err}")))?;
     let mut reader = e.open()?;
@@ -286,32 +286,10 @@ fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, on_data: &mut dyn Fn
     w.flush()
         .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
     drop(w);
-    let persisted = if overwrite {
-        tmp.persist(&target).map(|_| ())
-    } else {
-        tmp.persist_noclobber(&target).map(|_| ())
-    };
-    persisted.map_err(|err| {
-        ZarError::path(
-            &target,
-            format!("cannot move the extracted file into place: {}", err.error),
-        )
+    super::atomic::move_into_place(tmp, &target, overwrite).map_err(|err| {
+        ZarError::path(&target, format!("cannot move the extracted file into place: {err}"))
     })?;
     Ok(written)
-}
-
-/// A builder for the temporary files that become archives or extracted files: named
-/// `PREFIX*.partial`, created with the ordinary mode for new files (0666 less the umask)
-/// rather than the 0600 of private temporary files.
-pub(crate) fn temp_builder(prefix: &str) -> tempfile::Builder<'_, 'static> {
-    let mut b = tempfile::Builder::new();
-    b.prefix(prefix).suffix(".partial");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        b.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    b
 }
 
 /// Turn a read error from a [`super::FileReader`] back into the archive error it carries.

@@ -4,6 +4,7 @@
 //! * [`ArchiveWriter`] writes one, streaming, to any `Write`, compressing blocks in parallel;
 //! * [`pack`], [`extract`] and [`verify`] are the directory-level operations the CLI uses.
 
+mod atomic;
 mod compressor;
 mod error;
 mod extract;

@@ -116,7 +116,7 @@ pub fn pack_dir(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let tmp = super::extract::temp_builder(&format!(".{}.", name.to_string_lossy()))
+    let tmp = super::atomic::temp_builder(&format!(".{}.", name.to_string_lossy()))
         .tempfile_in(&parent)
         .map_err(|e| {
             ZarError::path(
@@ -152,16 +152,8 @@ pub fn pack_dir(
     })?;
     file.sync_all()
         .map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {e}")))?;
-    let persisted = if opts.overwrite {
-        tmp.persist(out)
-    } else {
-        tmp.persist_noclobber(out)
-    };
-    persisted.map_err(|e| {
-        ZarError::path(
-            out,
-            format!("cannot move the finished archive into place: {}", e.error),
-        )
+    super::atomic::move_into_place(tmp, out, opts.overwrite).map_err(|e| {
+        ZarError::path(out, format!("cannot move the finished archive into place: {e}"))
     })?;
     Ok(summary)
 }
