@@ -71,7 +71,7 @@ pub(crate) struct FrameState {
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
-    debug_assert!(cp.strategy <= Strategy::Lazy2);
+    debug_assert!(cp.strategy <= Strategy::BtLazy2);
     write_frame_header(out, cp.window_log, src.len() as u64);
     if src.is_empty() {
         // Epilogue: an empty raw last block when no block was written.

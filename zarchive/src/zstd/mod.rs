@@ -96,7 +96,7 @@ impl Compressor {
     /// not implemented) are refused with [`ZstdError::UnsupportedLevelForSize`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
-        if cp.strategy > Strategy::Lazy2 || src.len() > MAX_SOURCE_SIZE {
+        if cp.strategy > Strategy::BtLazy2 || src.len() > MAX_SOURCE_SIZE {
             return Err(ZstdError::UnsupportedLevelForSize { level: self.level, size: src.len() });
         }
         let start = dst.len();

@@ -1,8 +1,10 @@
-//! The `greedy`, `lazy` and `lazy2` strategies (`zstd_lazy.c`,
-//! `ZSTD_compressBlock_lazy_generic` at depth 0, 1 and 2, no dictionary), with the two match
-//! finders libzstd picks between: the hash chain ([`hash_chain`], windows up to 16 KiB) and
-//! the row-based finder ([`row`], larger windows).
+//! The `greedy`, `lazy`, `lazy2` and `btlazy2` strategies (`zstd_lazy.c`,
+//! `ZSTD_compressBlock_lazy_generic` at depth 0, 1 and 2, no dictionary), with the match
+//! finders libzstd picks between: for greedy..lazy2 the hash chain ([`hash_chain`], windows
+//! up to 16 KiB) or the row-based finder ([`row`], larger windows); for btlazy2 the binary
+//! tree ([`binary_tree`]).
 
+pub(crate) mod binary_tree;
 pub(crate) mod hash_chain;
 pub(crate) mod row;
 
@@ -11,6 +13,7 @@ use crate::zstd::bits::highbit32;
 use crate::zstd::params::{CParams, Strategy};
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
 
+use binary_tree::BinaryTree;
 use hash_chain::HashChain;
 use row::{ROW_HASH_CACHE_SIZE, RowFinder};
 
@@ -90,8 +93,9 @@ pub(crate) trait SearchMax {
     fn end_skipping(&mut self, src: &[u8], ilimit: Option<usize>);
 }
 
-/// Mirrors ZSTD_compressBlock_{greedy,lazy,lazy2}[_row]: picks the finder (hash chain or
-/// row), its `mls` (minMatch clamped to 4..=6) and row size, and the search depth.
+/// Mirrors ZSTD_compressBlock_{greedy,lazy,lazy2}[_row] and ZSTD_compressBlock_btlazy2:
+/// picks the finder (hash chain, row or binary tree), its `mls` (minMatch clamped to
+/// 4..=6) and row size, and the search depth.
 /// `hash` is the frame's hash table (`1 << hashLog` entries). Returns the number of
 /// trailing literals.
 #[allow(clippy::too_many_arguments)]
@@ -112,7 +116,13 @@ pub(crate) fn compress_block(
     };
     let mls = cp.min_match.clamp(4, 6);
     let args = BlockArgs { seqs, rep, src, block_start, block_end, depth };
-    if uses_row_finder(cp) {
+    if cp.strategy == Strategy::BtLazy2 {
+        match mls {
+            4 => args.run(BinaryTree::<4>::new(hash, state, cp)),
+            5 => args.run(BinaryTree::<5>::new(hash, state, cp)),
+            _ => args.run(BinaryTree::<6>::new(hash, state, cp)),
+        }
+    } else if uses_row_finder(cp) {
         match (mls, row::row_log(cp)) {
             (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp)),
             (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp)),
@@ -162,7 +172,7 @@ fn rep_match_len(src: &[u8], ip: usize, offset_1: u32, iend: usize) -> Option<us
 }
 
 /// Mirrors ZSTD_compressBlock_lazy_generic (noDict) at `DEPTH` 0 (greedy), 1 (lazy) or
-/// 2 (lazy2). Positions are offsets into `src` (the whole frame input); the block is
+/// 2 (lazy2, btlazy2). Positions are offsets into `src` (the whole frame input); the block is
 /// `src[block_start..block_end]`. Returns the number of trailing literals.
 fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     finder: &mut F,
