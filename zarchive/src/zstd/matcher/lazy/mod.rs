@@ -52,7 +52,8 @@ pub(crate) struct LazyState {
 /// Whether `cp` selects the row-based finder (`ZSTD_resolveRowMatchFinderMode`, 1.5.7:
 /// greedy..lazy2 with `windowLog > 14`, independent of SIMD support).
 pub(crate) fn uses_row_finder(cp: &CParams) -> bool {
-    matches!(cp.strategy, Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2) && cp.window_log > ROW_FINDER_MIN_WINDOW_LOG
+    matches!(cp.strategy, Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2)
+        && cp.window_log > ROW_FINDER_MIN_WINDOW_LOG
 }
 
 impl LazyState {
@@ -73,7 +74,8 @@ impl LazyState {
     /// Mirrors the limited catch-up of ZSTD_buildSeqStore, before the block at `block_start`.
     pub(crate) fn limit_catch_up(&mut self, block_start: usize) {
         if block_start > self.next_to_update + BLOCK_CATCH_UP_MAX {
-            self.next_to_update = block_start - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
+            self.next_to_update =
+                block_start - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
         }
     }
 }
@@ -306,7 +308,8 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
         }
 
         // Immediate repcode-2 matches, with no literals.
-        while ilimit.is_some_and(|l| ip <= l) && offset_2 > 0 && read32(src, ip) == read32(src, ip - offset_2 as usize) {
+        while ilimit.is_some_and(|l| ip <= l) && offset_2 > 0 && read32(src, ip) == read32(src, ip - offset_2 as usize)
+        {
             let len = count(src, ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
             std::mem::swap(&mut offset_1, &mut offset_2);
             seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, len);
