@@ -2,10 +2,12 @@
 //! block as `ZSTD_compress(block, 6)` (or raw when that does not shrink it). Our encoder
 //! must reproduce each stored block of the reference archives byte for byte.
 
+use std::sync::Arc;
+
 use zarkit::zar::format::BLOCK_SIZE;
-use zarkit::zar::{Archive, REFERENCE_LEVEL};
+use zarkit::zar::{Archive, PackOptions, REFERENCE_LEVEL, WriterOptions, Zstd, pack_dir_to};
 use zarkit::zstd::{self, Compressor};
-use zarkit_tests::zar;
+use zarkit_tests::{basic_tree_copy, zar};
 
 /// Compares every block of `rel` with our level-6 frame; returns the number of blocks.
 fn assert_blocks_identical(rel: &str) -> u64 {
@@ -60,4 +62,30 @@ fn level6_frames_equal_every_block_of_the_basic_reference_archive() {
 #[test]
 fn level6_frames_equal_every_block_of_the_raw_reference_archive() {
     assert!(assert_blocks_identical("raw/reference.zar") > 0);
+}
+
+/// Packs `tree` with the built-in level-6 block compressor.
+fn pack_at_reference_level(tree: &std::path::Path, threads: usize) -> Vec<u8> {
+    let compressor = Arc::new(Zstd::new(REFERENCE_LEVEL).expect("level 6 is implemented"));
+    let opts =
+        PackOptions { writer: WriterOptions::new().compressor(compressor).threads(threads), ..Default::default() };
+    pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {}).expect("pack").0
+}
+
+#[test]
+fn packing_the_basic_tree_at_level6_reproduces_the_reference_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = basic_tree_copy(dir.path());
+    let reference = std::fs::read(zar("basic/reference.zar")).unwrap();
+    for threads in [1, 3] {
+        let ours = pack_at_reference_level(&tree, threads);
+        assert_eq!(ours.len(), reference.len(), "threads={threads}");
+        assert!(ours == reference, "threads={threads}: archive differs from basic/reference.zar");
+    }
+}
+
+#[test]
+fn packing_the_raw_tree_at_level6_reproduces_the_reference_archive() {
+    let reference = std::fs::read(zar("raw/reference.zar")).unwrap();
+    assert!(pack_at_reference_level(&zar("raw/tree"), 2) == reference, "archive differs from raw/reference.zar");
 }
