@@ -60,6 +60,8 @@ pub(crate) struct FrameState {
     pub(crate) hash_table: Vec<u32>,
     /// The second table of `dfast` (its short hashes, sized by chainLog).
     pub(crate) hash_small: Vec<u32>,
+    /// Chain, tag table and hash cache of the lazy strategies.
+    pub(crate) lazy: matcher::lazy::LazyState,
     pub(crate) seqs: SeqStore,
     pub(crate) prev: EntropyTables,
     pub(crate) next: EntropyTables,
@@ -69,7 +71,7 @@ pub(crate) struct FrameState {
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
-    debug_assert!(matches!(cp.strategy, Strategy::Fast | Strategy::DFast));
+    debug_assert!(cp.strategy <= Strategy::BtLazy2);
     write_frame_header(out, cp.window_log, src.len() as u64);
     if src.is_empty() {
         // Epilogue: an empty raw last block when no block was written.
@@ -80,9 +82,13 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState).
     st.hash_table.clear();
     st.hash_table.resize(1 << cp.hash_log, 0);
-    if cp.strategy == Strategy::DFast {
-        st.hash_small.clear();
-        st.hash_small.resize(1 << cp.chain_log, 0);
+    match cp.strategy {
+        Strategy::Fast => {}
+        Strategy::DFast => {
+            st.hash_small.clear();
+            st.hash_small.resize(1 << cp.chain_log, 0);
+        }
+        _ => st.lazy.reset(cp),
     }
     st.prev = EntropyTables::default();
     let mut prev_rep = REP_START_VALUE;
@@ -115,7 +121,22 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                     pos,
                     end,
                 ),
-                _ => matcher::fast::compress_block(&mut st.hash_table, &mut st.seqs, &mut next_rep, cp, src, pos, end),
+                Strategy::Fast => {
+                    matcher::fast::compress_block(&mut st.hash_table, &mut st.seqs, &mut next_rep, cp, src, pos, end)
+                }
+                _ => {
+                    st.lazy.limit_catch_up(pos);
+                    matcher::lazy::compress_block(
+                        &mut st.hash_table,
+                        &mut st.lazy,
+                        &mut st.seqs,
+                        &mut next_rep,
+                        cp,
+                        src,
+                        pos,
+                        end,
+                    )
+                }
             };
             out.extend_from_slice(&[0; 3]);
             c_size = block::entropy_compress(out, &mut st.seqs, &st.prev, &mut st.next, &mut st.huf_ws, cp, block_size);
@@ -153,7 +174,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     }
 }
 
-/// Mirrors ZSTD_optimalBlockSize for the `fast` and `dfast` strategies (default split level).
+/// Mirrors ZSTD_optimalBlockSize with the default split level of each strategy.
 fn optimal_block_size(rest: &[u8], remaining: usize, block_size_max: usize, savings: i64, strategy: Strategy) -> usize {
     if remaining < BLOCK_SIZE_MAX || block_size_max < BLOCK_SIZE_MAX {
         return remaining.min(block_size_max);
@@ -161,9 +182,13 @@ fn optimal_block_size(rest: &[u8], remaining: usize, block_size_max: usize, savi
     if savings < PRESPLIT_MIN_SAVINGS {
         return BLOCK_SIZE_MAX;
     }
+    let block = &rest[..block_size_max];
+    // `splitLevels`: fast uses fromBorders, the others byChunks at a level by strategy.
     match strategy {
-        Strategy::Fast => presplit::split_from_borders(&rest[..block_size_max]),
-        // splitLevels[dfast] = 1, i.e. byChunks level 0.
-        _ => presplit::split_by_chunks(&rest[..block_size_max], 0),
+        Strategy::Fast => presplit::split_from_borders(block),
+        Strategy::DFast => presplit::split_by_chunks(block, 0),
+        Strategy::Greedy | Strategy::Lazy => presplit::split_by_chunks(block, 1),
+        Strategy::Lazy2 | Strategy::BtLazy2 => presplit::split_by_chunks(block, 2),
+        _ => presplit::split_by_chunks(block, 3),
     }
 }

@@ -96,7 +96,7 @@ impl Compressor {
     /// not implemented) are refused with [`ZstdError::UnsupportedLevelForSize`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
-        if !matches!(cp.strategy, Strategy::Fast | Strategy::DFast) || src.len() > MAX_SOURCE_SIZE {
+        if cp.strategy > Strategy::BtLazy2 || src.len() > MAX_SOURCE_SIZE {
             return Err(ZstdError::UnsupportedLevelForSize { level: self.level, size: src.len() });
         }
         let start = dst.len();
@@ -106,11 +106,12 @@ impl Compressor {
 }
 
 /// Highest level implemented for every source size up to [`MAX_SOURCE_SIZE`]: levels up to
-/// 3 only select `fast` or `dfast` there. (Level 4 selects `greedy` for some sizes.)
-pub const MAX_SUPPORTED_LEVEL: i32 = 3;
+/// 10 select `fast`, `dfast`, `greedy`, `lazy`, `lazy2` or `btlazy2` there. (Level 11
+/// selects `btopt` for sources up to 16 KiB.)
+pub const MAX_SUPPORTED_LEVEL: i32 = 10;
 
 /// Whether [`Compressor`] implements `level` for every source up to [`MAX_SOURCE_SIZE`]:
-/// the negative levels, 0 (libzstd's default, level 3), 1, 2 and 3.
+/// the negative levels, 0 (libzstd's default, level 3) and 1 to 10.
 pub fn is_level_supported(level: i32) -> bool {
     (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
 }

@@ -1,5 +1,5 @@
 //! Pre-block splitting of full 128 KiB blocks (`zstd_preSplit.c`), new in libzstd 1.5.7.
-//! Only the `fast` variant ("fromBorders") is implemented.
+//! `fast` uses "fromBorders"; the other strategies use "byChunks" at a level by strategy.
 
 use super::hist;
 

@@ -1,0 +1,222 @@
+//! The binary-tree match finder of `btlazy2` (`ZSTD_BtFindBestMatch`: `ZSTD_updateDUBT`,
+//! `ZSTD_insertDUBT1`, `ZSTD_DUBT_findBestMatch`; "DUBT" = dual unsorted binary tree).
+//!
+//! Each position owns two tree links, `bt[2 * (idx & btMask)]` (its "smaller" child) and
+//! the slot after it (its "larger" child). New positions are first only chained through
+//! the hash table, with the second slot holding [`UNSORTED_MARK`]; a search sorts the
+//! pending ones into the tree in a batch before walking it.
+
+use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
+use crate::zstd::bits::highbit32;
+use crate::zstd::matcher::{count, hash_ptr};
+use crate::zstd::params::CParams;
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+
+/// Marks a position that is chained but not yet sorted into the tree (`ZSTD_DUBT_UNSORTED_MARK`).
+const UNSORTED_MARK: u32 = 1;
+/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
+const OFFSET_TO_OFFBASE: u32 = 3;
+/// The lowest valid index; candidates must be strictly above it (deliberately `>`, so the
+/// frame's first byte is never a tree candidate).
+const WINDOW_LOW: u32 = WINDOW_START_INDEX;
+
+/// The binary tree over the frame's hash table and the chain table (`1 << chainLog`
+/// entries, i.e. `1 << (chainLog - 1)` node pairs).
+pub(crate) struct BinaryTree<'t, const MLS: u32> {
+    hash: &'t mut [u32],
+    bt: &'t mut [u32],
+    next_to_update: &'t mut usize,
+    hash_log: u32,
+    bt_mask: u32,
+    compares: u32,
+}
+
+/// A link slot being filled while walking the tree; `None` stands for libzstd's
+/// `dummy32` once the walk went beyond the tree's reach.
+type Slot = Option<usize>;
+
+impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
+        BinaryTree {
+            hash: &mut hash[..1 << cp.hash_log],
+            bt: &mut state.chain[..1 << cp.chain_log],
+            next_to_update: &mut state.next_to_update,
+            hash_log: cp.hash_log,
+            bt_mask: (1 << (cp.chain_log - 1)) - 1,
+            compares: 1 << cp.search_log,
+        }
+    }
+
+    #[inline(always)]
+    fn node(&self, idx: u32) -> usize {
+        2 * (idx & self.bt_mask) as usize
+    }
+
+    #[inline(always)]
+    fn set(&mut self, slot: Slot, value: u32) {
+        if let Some(s) = slot {
+            self.bt[s] = value;
+        }
+    }
+
+    /// Mirrors ZSTD_updateDUBT: chains positions up to `ip` (excluded) through the hash
+    /// table, marked unsorted.
+    fn update(&mut self, src: &[u8], ip: usize) {
+        for p in *self.next_to_update..ip {
+            let h = hash_ptr::<MLS>(src, p, self.hash_log);
+            let idx = index_of(p);
+            let n = self.node(idx);
+            self.bt[n] = self.hash[h];
+            self.bt[n + 1] = UNSORTED_MARK;
+            self.hash[h] = idx;
+        }
+        *self.next_to_update = ip;
+    }
+
+    /// Mirrors ZSTD_insertDUBT1: sorts the already chained position `curr` into the tree,
+    /// comparing at most `compares` nodes and going no lower than `bt_low`.
+    fn insert_one(&mut self, src: &[u8], curr: u32, iend: usize, mut compares: u32, bt_low: u32) {
+        let ip = (curr - WINDOW_START_INDEX) as usize;
+        let mut smaller: Slot = Some(self.node(curr));
+        let mut larger: Slot = Some(self.node(curr) + 1);
+        // The unsorted node's first slot still holds its chain successor.
+        let mut match_index = self.bt[self.node(curr)];
+        let (mut common_smaller, mut common_larger) = (0usize, 0usize);
+        while compares > 0 && match_index > WINDOW_LOW {
+            let next = self.node(match_index);
+            let m = (match_index - WINDOW_START_INDEX) as usize;
+            let mut len = common_smaller.min(common_larger);
+            len += count(src, ip + len, m + len, iend);
+            if ip + len == iend {
+                break; // equal: no way to know the order; drop to keep the tree consistent
+            }
+            if src[m + len] < src[ip + len] {
+                self.set(smaller, match_index);
+                common_smaller = len;
+                if match_index <= bt_low {
+                    smaller = None;
+                    break;
+                }
+                smaller = Some(next + 1);
+                match_index = self.bt[next + 1];
+            } else {
+                self.set(larger, match_index);
+                common_larger = len;
+                if match_index <= bt_low {
+                    larger = None;
+                    break;
+                }
+                larger = Some(next);
+                match_index = self.bt[next];
+            }
+            compares -= 1;
+        }
+        self.set(smaller, 0);
+        self.set(larger, 0);
+    }
+}
+
+impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
+    const MARGIN: usize = HASH_READ_SIZE;
+
+    fn start_block(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+
+    /// Mirrors ZSTD_BtFindBestMatch + ZSTD_DUBT_findBestMatch (noDict). Ignores
+    /// lazy-skipping mode, as libzstd's tree search does.
+    fn search(&mut self, src: &[u8], ip: usize, iend: usize, _lazy_skipping: bool) -> (usize, u32) {
+        let mut off_base = NO_MATCH_OFF_BASE;
+        if ip < *self.next_to_update {
+            return (0, off_base); // inside a skipped repetitive area
+        }
+        self.update(src, ip);
+
+        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
+        let curr = index_of(ip);
+        let bt_low = curr.saturating_sub(self.bt_mask); // `btMask >= curr ? 0 : curr - btMask`
+        let unsort_limit = bt_low.max(WINDOW_LOW);
+
+        // Walk to the end of the unsorted candidates, reversing their chain into a stack
+        // through the mark slots.
+        let mut match_index = self.hash[h];
+        let mut candidates = self.compares;
+        let mut previous = 0;
+        while match_index > unsort_limit && self.bt[self.node(match_index) + 1] == UNSORTED_MARK && candidates > 1 {
+            let n = self.node(match_index);
+            self.bt[n + 1] = previous;
+            previous = match_index;
+            match_index = self.bt[n];
+            candidates -= 1;
+        }
+        // A last candidate still unsorted is dropped (speed over ratio, as libzstd).
+        if match_index > unsort_limit && self.bt[self.node(match_index) + 1] == UNSORTED_MARK {
+            let n = self.node(match_index);
+            self.bt[n] = 0;
+            self.bt[n + 1] = 0;
+        }
+        // Sort the stacked candidates, oldest first.
+        let mut match_index = previous;
+        while match_index != 0 {
+            let next = self.bt[self.node(match_index) + 1];
+            self.insert_one(src, match_index, iend, candidates, unsort_limit);
+            match_index = next;
+            candidates += 1;
+        }
+
+        // Insert `curr` into the tree while looking for the longest match.
+        let mut smaller: Slot = Some(self.node(curr));
+        let mut larger: Slot = Some(self.node(curr) + 1);
+        let (mut common_smaller, mut common_larger) = (0usize, 0usize);
+        let mut match_end_idx = curr + 8 + 1;
+        let mut best_length = 0usize;
+        let mut compares = self.compares;
+        let mut match_index = self.hash[h];
+        self.hash[h] = curr;
+        while compares > 0 && match_index > WINDOW_LOW {
+            let next = self.node(match_index);
+            let m = (match_index - WINDOW_START_INDEX) as usize;
+            let mut len = common_smaller.min(common_larger);
+            len += count(src, ip + len, m + len, iend);
+            if len > best_length {
+                if len as u32 > match_end_idx - match_index {
+                    match_end_idx = match_index + len as u32;
+                }
+                let gain = 4 * (len - best_length) as i64;
+                let cost = highbit32(curr - match_index + 1) as i64 - highbit32(off_base) as i64;
+                if gain > cost {
+                    best_length = len;
+                    off_base = curr - match_index + OFFSET_TO_OFFBASE;
+                }
+                if ip + len == iend {
+                    break; // equal: no way to know the order; drop to keep the tree consistent
+                }
+            }
+            if src[m + len] < src[ip + len] {
+                self.set(smaller, match_index);
+                common_smaller = len;
+                if match_index <= bt_low {
+                    smaller = None;
+                    break;
+                }
+                smaller = Some(next + 1);
+                match_index = self.bt[next + 1];
+            } else {
+                self.set(larger, match_index);
+                common_larger = len;
+                if match_index <= bt_low {
+                    larger = None;
+                    break;
+                }
+                larger = Some(next);
+                match_index = self.bt[next];
+            }
+            compares -= 1;
+        }
+        self.set(smaller, 0);
+        self.set(larger, 0);
+        // Skip repetitive patterns: the next search starts inserting near the match end.
+        *self.next_to_update = (match_end_idx - 8 - WINDOW_START_INDEX) as usize;
+        (best_length, off_base)
+    }
+
+    fn end_skipping(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+}

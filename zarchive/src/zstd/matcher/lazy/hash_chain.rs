@@ -1,0 +1,95 @@
+//! The hash-chain match finder (`ZSTD_HcFindBestMatch`, `ZSTD_insertAndFindFirstIndex`),
+//! used by greedy, lazy and lazy2 when the window is 16 KiB or smaller.
+
+use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
+use crate::zstd::matcher::{count, hash_ptr, read32};
+use crate::zstd::params::CParams;
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+
+/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
+const OFFSET_TO_OFFBASE: u32 = 3;
+
+/// A hash table of chain heads plus a chain of earlier positions with the same hash.
+pub(crate) struct HashChain<'t, const MLS: u32> {
+    hash: &'t mut [u32],
+    chain: &'t mut [u32],
+    next_to_update: &'t mut usize,
+    hash_log: u32,
+    chain_size: u32,
+    attempts: u32,
+}
+
+impl<'t, const MLS: u32> HashChain<'t, MLS> {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
+        HashChain {
+            hash: &mut hash[..1 << cp.hash_log],
+            chain: &mut state.chain[..1 << cp.chain_log],
+            next_to_update: &mut state.next_to_update,
+            hash_log: cp.hash_log,
+            chain_size: 1 << cp.chain_log,
+            attempts: 1 << cp.search_log,
+        }
+    }
+
+    /// Mirrors ZSTD_insertAndFindFirstIndex_internal: links positions up to `ip`
+    /// (excluded) into their chains, only one in lazy-skipping mode, and returns the
+    /// chain head for `ip`.
+    #[inline(always)]
+    fn insert_and_find_first_index(&mut self, src: &[u8], ip: usize, lazy_skipping: bool) -> u32 {
+        let chain_mask = self.chain_size - 1;
+        let mut p = *self.next_to_update;
+        while p < ip {
+            let h = hash_ptr::<MLS>(src, p, self.hash_log);
+            let idx = index_of(p);
+            self.chain[(idx & chain_mask) as usize] = self.hash[h];
+            self.hash[h] = idx;
+            p += 1;
+            if lazy_skipping {
+                break;
+            }
+        }
+        *self.next_to_update = ip;
+        self.hash[hash_ptr::<MLS>(src, ip, self.hash_log)]
+    }
+}
+
+impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
+    const MARGIN: usize = HASH_READ_SIZE;
+
+    fn start_block(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+
+    /// Mirrors ZSTD_HcFindBestMatch (noDict).
+    fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
+        let curr = index_of(ip);
+        // Deliberately `curr > chainSize ? curr - chainSize : 0`.
+        let min_chain = curr.saturating_sub(self.chain_size);
+        let chain_mask = self.chain_size - 1;
+        let mut attempts = self.attempts;
+        let mut ml = 3;
+        let mut off_base = NO_MATCH_OFF_BASE;
+        let mut match_index = self.insert_and_find_first_index(src, ip, lazy_skipping);
+        // The whole source is inside the window: lowLimit is the start index.
+        while match_index >= WINDOW_START_INDEX && attempts > 0 {
+            let m = (match_index - WINDOW_START_INDEX) as usize;
+            // Only a candidate that agrees on the 4 bytes ending at `ml` can be longer.
+            if read32(src, m + ml - 3) == read32(src, ip + ml - 3) {
+                let len = count(src, ip, m, iend);
+                if len > ml {
+                    ml = len;
+                    off_base = curr - match_index + OFFSET_TO_OFFBASE;
+                    if ip + len == iend {
+                        break; // best possible
+                    }
+                }
+            }
+            if match_index <= min_chain {
+                break;
+            }
+            match_index = self.chain[(match_index & chain_mask) as usize];
+            attempts -= 1;
+        }
+        (ml, off_base)
+    }
+
+    fn end_skipping(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+}

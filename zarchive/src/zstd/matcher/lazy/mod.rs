@@ -1,0 +1,332 @@
+//! The `greedy`, `lazy`, `lazy2` and `btlazy2` strategies (`zstd_lazy.c`,
+//! `ZSTD_compressBlock_lazy_generic` at depth 0, 1 and 2, no dictionary), with the match
+//! finders libzstd picks between: for greedy..lazy2 the hash chain ([`hash_chain`], windows
+//! up to 16 KiB) or the row-based finder ([`row`], larger windows); for btlazy2 the binary
+//! tree ([`binary_tree`]).
+
+pub(crate) mod binary_tree;
+pub(crate) mod hash_chain;
+pub(crate) mod row;
+
+use super::{count, read32};
+use crate::zstd::bits::highbit32;
+use crate::zstd::params::{CParams, Strategy};
+use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+
+use binary_tree::BinaryTree;
+use hash_chain::HashChain;
+use row::{ROW_HASH_CACHE_SIZE, RowFinder};
+
+/// Step growth of the no-match skip: `step = ((ip - anchor) >> SEARCH_STRENGTH) + 1`.
+const SEARCH_STRENGTH: u32 = 8;
+/// Above this skip step the finders stop inserting every position (`kLazySkippingStep`).
+const LAZY_SKIPPING_STEP: usize = 8;
+/// Windows larger than `1 << ROW_FINDER_MIN_WINDOW_LOG` bytes use the row finder
+/// (`ZSTD_resolveRowMatchFinderMode`: `windowLog > 14`).
+const ROW_FINDER_MIN_WINDOW_LOG: u32 = 14;
+/// The offBase a search starts from and reports when it finds nothing; its high bit
+/// still enters the gain formulas (`999999999` in `ZSTD_compressBlock_lazy_generic`).
+const NO_MATCH_OFF_BASE: u32 = 999_999_999;
+/// Shortest match the lazy parser accepts.
+const MIN_MATCH: usize = 4;
+/// A catch-up of more than this many positions is limited between blocks
+/// (`ZSTD_buildSeqStore`'s "limited update after a very long match").
+const BLOCK_CATCH_UP_MAX: usize = 384;
+/// ... to at most this many positions.
+const BLOCK_CATCH_UP_KEEP: usize = 192;
+
+/// Match-finder tables of the lazy family, kept across blocks and reused across frames
+/// (the lazy part of `ZSTD_MatchState_t`). The hash table itself is the frame's.
+#[derive(Default)]
+pub(crate) struct LazyState {
+    /// Hash chain: previous position with the same hash, indexed by `index & chainMask`.
+    pub(crate) chain: Vec<u32>,
+    /// Row finder: one tag byte per hash-table entry; byte 0 of each row is its head.
+    pub(crate) tags: Vec<u8>,
+    /// Row finder: hashes of the next [`ROW_HASH_CACHE_SIZE`] positions to insert.
+    pub(crate) hash_cache: [u32; ROW_HASH_CACHE_SIZE],
+    /// First position not yet inserted (`nextToUpdate`, as a source position).
+    pub(crate) next_to_update: usize,
+}
+
+/// Whether `cp` selects the row-based finder (`ZSTD_resolveRowMatchFinderMode`, 1.5.7:
+/// greedy..lazy2 with `windowLog > 14`, independent of SIMD support).
+pub(crate) fn uses_row_finder(cp: &CParams) -> bool {
+    matches!(cp.strategy, Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2)
+        && cp.window_log > ROW_FINDER_MIN_WINDOW_LOG
+}
+
+impl LazyState {
+    /// Mirrors the lazy part of ZSTD_reset_matchState for a fresh context: `hash` is
+    /// cleared by the caller; the chain or tag table is cleared here.
+    pub(crate) fn reset(&mut self, cp: &CParams) {
+        if uses_row_finder(cp) {
+            self.tags.clear();
+            self.tags.resize(1 << cp.hash_log, 0);
+        } else {
+            self.chain.clear();
+            self.chain.resize(1 << cp.chain_log, 0);
+        }
+        self.hash_cache = [0; ROW_HASH_CACHE_SIZE];
+        self.next_to_update = 0;
+    }
+
+    /// Mirrors the limited catch-up of ZSTD_buildSeqStore, before the block at `block_start`.
+    pub(crate) fn limit_catch_up(&mut self, block_start: usize) {
+        if block_start > self.next_to_update + BLOCK_CATCH_UP_MAX {
+            self.next_to_update =
+                block_start - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
+        }
+    }
+}
+
+/// What the lazy parser needs from a match finder (`ZSTD_searchMax` and the finder hooks
+/// of `ZSTD_compressBlock_lazy_generic`).
+pub(crate) trait SearchMax {
+    /// How far from the block end the parser stops searching (`ilimit = iend - MARGIN`).
+    const MARGIN: usize;
+    /// Called once before the match loop of a block (the row finder fills its hash cache).
+    fn start_block(&mut self, src: &[u8], ilimit: Option<usize>);
+    /// Longest match at `ip` (reading no further than `iend`) as `(length, offBase)`; a
+    /// length below 4 means none was found. Inserts positions up to `ip` first (only one
+    /// per call in lazy-skipping mode).
+    fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32);
+    /// Called after a match ends lazy-skipping mode (the row finder refills its cache).
+    fn end_skipping(&mut self, src: &[u8], ilimit: Option<usize>);
+}
+
+/// Mirrors ZSTD_compressBlock_{greedy,lazy,lazy2}[_row] and ZSTD_compressBlock_btlazy2:
+/// picks the finder (hash chain, row or binary tree), its `mls` (minMatch clamped to
+/// 4..=6) and row size, and the search depth.
+/// `hash` is the frame's hash table (`1 << hashLog` entries). Returns the number of
+/// trailing literals.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn compress_block(
+    hash: &mut [u32],
+    state: &mut LazyState,
+    seqs: &mut SeqStore,
+    rep: &mut [u32; 3],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    let depth = match cp.strategy {
+        Strategy::Greedy => 0,
+        Strategy::Lazy => 1,
+        _ => 2,
+    };
+    let mls = cp.min_match.clamp(4, 6);
+    let args = BlockArgs { seqs, rep, src, block_start, block_end, depth };
+    if cp.strategy == Strategy::BtLazy2 {
+        match mls {
+            4 => args.run(BinaryTree::<4>::new(hash, state, cp)),
+            5 => args.run(BinaryTree::<5>::new(hash, state, cp)),
+            _ => args.run(BinaryTree::<6>::new(hash, state, cp)),
+        }
+    } else if uses_row_finder(cp) {
+        match (mls, row::row_log(cp)) {
+            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp)),
+            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp)),
+            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp)),
+            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp)),
+            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp)),
+            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp)),
+            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp)),
+            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp)),
+            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp)),
+        }
+    } else {
+        match mls {
+            4 => args.run(HashChain::<4>::new(hash, state, cp)),
+            5 => args.run(HashChain::<5>::new(hash, state, cp)),
+            _ => args.run(HashChain::<6>::new(hash, state, cp)),
+        }
+    }
+}
+
+/// The parser's inputs besides the finder.
+struct BlockArgs<'a> {
+    seqs: &'a mut SeqStore,
+    rep: &'a mut [u32; 3],
+    src: &'a [u8],
+    block_start: usize,
+    block_end: usize,
+    depth: u32,
+}
+
+impl BlockArgs<'_> {
+    fn run<F: SearchMax>(self, mut finder: F) -> usize {
+        let BlockArgs { seqs, rep, src, block_start, block_end, depth } = self;
+        match depth {
+            0 => lazy_generic::<F, 0>(&mut finder, seqs, rep, src, block_start, block_end),
+            1 => lazy_generic::<F, 1>(&mut finder, seqs, rep, src, block_start, block_end),
+            _ => lazy_generic::<F, 2>(&mut finder, seqs, rep, src, block_start, block_end),
+        }
+    }
+}
+
+/// A repcode-1 match at `ip` (offset `offset_1 > 0`) of at least 4 bytes: its length.
+#[inline(always)]
+fn rep_match_len(src: &[u8], ip: usize, offset_1: u32, iend: usize) -> Option<usize> {
+    let off = offset_1 as usize;
+    (off > 0 && read32(src, ip - off) == read32(src, ip)).then(|| count(src, ip + 4, ip + 4 - off, iend) + 4)
+}
+
+/// Mirrors ZSTD_compressBlock_lazy_generic (noDict) at `DEPTH` 0 (greedy), 1 (lazy) or
+/// 2 (lazy2, btlazy2). Positions are offsets into `src` (the whole frame input); the block is
+/// `src[block_start..block_end]`. Returns the number of trailing literals.
+fn lazy_generic<F: SearchMax, const DEPTH: u32>(
+    finder: &mut F,
+    seqs: &mut SeqStore,
+    rep: &mut [u32; 3],
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    let iend = block_end;
+    // `None` when the block is too short to search at all (`ilimit` before the source).
+    let ilimit = iend.checked_sub(F::MARGIN);
+    let search_end = ilimit.unwrap_or(0);
+    let mut ip = block_start;
+    let mut anchor = block_start;
+    let mut offset_1 = rep[0];
+    let mut offset_2 = rep[1];
+    let mut offset_saved1 = 0;
+    let mut offset_saved2 = 0;
+
+    // The very first position of the frame is never searched.
+    ip += (ip == 0) as usize;
+    {
+        let max_rep = ip as u32;
+        if offset_2 > max_rep {
+            offset_saved2 = offset_2;
+            offset_2 = 0;
+        }
+        if offset_1 > max_rep {
+            offset_saved1 = offset_1;
+            offset_1 = 0;
+        }
+    }
+    let mut lazy_skipping = false;
+    finder.start_block(src, ilimit);
+
+    while ip < search_end {
+        let mut match_length = 0;
+        let mut off_base = REPCODE1_TO_OFFBASE;
+        let mut start = ip + 1;
+
+        // Repcode at ip + 1; greedy takes it without searching.
+        let mut take_rep = false;
+        if let Some(len) = rep_match_len(src, ip + 1, offset_1, iend) {
+            match_length = len;
+            take_rep = DEPTH == 0;
+        }
+
+        if !take_rep {
+            let (ml2, found) = finder.search(src, ip, iend, lazy_skipping);
+            if ml2 > match_length {
+                match_length = ml2;
+                start = ip;
+                off_base = found;
+            }
+            if match_length < MIN_MATCH {
+                // Jump faster over incompressible sections.
+                let step = ((ip - anchor) >> SEARCH_STRENGTH) + 1;
+                ip += step;
+                lazy_skipping = step > LAZY_SKIPPING_STEP;
+                continue;
+            }
+
+            // Look for a better match at the next positions.
+            if DEPTH >= 1 {
+                while ip < search_end {
+                    ip += 1;
+                    if let Some(ml_rep) = rep_match_len(src, ip, offset_1, iend) {
+                        let gain2 = ml_rep as i64 * 3;
+                        let gain1 = match_length as i64 * 3 - highbit32(off_base) as i64 + 1;
+                        if ml_rep >= MIN_MATCH && gain2 > gain1 {
+                            match_length = ml_rep;
+                            off_base = REPCODE1_TO_OFFBASE;
+                            start = ip;
+                        }
+                    }
+                    let (ml2, found) = finder.search(src, ip, iend, lazy_skipping);
+                    let gain2 = ml2 as i64 * 4 - highbit32(found) as i64;
+                    let gain1 = match_length as i64 * 4 - highbit32(off_base) as i64 + 4;
+                    if ml2 >= MIN_MATCH && gain2 > gain1 {
+                        match_length = ml2;
+                        off_base = found;
+                        start = ip;
+                        continue;
+                    }
+
+                    if DEPTH == 2 && ip < search_end {
+                        ip += 1;
+                        if let Some(ml_rep) = rep_match_len(src, ip, offset_1, iend) {
+                            let gain2 = ml_rep as i64 * 4;
+                            let gain1 = match_length as i64 * 4 - highbit32(off_base) as i64 + 1;
+                            if ml_rep >= MIN_MATCH && gain2 > gain1 {
+                                match_length = ml_rep;
+                                off_base = REPCODE1_TO_OFFBASE;
+                                start = ip;
+                            }
+                        }
+                        let (ml2, found) = finder.search(src, ip, iend, lazy_skipping);
+                        let gain2 = ml2 as i64 * 4 - highbit32(found) as i64;
+                        let gain1 = match_length as i64 * 4 - highbit32(off_base) as i64 + 7;
+                        if ml2 >= MIN_MATCH && gain2 > gain1 {
+                            match_length = ml2;
+                            off_base = found;
+                            start = ip;
+                            continue;
+                        }
+                    }
+                    break;
+                }
+            }
+
+            // Catch up backwards (only within the prefix: the match must stay above 0).
+            if off_base > REP_NUM_OFFBASE_MAX {
+                let offset = (off_base - REP_NUM_OFFBASE_MAX) as usize;
+                while start > anchor && start - offset > 0 && src[start - 1] == src[start - offset - 1] {
+                    start -= 1;
+                    match_length += 1;
+                }
+                offset_2 = offset_1;
+                offset_1 = offset as u32;
+            }
+        }
+
+        // Store the sequence.
+        seqs.store(src, anchor, start, off_base, match_length);
+        ip = start + match_length;
+        anchor = ip;
+        if lazy_skipping {
+            finder.end_skipping(src, ilimit);
+            lazy_skipping = false;
+        }
+
+        // Immediate repcode-2 matches, with no literals.
+        while ilimit.is_some_and(|l| ip <= l) && offset_2 > 0 && read32(src, ip) == read32(src, ip - offset_2 as usize)
+        {
+            let len = count(src, ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
+            std::mem::swap(&mut offset_1, &mut offset_2);
+            seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, len);
+            ip += len;
+            anchor = ip;
+        }
+    }
+
+    // If offset_1 started invalid and became valid, rotate the saved offsets.
+    if offset_saved1 != 0 && offset_1 != 0 {
+        offset_saved2 = offset_saved1;
+    }
+    rep[0] = if offset_1 != 0 { offset_1 } else { offset_saved1 };
+    rep[1] = if offset_2 != 0 { offset_2 } else { offset_saved2 };
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}
+
+/// offBase values up to this are repcodes; above it, `offBase - 3` is the offset.
+const REP_NUM_OFFBASE_MAX: u32 = 3;

@@ -1,0 +1,293 @@
+//! The row-based match finder (`ZSTD_RowFindBestMatch` and its `ZSTD_row_*` helpers), used
+//! by greedy, lazy and lazy2 when the window is larger than 16 KiB.
+//!
+//! The hash table is split into rows of `ROW` entries (16, 32 or 64). A position's hash
+//! picks a row with its high bits and gives an 8-bit tag with its low byte. Each row has a
+//! parallel row of tag bytes whose byte 0 is the row's head: entries 1..ROW form a circular
+//! buffer filled backwards, so walking forwards from the head visits the newest first.
+//! Tags are compared eight at a time in a `u64` (SWAR), giving a bit mask of candidates.
+//!
+//! libzstd salts this hash with a per-context value XORed before the shift; that only
+//! permutes rows and tags and does not change the output, so the salt here is 0.
+
+use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
+use crate::zstd::matcher::{count, hash_ptr, read32};
+use crate::zstd::params::CParams;
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+
+/// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
+pub(crate) const ROW_HASH_CACHE_SIZE: usize = 8;
+/// Low bits of a row hash that form the tag (`ZSTD_ROW_HASH_TAG_BITS`).
+const ROW_HASH_TAG_BITS: u32 = 8;
+/// A catch-up longer than this only inserts the start and the end of the gap
+/// (`kSkipThreshold` in ZSTD_row_update_internal) ...
+const SKIP_THRESHOLD: usize = 384;
+/// ... namely this many positions at the start (`kMaxMatchStartPositionsToUpdate`) ...
+const MAX_MATCH_START_POSITIONS_TO_UPDATE: usize = 96;
+/// ... and this many at the end (`kMaxMatchEndPositionsToUpdate`).
+const MAX_MATCH_END_POSITIONS_TO_UPDATE: usize = 32;
+/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
+const OFFSET_TO_OFFBASE: u32 = 3;
+
+const LOW_7_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+/// Multiplying the bytes' low bits by this gathers them into the top byte.
+const GATHER_MAGIC: u64 = 0x0102_0408_1020_4080;
+
+/// Mirrors the rowLog choice of ZSTD_compressBlock_lazy_generic: `searchLog` clamped to 4..=6.
+pub(crate) fn row_log(cp: &CParams) -> u32 {
+    cp.search_log.clamp(4, 6)
+}
+
+/// Bit `i` of the result is set iff `tags[i] == tag` (`ZSTD_row_getMatchMask` before its
+/// rotation; the SWAR variant, eight tags per `u64`).
+#[inline(always)]
+fn match_mask<const ROW: usize>(tags: &[u8; ROW], tag: u8) -> u64 {
+    let splat = u64::from_ne_bytes([tag; 8]);
+    let mut mask = 0u64;
+    for (i, chunk) in tags.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap()) ^ splat;
+        // High bit of each byte: set iff the byte is non-zero (no carries between bytes).
+        let non_zero = ((x & LOW_7_BITS) + LOW_7_BITS) | x;
+        let zero = !non_zero & HIGH_BITS;
+        mask |= ((zero >> 7).wrapping_mul(GATHER_MAGIC) >> 56) << (8 * i);
+    }
+    mask
+}
+
+/// Rotates the low `ROW` bits of `mask` right by `head` (`ZSTD_rotateRight_U16/32/64`).
+#[inline(always)]
+fn rotate_row_mask<const ROW: usize>(mask: u64, head: usize) -> u64 {
+    match ROW {
+        16 => (mask as u16).rotate_right(head as u32) as u64,
+        32 => (mask as u32).rotate_right(head as u32) as u64,
+        _ => mask.rotate_right(head as u32),
+    }
+}
+
+/// Mirrors ZSTD_row_nextIndex: moves the head one slot back, skipping slot 0 (which holds
+/// the head itself), and returns it.
+#[inline(always)]
+fn next_index<const ROW: usize>(head: &mut u8) -> usize {
+    let mut next = head.wrapping_sub(1) as usize & (ROW - 1);
+    if next == 0 {
+        next = ROW - 1;
+    }
+    *head = next as u8;
+    next
+}
+
+/// The row finder over the frame's hash table and the tag table.
+pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
+    hash: &'t mut [u32],
+    tags: &'t mut [u8],
+    cache: &'t mut [u32; ROW_HASH_CACHE_SIZE],
+    next_to_update: &'t mut usize,
+    /// Width of a row hash: `rowHashLog + ROW_HASH_TAG_BITS`.
+    hash_bits: u32,
+    attempts: u32,
+}
+
+impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
+        let row_log = ROW.trailing_zeros();
+        debug_assert_eq!(row_log, self::row_log(cp));
+        RowFinder {
+            hash: &mut hash[..1 << cp.hash_log],
+            tags: &mut state.tags[..1 << cp.hash_log],
+            cache: &mut state.hash_cache,
+            next_to_update: &mut state.next_to_update,
+            hash_bits: cp.hash_log - row_log + ROW_HASH_TAG_BITS,
+            // The number of searches is capped at the entries per row.
+            attempts: 1 << cp.search_log.min(row_log),
+        }
+    }
+
+    /// Row hash of position `p` (`ZSTD_hashPtrSalted` with salt 0).
+    #[inline(always)]
+    fn row_hash(&self, src: &[u8], p: usize) -> u32 {
+        hash_ptr::<MLS>(src, p, self.hash_bits) as u32
+    }
+
+    /// Mirrors ZSTD_row_fillHashCache: caches the hashes of up to 8 positions from `p`,
+    /// none beyond `limit`.
+    fn fill_hash_cache(&mut self, src: &[u8], p: usize, limit: Option<usize>) {
+        let n = match limit {
+            Some(l) if p <= l => (l - p + 1).min(ROW_HASH_CACHE_SIZE),
+            _ => 0,
+        };
+        for q in p..p + n {
+            self.cache[q % ROW_HASH_CACHE_SIZE] = self.row_hash(src, q);
+        }
+    }
+
+    /// Mirrors ZSTD_row_nextCachedHash: the cached hash of `p`, replaced in the cache by
+    /// the hash of `p + ROW_HASH_CACHE_SIZE`.
+    #[inline(always)]
+    fn next_cached_hash(&mut self, src: &[u8], p: usize) -> u32 {
+        let new_hash = self.row_hash(src, p + ROW_HASH_CACHE_SIZE);
+        std::mem::replace(&mut self.cache[p % ROW_HASH_CACHE_SIZE], new_hash)
+    }
+
+    /// The hash row and tag row a hash selects.
+    #[inline(always)]
+    fn rows(&mut self, hash: u32) -> (&mut [u32; ROW], &mut [u8; ROW]) {
+        let rel = (hash >> ROW_HASH_TAG_BITS) as usize * ROW;
+        let row = (&mut self.hash[rel..rel + ROW]).try_into().unwrap();
+        let tag_row = (&mut self.tags[rel..rel + ROW]).try_into().unwrap();
+        (row, tag_row)
+    }
+
+    /// Inserts position `p` with row hash `hash` (the body of ZSTD_row_update_internalImpl).
+    #[inline(always)]
+    fn insert(&mut self, hash: u32, p: usize) {
+        let (row, tag_row) = self.rows(hash);
+        let slot = next_index::<ROW>(&mut tag_row[0]);
+        tag_row[slot] = hash as u8;
+        row[slot] = index_of(p);
+    }
+
+    /// Mirrors ZSTD_row_update_internal with the hash cache: inserts the positions from
+    /// `next_to_update` up to `ip` (excluded), only the first 96 and the last 32 of a long gap.
+    #[inline(always)]
+    fn update(&mut self, src: &[u8], ip: usize) {
+        let mut p = *self.next_to_update;
+        if ip - p > SKIP_THRESHOLD {
+            for q in p..p + MAX_MATCH_START_POSITIONS_TO_UPDATE {
+                let h = self.next_cached_hash(src, q);
+                self.insert(h, q);
+            }
+            p = ip - MAX_MATCH_END_POSITIONS_TO_UPDATE;
+            self.fill_hash_cache(src, p, Some(ip + 1));
+        }
+        for q in p..ip {
+            let h = self.next_cached_hash(src, q);
+            self.insert(h, q);
+        }
+        *self.next_to_update = ip;
+    }
+}
+
+impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
+    /// The hash cache reads `ROW_HASH_CACHE_SIZE` positions ahead.
+    const MARGIN: usize = HASH_READ_SIZE + ROW_HASH_CACHE_SIZE;
+
+    fn start_block(&mut self, src: &[u8], ilimit: Option<usize>) {
+        self.fill_hash_cache(src, *self.next_to_update, ilimit);
+    }
+
+    /// Mirrors ZSTD_RowFindBestMatch (noDict).
+    fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
+        let hash = if lazy_skipping {
+            // Insert only searched positions; the hash cache goes stale.
+            *self.next_to_update = ip;
+            self.row_hash(src, ip)
+        } else {
+            self.update(src, ip);
+            self.next_cached_hash(src, ip)
+        };
+        let attempts = self.attempts;
+        let (row, tag_row) = self.rows(hash);
+        let tag = hash as u8;
+        let head = tag_row[0] as usize & (ROW - 1);
+        let mut matches = rotate_row_mask::<ROW>(match_mask(tag_row, tag), head);
+
+        // Candidates, newest first, up to the first stale entry.
+        let mut candidates = [0u32; ROW];
+        let mut n = 0;
+        while matches != 0 && n < attempts as usize {
+            let slot = (head + matches.trailing_zeros() as usize) & (ROW - 1);
+            matches &= matches - 1;
+            if slot == 0 {
+                continue; // the head byte, not an entry
+            }
+            let idx = row[slot];
+            // The whole source is inside the window: lowLimit is the start index.
+            if idx < WINDOW_START_INDEX {
+                break;
+            }
+            candidates[n] = idx;
+            n += 1;
+        }
+
+        // Insert the current position now, saving one step of the next update.
+        let slot = next_index::<ROW>(&mut tag_row[0]);
+        tag_row[slot] = tag;
+        row[slot] = index_of(ip);
+        *self.next_to_update = ip + 1;
+
+        let curr = index_of(ip);
+        let mut ml = 3;
+        let mut off_base = NO_MATCH_OFF_BASE;
+        for &idx in &candidates[..n] {
+            let m = (idx - WINDOW_START_INDEX) as usize;
+            // Only a candidate that agrees on the 4 bytes ending at `ml` can be longer.
+            if read32(src, m + ml - 3) == read32(src, ip + ml - 3) {
+                let len = count(src, ip, m, iend);
+                if len > ml {
+                    ml = len;
+                    off_base = curr - idx + OFFSET_TO_OFFBASE;
+                    if ip + len == iend {
+                        break; // best possible
+                    }
+                }
+            }
+        }
+        (ml, off_base)
+    }
+
+    fn end_skipping(&mut self, src: &[u8], ilimit: Option<usize>) {
+        self.fill_hash_cache(src, *self.next_to_update, ilimit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_mask_flags_exactly_the_equal_tags() {
+        let mut tags = [0u8; 64];
+        for (i, t) in tags.iter_mut().enumerate() {
+            *t = (i as u8).wrapping_mul(37) ^ 0x5A;
+        }
+        for tag in 0..=255u8 {
+            let mut row = tags;
+            // Every byte pattern around the tag, including 0x80 / 0x7F neighbours.
+            for (i, t) in row.iter_mut().enumerate() {
+                if i % 3 == 0 {
+                    *t = tag;
+                } else if i % 5 == 0 {
+                    *t = tag ^ 0x80;
+                } else if i % 7 == 0 {
+                    *t = tag.wrapping_add(1);
+                }
+            }
+            let expected = row.iter().enumerate().fold(0u64, |m, (i, &t)| m | (((t == tag) as u64) << i));
+            assert_eq!(match_mask::<64>(&row, tag), expected, "tag {tag}");
+            let r16: [u8; 16] = row[..16].try_into().unwrap();
+            assert_eq!(match_mask::<16>(&r16, tag), expected & 0xFFFF, "tag {tag}");
+        }
+        // All 256 subsets of equal bytes within one chunk.
+        for pattern in 0..=255u32 {
+            let mut row = [0x11u8; 16];
+            for i in 0..8 {
+                if pattern >> i & 1 == 1 {
+                    row[i + 8] = 0xEE;
+                }
+            }
+            assert_eq!(match_mask::<16>(&row, 0xEE), (pattern as u64) << 8);
+        }
+    }
+
+    #[test]
+    fn rows_rotate_newest_first() {
+        let mut head = 0u8;
+        let slots: Vec<usize> = (0..17).map(|_| next_index::<16>(&mut head)).collect();
+        assert_eq!(slots[..3], [15, 14, 13]);
+        assert_eq!(slots[14], 1);
+        assert_eq!(slots[15], 15, "slot 0 is skipped");
+        assert_eq!(rotate_row_mask::<16>(0b1000, 3), 1);
+        assert_eq!(rotate_row_mask::<16>(1, 1), 1 << 15);
+    }
+}
