@@ -56,7 +56,7 @@ enum Command {
         #[arg(short = 'j', long)]
         threads: Option<usize>,
         /// Compression: a zstd level, or `stored` for uncompressed blocks (default: 6, the
-        /// reference tool's level, once the encoder implements it; until then `stored`).
+        /// reference tool's level; at 6 the archive is byte-identical to the reference tool's).
         #[arg(short, long, allow_hyphen_values = true)]
         level: Option<String>,
         /// Follow symbolic links (default: skip them with a warning).
@@ -317,23 +317,9 @@ fn threads_or_all(threads: Option<usize>) -> usize {
 }
 
 /// Resolve `-l`: `stored`, or a zstd level the encoder implements.
-fn block_compressor(
-    level: Option<String>,
-    quiet: bool,
-) -> Result<Arc<dyn BlockCompressor>, Failure> {
+fn block_compressor(level: Option<String>) -> Result<Arc<dyn BlockCompressor>, Failure> {
     match level.as_deref() {
-        None => match zar::Zstd::new(zar::REFERENCE_LEVEL) {
-            Ok(z) => Ok(Arc::new(z)),
-            Err(_) => {
-                if !quiet {
-                    eprintln!(
-                        "zarchive: note: the zstd encoder does not implement level {} yet; packing with stored (uncompressed) blocks",
-                        zar::REFERENCE_LEVEL
-                    );
-                }
-                Ok(Arc::new(Stored))
-            }
-        },
+        None => Ok(Arc::new(zar::Zstd::default())),
         Some("stored" | "none") => Ok(Arc::new(Stored)),
         Some(s) => {
             let n: i32 = s.parse().map_err(|_| {
@@ -422,7 +408,7 @@ fn pack(
             format!("{}: not a directory", dir.display()),
         ));
     }
-    let compressor = block_compressor(level, quiet)?;
+    let compressor = block_compressor(level)?;
     let writer = WriterOptions::new()
         .compressor(compressor)
         .threads(threads_or_all(threads));

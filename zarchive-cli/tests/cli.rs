@@ -210,3 +210,31 @@ fn killing_pack_midway_never_leaves_an_archive_at_the_target() {
         assert_eq!(code(&run!("verify", "-q", out)), 0);
     }
 }
+
+fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dst.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn default_pack_reproduces_the_reference_archives_byte_for_byte() {
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("tree");
+    copy_tree(&fixture("basic/tree"), &tree);
+    std::fs::create_dir_all(tree.join("emptydir")).unwrap();
+    for (src, reference) in [(tree.clone(), "basic/reference.zar"), (fixture("raw/tree"), "raw/reference.zar")] {
+        for j in ["1", "2"] {
+            let out = d.path().join(format!("{}-{j}.zar", reference.replace('/', "_")));
+            let o = run!("pack", "-q", src, "-o", out, "-j", j);
+            assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+            assert!(std::fs::read(&out).unwrap() == std::fs::read(fixture(reference)).unwrap(), "{reference} with -j {j}");
+        }
+    }
+}

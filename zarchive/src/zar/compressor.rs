@@ -75,6 +75,13 @@ impl Zstd {
     }
 }
 
+impl Default for Zstd {
+    /// The reference tool's level, [`REFERENCE_LEVEL`] (6).
+    fn default() -> Self {
+        Zstd { level: REFERENCE_LEVEL }
+    }
+}
+
 struct ZstdContext(zstd::Compressor);
 
 impl BlockCompressor for Zstd {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::compressor::{BlockCompressor, Stored};
+use super::compressor::{BlockCompressor, Zstd};
 use super::error::ZarError;
 use super::format::*;
 use super::names;
@@ -86,16 +86,17 @@ impl std::fmt::Debug for WriterOptions {
 }
 
 impl Default for WriterOptions {
+    /// The reference tool's compression (zstd level 6), one thread.
     fn default() -> Self {
         WriterOptions {
-            compressor: Arc::new(Stored),
+            compressor: Arc::new(Zstd::default()),
             threads: 1,
         }
     }
 }
 
 impl WriterOptions {
-    /// Defaults: [`Stored`] blocks, one thread.
+    /// Defaults: zstd level 6 blocks (as the reference tool), one thread.
     pub fn new() -> Self {
         Self::default()
     }
@@ -185,7 +186,7 @@ impl<W: Write> std::fmt::Debug for ArchiveWriter<W> {
 }
 
 impl<W: Write> ArchiveWriter<W> {
-    /// Start an archive on `out` with default options (stored blocks, one thread).
+    /// Start an archive on `out` with default options (zstd level 6, one thread).
     pub fn new(out: W) -> Result<Self, ZarError> {
         Self::with_options(out, &WriterOptions::default())
     }
