@@ -369,7 +369,12 @@ pub mod exercise {
             return;
         }
         let level = levels[sel as usize % levels.len()];
-        let frame = zarkit::zstd::compress(data, level).expect("supported levels compress");
+        let frame = match zarkit::zstd::compress(data, level) {
+            Ok(f) => f,
+            // Sizes the encoder does not handle yet are refused by type, never mis-encoded.
+            Err(zarkit::zstd::ZstdError::UnsupportedLevelForSize { .. }) if data.len() > zarkit::zstd::MAX_SOURCE_SIZE => return,
+            Err(e) => panic!("level {level}, {} bytes: {e}", data.len()),
+        };
         let back = zarkit::zstd::decompress(&frame, data.len()).expect("our frames decode");
         assert!(back == data, "level {level}: round trip differs");
     }
