@@ -23,7 +23,7 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
     pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
         HashChain {
             hash: &mut hash[..1 << cp.hash_log],
-            chain: &mut state.chain[..1 << cp.chain_log],
+            chain: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
             next_to_update: &mut state.next_to_update,
             hash_log: cp.hash_log,
             chain_size: 1 << cp.chain_log,

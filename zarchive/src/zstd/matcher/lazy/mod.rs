@@ -8,6 +8,7 @@ pub(crate) mod binary_tree;
 pub(crate) mod hash_chain;
 pub(crate) mod row;
 
+use super::table::AlignedTable;
 use super::{count, read32};
 use crate::zstd::bits::highbit32;
 use crate::zstd::params::{CParams, Strategy};
@@ -40,9 +41,9 @@ const BLOCK_CATCH_UP_KEEP: usize = 192;
 #[derive(Default)]
 pub(crate) struct LazyState {
     /// Hash chain: previous position with the same hash, indexed by `index & chainMask`.
-    pub(crate) chain: Vec<u32>,
+    pub(crate) chain: AlignedTable<u32>,
     /// Row finder: one tag byte per hash-table entry; byte 0 of each row is its head.
-    pub(crate) tags: Vec<u8>,
+    pub(crate) tags: AlignedTable<u8>,
     /// Row finder: hashes of the next [`ROW_HASH_CACHE_SIZE`] positions to insert.
     pub(crate) hash_cache: [u32; ROW_HASH_CACHE_SIZE],
     /// First position not yet inserted (`nextToUpdate`, as a source position).
@@ -61,11 +62,9 @@ impl LazyState {
     /// cleared by the caller; the chain or tag table is cleared here.
     pub(crate) fn reset(&mut self, cp: &CParams) {
         if uses_row_finder(cp) {
-            self.tags.clear();
-            self.tags.resize(1 << cp.hash_log, 0);
+            self.tags.reset(1 << cp.hash_log);
         } else {
-            self.chain.clear();
-            self.chain.resize(1 << cp.chain_log, 0);
+            self.chain.reset(1 << cp.chain_log);
         }
         self.hash_cache = [0; ROW_HASH_CACHE_SIZE];
         self.next_to_update = 0;

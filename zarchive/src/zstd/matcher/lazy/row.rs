@@ -94,7 +94,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
         debug_assert_eq!(row_log, self::row_log(cp));
         RowFinder {
             hash: &mut hash[..1 << cp.hash_log],
-            tags: &mut state.tags[..1 << cp.hash_log],
+            tags: &mut state.tags.as_mut_slice()[..1 << cp.hash_log],
             cache: &mut state.hash_cache,
             next_to_update: &mut state.next_to_update,
             hash_bits: cp.hash_log - row_log + ROW_HASH_TAG_BITS,
