@@ -200,6 +200,9 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         let row = &mut self.rows[r];
         let head = tag_row[0] as usize & (ROW - 1);
         let mut matches = rotate_row_mask::<ROW>(match_mask(tag_row, tag), head);
+        // Byte 0 is the head, not an entry: libzstd skips it inside the loop (without
+        // spending an attempt), which is the same as dropping its bit up front.
+        matches &= !(1 << ((ROW - head) & (ROW - 1)));
 
         // Candidates, newest first, up to the first stale entry.
         let mut candidates = [0u32; ROW];
@@ -207,9 +210,6 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         while matches != 0 && n < self.attempts {
             let slot = (head + matches.trailing_zeros() as usize) & (ROW - 1);
             matches &= matches - 1;
-            if slot == 0 {
-                continue; // the head byte, not an entry
-            }
             let idx = row[slot];
             // The whole source is inside the window: lowLimit is the start index.
             if idx < WINDOW_START_INDEX {
