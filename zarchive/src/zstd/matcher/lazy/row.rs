@@ -91,6 +91,7 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     /// Width of a row hash: `rowHashLog + ROW_HASH_TAG_BITS`.
     hash_bits: u32,
     attempts: usize,
+    touched: bool,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
@@ -109,6 +110,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             hash_bits: cp.hash_log - row_log + ROW_HASH_TAG_BITS,
             // The number of searches is capped at the entries per row.
             attempts: 1 << cp.search_log.min(row_log),
+            touched: false,
         }
     }
 
@@ -135,7 +137,21 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     #[inline(always)]
     fn next_cached_hash(&mut self, src: &[u8], p: usize) -> u32 {
         let new_hash = self.row_hash(src, p + ROW_HASH_CACHE_SIZE);
+        self.touch(new_hash);
         std::mem::replace(&mut self.cache[p % ROW_HASH_CACHE_SIZE], new_hash)
+    }
+
+    /// Loads the tag row `hash` selects, `ROW_HASH_CACHE_SIZE` positions before it is used
+    /// (libzstd prefetches it, `ZSTD_row_prefetch`; safe Rust has no prefetch, so this is a
+    /// load feeding a branch that is practically never taken).
+    #[inline(always)]
+    fn touch(&mut self, hash: u32) {
+        let r = (hash >> ROW_HASH_TAG_BITS) as usize;
+        if let (Some(t), Some(row)) = (self.tag_rows.get(r), self.rows.get(r))
+            && (t[0] == u8::MAX) | (row[0] == u32::MAX)
+        {
+            self.touched = true;
+        }
     }
 
     /// Inserts position `p` with row hash `hash` (the body of ZSTD_row_update_internalImpl).
@@ -171,6 +187,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
 
 impl<const MLS: u32, const ROW: usize> Drop for RowFinder<'_, MLS, ROW> {
     fn drop(&mut self) {
+        std::hint::black_box(self.touched);
         *self.saved_cache = self.cache;
         *self.saved_next_to_update = self.next_to_update;
     }
