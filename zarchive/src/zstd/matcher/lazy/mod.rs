@@ -30,6 +30,9 @@ const ROW_FINDER_MIN_WINDOW_LOG: u32 = 14;
 const NO_MATCH_OFF_BASE: u32 = 999_999_999;
 /// Shortest match the lazy parser accepts.
 const MIN_MATCH: usize = 4;
+/// The finders hash `minMatch` bytes, clamped to this range (`BOUNDED(4, minMatch, 6)`).
+const MLS_MIN: u32 = 4;
+const MLS_MAX: u32 = 6;
 /// A catch-up of more than this many positions is limited between blocks
 /// (`ZSTD_buildSeqStore`'s "limited update after a very long match").
 const BLOCK_CATCH_UP_MAX: usize = 384;
@@ -115,7 +118,7 @@ pub(crate) fn compress_block(
         Strategy::Lazy => 1,
         _ => 2,
     };
-    let mls = cp.min_match.clamp(4, 6);
+    let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
     let args = BlockArgs { seqs, rep, src, block_start, block_end, depth };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {

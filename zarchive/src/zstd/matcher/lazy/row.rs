@@ -10,7 +10,7 @@
 //! libzstd salts this hash with a per-context value XORed before the shift; that only
 //! permutes rows and tags and does not change the output, so the salt here is 0.
 
-use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
+use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
 use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
@@ -34,9 +34,13 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// Multiplying the bytes' low bits by this gathers them into the top byte.
 const GATHER_MAGIC: u64 = 0x0102_0408_1020_4080;
 
-/// Mirrors the rowLog choice of ZSTD_compressBlock_lazy_generic: `searchLog` clamped to 4..=6.
+/// Rows hold `1 << rowLog` entries, `rowLog` being `searchLog` clamped to this range.
+const ROW_LOG_MIN: u32 = 4;
+const ROW_LOG_MAX: u32 = 6;
+
+/// Mirrors the rowLog choice of ZSTD_compressBlock_lazy_generic (`BOUNDED(4, searchLog, 6)`).
 pub(crate) fn row_log(cp: &CParams) -> u32 {
-    cp.search_log.clamp(4, 6)
+    cp.search_log.clamp(ROW_LOG_MIN, ROW_LOG_MAX)
 }
 
 /// Bit `i` of the result is set iff `tags[i] == tag` (`ZSTD_row_getMatchMask` before its
@@ -243,7 +247,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         self.next_to_update = ip + 1;
 
         let curr = index_of(ip);
-        let mut ml = 3;
+        let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
         let mut ip_word = read32(src, ip + ml - 3);
