@@ -145,9 +145,10 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
         std::mem::replace(&mut self.cache[p % ROW_HASH_CACHE_SIZE], new_hash)
     }
 
-    /// Loads the tag row `hash` selects, `ROW_HASH_CACHE_SIZE` positions before it is used
-    /// (libzstd prefetches it, `ZSTD_row_prefetch`; safe Rust has no prefetch, so this is a
-    /// load feeding a branch that is practically never taken).
+    /// Loads the tag row and the hash row `hash` selects, `ROW_HASH_CACHE_SIZE` positions
+    /// before they are used (libzstd prefetches them, `ZSTD_row_prefetch`; safe Rust has no
+    /// prefetch, so these are loads feeding a branch that is never taken: a head byte is
+    /// below 64 and slot 0 of a hash row is never written). No effect on the output.
     #[inline(always)]
     fn touch(&mut self, hash: u32) {
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
