@@ -9,7 +9,7 @@ use zarkit_benches::oracle;
 use zarkit_corpus::payload;
 
 const PAYLOADS: &[&str] = &["text64k", "hetero64k", "random64k", "binary64k", "text200k"];
-const LEVELS: &[i32] = &[1, 2];
+const LEVELS: &[i32] = &[1, 2, 3, 6, 9];
 
 fn compress(c: &mut Criterion) {
     oracle::assert_version();

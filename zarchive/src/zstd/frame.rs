@@ -57,7 +57,7 @@ fn write_raw_block(out: &mut Vec<u8>, last: bool, block: &[u8]) {
 /// Everything one frame needs besides its parameters; reused across frames.
 #[derive(Default)]
 pub(crate) struct FrameState {
-    pub(crate) hash_table: Vec<u32>,
+    pub(crate) hash_table: matcher::table::AlignedTable<u32>,
     /// The second table of `dfast` (its short hashes, sized by chainLog).
     pub(crate) hash_small: Vec<u32>,
     /// Chain, tag table and hash cache of the lazy strategies.
@@ -80,8 +80,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     }
 
     // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState).
-    st.hash_table.clear();
-    st.hash_table.resize(1 << cp.hash_log, 0);
+    st.hash_table.reset(1 << cp.hash_log);
     match cp.strategy {
         Strategy::Fast => {}
         Strategy::DFast => {
@@ -112,7 +111,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
             let end = pos + block_size;
             match cp.strategy {
                 Strategy::DFast => matcher::double_fast::compress_block(
-                    &mut st.hash_table,
+                    st.hash_table.as_mut_slice(),
                     &mut st.hash_small,
                     &mut st.seqs,
                     &mut next_rep,
@@ -122,12 +121,12 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                     end,
                 ),
                 Strategy::Fast => {
-                    matcher::fast::compress_block(&mut st.hash_table, &mut st.seqs, &mut next_rep, cp, src, pos, end)
+                    matcher::fast::compress_block(st.hash_table.as_mut_slice(), &mut st.seqs, &mut next_rep, cp, src, pos, end)
                 }
                 _ => {
                     st.lazy.limit_catch_up(pos);
                     matcher::lazy::compress_block(
-                        &mut st.hash_table,
+                        st.hash_table.as_mut_slice(),
                         &mut st.lazy,
                         &mut st.seqs,
                         &mut next_rep,

@@ -395,20 +395,26 @@ impl HufCTable {
     /// Mirrors HUF_compress1X_usingCTable: one stream, symbols encoded last to first.
     pub(crate) fn compress_1x(&self, out: &mut Vec<u8>, src: &[u8]) -> usize {
         let mut bw = BitWriter::new(out, (src.len() * self.table_log as usize) / 8 + 8);
-        let (code, nb_bits) = (&self.code, &self.nb_bits);
-        // Four symbols of at most 12 bits fit between flushes.
+        // Code and length of each symbol in one entry: `code << 8 | nbBits`.
+        let mut packed = [0u32; 256];
+        for ((p, &c), &n) in packed.iter_mut().zip(&self.code).zip(&self.nb_bits) {
+            *p = (c as u32) << 8 | n as u32;
+        }
+        // Four symbols of at most 12 bits fit between flushes (7 + 48 < 64 bits pending).
         // Symbols are encoded last to first; `rchunks_exact` walks from the end and leaves
         // the first `len % 4` symbols, encoded last.
         let chunks = src.rchunks_exact(4);
         let head = chunks.remainder();
         for c in chunks {
             for &b in c.iter().rev() {
-                bw.add_bits(code[b as usize] as u64, nb_bits[b as usize] as u32);
+                let e = packed[b as usize];
+                bw.add_bits_fast((e >> 8) as u64, e & 0xFF);
             }
-            bw.flush();
+            bw.flush_fast();
         }
         for &b in head.iter().rev() {
-            bw.add_bits(code[b as usize] as u64, nb_bits[b as usize] as u32);
+            let e = packed[b as usize];
+            bw.add_bits_fast((e >> 8) as u64, e & 0xFF);
         }
         bw.close()
     }

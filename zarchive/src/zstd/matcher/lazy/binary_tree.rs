@@ -39,7 +39,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
     pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
         BinaryTree {
             hash: &mut hash[..1 << cp.hash_log],
-            bt: &mut state.chain[..1 << cp.chain_log],
+            bt: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
             next_to_update: &mut state.next_to_update,
             hash_log: cp.hash_log,
             bt_mask: (1 << (cp.chain_log - 1)) - 1,

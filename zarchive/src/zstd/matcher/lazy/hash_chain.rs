@@ -1,7 +1,7 @@
 //! The hash-chain match finder (`ZSTD_HcFindBestMatch`, `ZSTD_insertAndFindFirstIndex`),
 //! used by greedy, lazy and lazy2 when the window is 16 KiB or smaller.
 
-use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
+use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
 use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
@@ -23,7 +23,7 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
     pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
         HashChain {
             hash: &mut hash[..1 << cp.hash_log],
-            chain: &mut state.chain[..1 << cp.chain_log],
+            chain: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
             next_to_update: &mut state.next_to_update,
             hash_log: cp.hash_log,
             chain_size: 1 << cp.chain_log,
@@ -65,14 +65,16 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
         let min_chain = curr.saturating_sub(self.chain_size);
         let chain_mask = self.chain_size - 1;
         let mut attempts = self.attempts;
-        let mut ml = 3;
+        let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         let mut match_index = self.insert_and_find_first_index(src, ip, lazy_skipping);
         // The whole source is inside the window: lowLimit is the start index.
+        // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
+        let mut ip_word = read32(src, ip + ml - 3);
         while match_index >= WINDOW_START_INDEX && attempts > 0 {
             let m = (match_index - WINDOW_START_INDEX) as usize;
-            // Only a candidate that agrees on the 4 bytes ending at `ml` can be longer.
-            if read32(src, m + ml - 3) == read32(src, ip + ml - 3) {
+            // Both terms fit in 32 bits, so the sum needs no overflow check.
+            if read32(src, m + (ml as u32 - 3) as usize) == ip_word {
                 let len = count(src, ip, m, iend);
                 if len > ml {
                     ml = len;
@@ -80,6 +82,7 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
                     if ip + len == iend {
                         break; // best possible
                     }
+                    ip_word = read32(src, ip + ml - 3);
                 }
             }
             if match_index <= min_chain {

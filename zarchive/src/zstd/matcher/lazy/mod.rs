@@ -8,6 +8,7 @@ pub(crate) mod binary_tree;
 pub(crate) mod hash_chain;
 pub(crate) mod row;
 
+use super::table::AlignedTable;
 use super::{count, read32};
 use crate::zstd::bits::highbit32;
 use crate::zstd::params::{CParams, Strategy};
@@ -29,6 +30,9 @@ const ROW_FINDER_MIN_WINDOW_LOG: u32 = 14;
 const NO_MATCH_OFF_BASE: u32 = 999_999_999;
 /// Shortest match the lazy parser accepts.
 const MIN_MATCH: usize = 4;
+/// The finders hash `minMatch` bytes, clamped to this range (`BOUNDED(4, minMatch, 6)`).
+const MLS_MIN: u32 = 4;
+const MLS_MAX: u32 = 6;
 /// A catch-up of more than this many positions is limited between blocks
 /// (`ZSTD_buildSeqStore`'s "limited update after a very long match").
 const BLOCK_CATCH_UP_MAX: usize = 384;
@@ -40,9 +44,9 @@ const BLOCK_CATCH_UP_KEEP: usize = 192;
 #[derive(Default)]
 pub(crate) struct LazyState {
     /// Hash chain: previous position with the same hash, indexed by `index & chainMask`.
-    pub(crate) chain: Vec<u32>,
+    pub(crate) chain: AlignedTable<u32>,
     /// Row finder: one tag byte per hash-table entry; byte 0 of each row is its head.
-    pub(crate) tags: Vec<u8>,
+    pub(crate) tags: AlignedTable<u8>,
     /// Row finder: hashes of the next [`ROW_HASH_CACHE_SIZE`] positions to insert.
     pub(crate) hash_cache: [u32; ROW_HASH_CACHE_SIZE],
     /// First position not yet inserted (`nextToUpdate`, as a source position).
@@ -61,11 +65,9 @@ impl LazyState {
     /// cleared by the caller; the chain or tag table is cleared here.
     pub(crate) fn reset(&mut self, cp: &CParams) {
         if uses_row_finder(cp) {
-            self.tags.clear();
-            self.tags.resize(1 << cp.hash_log, 0);
+            self.tags.reset(1 << cp.hash_log);
         } else {
-            self.chain.clear();
-            self.chain.resize(1 << cp.chain_log, 0);
+            self.chain.reset(1 << cp.chain_log);
         }
         self.hash_cache = [0; ROW_HASH_CACHE_SIZE];
         self.next_to_update = 0;
@@ -116,7 +118,7 @@ pub(crate) fn compress_block(
         Strategy::Lazy => 1,
         _ => 2,
     };
-    let mls = cp.min_match.clamp(4, 6);
+    let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
     let args = BlockArgs { seqs, rep, src, block_start, block_end, depth };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {

@@ -10,7 +10,7 @@
 //! libzstd salts this hash with a per-context value XORed before the shift; that only
 //! permutes rows and tags and does not change the output, so the salt here is 0.
 
-use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
+use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
 use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
@@ -34,9 +34,13 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// Multiplying the bytes' low bits by this gathers them into the top byte.
 const GATHER_MAGIC: u64 = 0x0102_0408_1020_4080;
 
-/// Mirrors the rowLog choice of ZSTD_compressBlock_lazy_generic: `searchLog` clamped to 4..=6.
+/// Rows hold `1 << rowLog` entries, `rowLog` being `searchLog` clamped to this range.
+const ROW_LOG_MIN: u32 = 4;
+const ROW_LOG_MAX: u32 = 6;
+
+/// Mirrors the rowLog choice of ZSTD_compressBlock_lazy_generic (`BOUNDED(4, searchLog, 6)`).
 pub(crate) fn row_log(cp: &CParams) -> u32 {
-    cp.search_log.clamp(4, 6)
+    cp.search_log.clamp(ROW_LOG_MIN, ROW_LOG_MAX)
 }
 
 /// Bit `i` of the result is set iff `tags[i] == tag` (`ZSTD_row_getMatchMask` before its
@@ -77,29 +81,40 @@ fn next_index<const ROW: usize>(head: &mut u8) -> usize {
     next
 }
 
-/// The row finder over the frame's hash table and the tag table.
+/// The row finder over the frame's hash table and the tag table, seen as rows.
+///
+/// The hash cache and `nextToUpdate` are worked on by value and written back to the
+/// [`LazyState`] when the finder is dropped at the end of the block.
 pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
-    hash: &'t mut [u32],
-    tags: &'t mut [u8],
-    cache: &'t mut [u32; ROW_HASH_CACHE_SIZE],
-    next_to_update: &'t mut usize,
+    rows: &'t mut [[u32; ROW]],
+    tag_rows: &'t mut [[u8; ROW]],
+    cache: [u32; ROW_HASH_CACHE_SIZE],
+    next_to_update: usize,
+    saved_cache: &'t mut [u32; ROW_HASH_CACHE_SIZE],
+    saved_next_to_update: &'t mut usize,
     /// Width of a row hash: `rowHashLog + ROW_HASH_TAG_BITS`.
     hash_bits: u32,
-    attempts: u32,
+    attempts: usize,
+    touched: bool,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
         let row_log = ROW.trailing_zeros();
         debug_assert_eq!(row_log, self::row_log(cp));
+        let (rows, _) = hash[..1 << cp.hash_log].as_chunks_mut::<ROW>();
+        let (tag_rows, _) = state.tags.as_mut_slice()[..1 << cp.hash_log].as_chunks_mut::<ROW>();
         RowFinder {
-            hash: &mut hash[..1 << cp.hash_log],
-            tags: &mut state.tags[..1 << cp.hash_log],
-            cache: &mut state.hash_cache,
-            next_to_update: &mut state.next_to_update,
+            rows,
+            tag_rows,
+            cache: state.hash_cache,
+            next_to_update: state.next_to_update,
+            saved_cache: &mut state.hash_cache,
+            saved_next_to_update: &mut state.next_to_update,
             hash_bits: cp.hash_log - row_log + ROW_HASH_TAG_BITS,
             // The number of searches is capped at the entries per row.
             attempts: 1 << cp.search_log.min(row_log),
+            touched: false,
         }
     }
 
@@ -126,32 +141,39 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     #[inline(always)]
     fn next_cached_hash(&mut self, src: &[u8], p: usize) -> u32 {
         let new_hash = self.row_hash(src, p + ROW_HASH_CACHE_SIZE);
+        self.touch(new_hash);
         std::mem::replace(&mut self.cache[p % ROW_HASH_CACHE_SIZE], new_hash)
     }
 
-    /// The hash row and tag row a hash selects.
+    /// Loads the tag row and the hash row `hash` selects, `ROW_HASH_CACHE_SIZE` positions
+    /// before they are used (libzstd prefetches them, `ZSTD_row_prefetch`; safe Rust has no
+    /// prefetch, so these are loads feeding a branch that is never taken: a head byte is
+    /// below 64 and slot 0 of a hash row is never written). No effect on the output.
     #[inline(always)]
-    fn rows(&mut self, hash: u32) -> (&mut [u32; ROW], &mut [u8; ROW]) {
-        let rel = (hash >> ROW_HASH_TAG_BITS) as usize * ROW;
-        let row = (&mut self.hash[rel..rel + ROW]).try_into().unwrap();
-        let tag_row = (&mut self.tags[rel..rel + ROW]).try_into().unwrap();
-        (row, tag_row)
+    fn touch(&mut self, hash: u32) {
+        let r = (hash >> ROW_HASH_TAG_BITS) as usize;
+        if let (Some(t), Some(row)) = (self.tag_rows.get(r), self.rows.get(r))
+            && (t[0] == u8::MAX) | (row[0] == u32::MAX)
+        {
+            self.touched = true;
+        }
     }
 
     /// Inserts position `p` with row hash `hash` (the body of ZSTD_row_update_internalImpl).
     #[inline(always)]
     fn insert(&mut self, hash: u32, p: usize) {
-        let (row, tag_row) = self.rows(hash);
+        let r = (hash >> ROW_HASH_TAG_BITS) as usize;
+        let tag_row = &mut self.tag_rows[r];
         let slot = next_index::<ROW>(&mut tag_row[0]);
         tag_row[slot] = hash as u8;
-        row[slot] = index_of(p);
+        self.rows[r][slot] = index_of(p);
     }
 
     /// Mirrors ZSTD_row_update_internal with the hash cache: inserts the positions from
     /// `next_to_update` up to `ip` (excluded), only the first 96 and the last 32 of a long gap.
     #[inline(always)]
     fn update(&mut self, src: &[u8], ip: usize) {
-        let mut p = *self.next_to_update;
+        let mut p = self.next_to_update;
         if ip - p > SKIP_THRESHOLD {
             for q in p..p + MAX_MATCH_START_POSITIONS_TO_UPDATE {
                 let h = self.next_cached_hash(src, q);
@@ -164,7 +186,15 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             let h = self.next_cached_hash(src, q);
             self.insert(h, q);
         }
-        *self.next_to_update = ip;
+        self.next_to_update = ip;
+    }
+}
+
+impl<const MLS: u32, const ROW: usize> Drop for RowFinder<'_, MLS, ROW> {
+    fn drop(&mut self) {
+        std::hint::black_box(self.touched);
+        *self.saved_cache = self.cache;
+        *self.saved_next_to_update = self.next_to_update;
     }
 }
 
@@ -173,40 +203,41 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
     const MARGIN: usize = HASH_READ_SIZE + ROW_HASH_CACHE_SIZE;
 
     fn start_block(&mut self, src: &[u8], ilimit: Option<usize>) {
-        self.fill_hash_cache(src, *self.next_to_update, ilimit);
+        self.fill_hash_cache(src, self.next_to_update, ilimit);
     }
 
     /// Mirrors ZSTD_RowFindBestMatch (noDict).
     fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
         let hash = if lazy_skipping {
             // Insert only searched positions; the hash cache goes stale.
-            *self.next_to_update = ip;
+            self.next_to_update = ip;
             self.row_hash(src, ip)
         } else {
             self.update(src, ip);
             self.next_cached_hash(src, ip)
         };
-        let attempts = self.attempts;
-        let (row, tag_row) = self.rows(hash);
+        let r = (hash >> ROW_HASH_TAG_BITS) as usize;
         let tag = hash as u8;
+        let tag_row = &mut self.tag_rows[r];
+        let row = &mut self.rows[r];
         let head = tag_row[0] as usize & (ROW - 1);
         let mut matches = rotate_row_mask::<ROW>(match_mask(tag_row, tag), head);
+        // Byte 0 is the head, not an entry: libzstd skips it inside the loop (without
+        // spending an attempt), which is the same as dropping its bit up front.
+        matches &= !(1 << ((ROW - head) & (ROW - 1)));
 
         // Candidates, newest first, up to the first stale entry.
         let mut candidates = [0u32; ROW];
         let mut n = 0;
-        while matches != 0 && n < attempts as usize {
+        while matches != 0 && n < self.attempts {
             let slot = (head + matches.trailing_zeros() as usize) & (ROW - 1);
             matches &= matches - 1;
-            if slot == 0 {
-                continue; // the head byte, not an entry
-            }
             let idx = row[slot];
             // The whole source is inside the window: lowLimit is the start index.
             if idx < WINDOW_START_INDEX {
                 break;
             }
-            candidates[n] = idx;
+            candidates[n & (ROW - 1)] = idx; // n < attempts <= ROW
             n += 1;
         }
 
@@ -214,22 +245,25 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         let slot = next_index::<ROW>(&mut tag_row[0]);
         tag_row[slot] = tag;
         row[slot] = index_of(ip);
-        *self.next_to_update = ip + 1;
+        self.next_to_update = ip + 1;
 
         let curr = index_of(ip);
-        let mut ml = 3;
+        let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
+        // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
+        let mut ip_word = read32(src, ip + ml - 3);
         for &idx in &candidates[..n] {
-            let m = (idx - WINDOW_START_INDEX) as usize;
-            // Only a candidate that agrees on the 4 bytes ending at `ml` can be longer.
-            if read32(src, m + ml - 3) == read32(src, ip + ml - 3) {
-                let len = count(src, ip, m, iend);
+            // Both terms fit in 32 bits, so the sum needs no overflow check.
+            let at = (idx - WINDOW_START_INDEX) as usize + (ml as u32 - 3) as usize;
+            if read32(src, at) == ip_word {
+                let len = count(src, ip, (idx - WINDOW_START_INDEX) as usize, iend);
                 if len > ml {
                     ml = len;
                     off_base = curr - idx + OFFSET_TO_OFFBASE;
                     if ip + len == iend {
                         break; // best possible
                     }
+                    ip_word = read32(src, ip + ml - 3);
                 }
             }
         }
@@ -237,7 +271,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
     }
 
     fn end_skipping(&mut self, src: &[u8], ilimit: Option<usize>) {
-        self.fill_hash_cache(src, *self.next_to_update, ilimit);
+        self.fill_hash_cache(src, self.next_to_update, ilimit);
     }
 }
 
