@@ -6,8 +6,14 @@ use proptest::prelude::*;
 use zarkit::zstd::{self, Compressor, ZstdError};
 use zarkit_corpus::{GOLDEN_LEVELS, PAYLOADS, frame_hash, load_goldens, payload};
 
+/// Sources above 64 KiB get windowLog 17+, where libzstd post-splits optimal-parser blocks.
+const OPT_MAX_SOURCE: usize = 64 * 1024;
+
+/// What the encoder promises to encode: levels it implements, sources up to the size limit,
+/// and for the optimal parser (btopt, btultra, btultra2) sources up to 64 KiB.
 fn supported(level: i32, size: usize) -> bool {
-    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE
+    let opt = zstd::params::cparams(level, size as u64).strategy >= zstd::Strategy::BtOpt;
+    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && !(opt && size > OPT_MAX_SOURCE)
 }
 
 #[test]
@@ -25,6 +31,15 @@ fn frames_match_oracle_goldens_for_implemented_levels() {
         let p = payload(&g.payload).expect("golden names a known payload");
         let src = p.bytes();
         if !supported(g.level, src.len()) {
+            if zstd::is_level_supported(g.level) {
+                // Refused by type, never mis-encoded.
+                assert!(
+                    matches!(zstd::compress(&src, g.level), Err(ZstdError::UnsupportedLevelForSize { .. })),
+                    "{} L{} must be refused",
+                    g.payload,
+                    g.level
+                );
+            }
             continue;
         }
         let frame = zstd::compress(&src, g.level).expect("supported level compresses");
@@ -36,17 +51,21 @@ fn frames_match_oracle_goldens_for_implemented_levels() {
         checked += 1;
     }
     assert!(failures.is_empty(), "frames differ from libzstd 1.5.7:\n{}", failures.join("\n"));
-    // Every payload at levels -131072..-1 (six golden levels) and 1..=10 is covered.
-    assert_eq!(checked, PAYLOADS.len() * 16, "goldens checked");
+    // Every payload at levels -131072..-1 (six golden levels) and 1..=12; the 21 payloads
+    // of at most 64 KiB at levels 13..=22 (the 7 larger ones select btopt+ there).
+    assert_eq!(checked, PAYLOADS.len() * 18 + 21 * 10, "goldens checked");
 }
 
 #[test]
 fn reused_compressor_gives_the_same_frames_as_fresh_ones() {
-    for level in [-5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] {
+    for level in [-5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 16, 19, 22] {
         let mut c = Compressor::new(level).unwrap();
         // Alternate sizes so every finder's tables are reused with other parameters too.
         for name in ["text64k", "random64k", "hetero64k", "text8k", "zeros64k", "text200k", "mixed20k", "binary8k"] {
             let src = payload(name).unwrap().bytes();
+            if !supported(level, src.len()) {
+                continue;
+            }
             let mut out = vec![0xAA];
             let n = c.compress_into(&src, &mut out).unwrap();
             assert_eq!(n, out.len() - 1);
@@ -57,13 +76,20 @@ fn reused_compressor_gives_the_same_frames_as_fresh_ones() {
 
 #[test]
 fn unimplemented_levels_are_typed_errors() {
-    for level in [11, 12, 19, 22, 23] {
+    for level in [23, 100] {
         assert!(!zstd::is_level_supported(level));
         assert!(matches!(Compressor::new(level), Err(ZstdError::UnsupportedLevel { level: l }) if l == level));
     }
-    for level in [-131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] {
+    for level in [-131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 19, 22] {
         assert!(zstd::is_level_supported(level));
     }
+    // The optimal parser stops at 64 KiB for now (libzstd post-splits larger sources there).
+    let text = payload("text65537").unwrap().bytes();
+    for level in [13, 16, 19, 22] {
+        assert!(zstd::compress(&text[..OPT_MAX_SOURCE], level).is_ok());
+        assert!(matches!(zstd::compress(&text, level), Err(ZstdError::UnsupportedLevelForSize { level: l, size: 65537 }) if l == level));
+    }
+    assert!(zstd::compress(&text, 12).is_ok(), "level 12 is btlazy2 at 64 KiB + 1");
     assert!(!zstd::is_level_supported(-131073));
     // Sources above 256 KiB need later stages (pre-splitting of every block, large windows).
     let big = vec![7u8; zstd::MAX_SOURCE_SIZE + 1];
@@ -75,7 +101,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
-    fn arbitrary_bytes_round_trip(data in proptest::collection::vec(any::<u8>(), 0..3000), level in prop::sample::select(vec![-131072, -7, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])) {
+    fn arbitrary_bytes_round_trip(data in proptest::collection::vec(any::<u8>(), 0..3000), level in prop::sample::select(vec![-131072, -7, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 18, 19, 22])) {
         let frame = zstd::compress(&data, level).unwrap();
         prop_assert_eq!(zstd::decompress(&frame, data.len()).unwrap(), data);
     }
@@ -85,10 +111,13 @@ proptest! {
         unit in proptest::collection::vec(any::<u8>(), 1..40),
         reps in 1usize..5000,
         tail in proptest::collection::vec(any::<u8>(), 0..50),
-        level in prop::sample::select(vec![-3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+        level in prop::sample::select(vec![-3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 16, 19, 22]),
     ) {
         let mut data: Vec<u8> = unit.iter().copied().cycle().take(unit.len() * reps).collect();
         data.extend_from_slice(&tail);
+        if !supported(level, data.len()) {
+            data.truncate(OPT_MAX_SOURCE);
+        }
         let frame = zstd::compress(&data, level).unwrap();
         prop_assert_eq!(zstd::decompress(&frame, data.len()).unwrap(), data);
     }

@@ -14,7 +14,7 @@ use zarkit::zstd::{self, ZstdError};
 use zarkit_benches::{anatomy, oracle};
 use zarkit_corpus::{PAYLOADS, SplitMix64, Shape, generate};
 
-const LEVELS: &[i32] = &[-131072, -100, -7, -5, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const LEVELS: &[i32] = &[-131072, -100, -7, -5, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22];
 const EDGE_SIZES: &[usize] = &[
     0, 1, 6, 7, 8, 255, 256, 1023, 1024, 16383, 16384, 16385, 65535, 65536, 65537, 131072, 131073, 262144,
 ];

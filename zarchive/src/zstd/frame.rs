@@ -62,6 +62,8 @@ pub(crate) struct FrameState {
     pub(crate) hash_small: Vec<u32>,
     /// Chain, tag table and hash cache of the lazy strategies.
     pub(crate) lazy: matcher::lazy::LazyState,
+    /// Binary tree, hash-3 table and statistics of the optimal parser.
+    pub(crate) opt: matcher::opt::OptState,
     pub(crate) seqs: SeqStore,
     pub(crate) prev: EntropyTables,
     pub(crate) next: EntropyTables,
@@ -71,7 +73,6 @@ pub(crate) struct FrameState {
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
-    debug_assert!(cp.strategy <= Strategy::BtLazy2);
     write_frame_header(out, cp.window_log, src.len() as u64);
     if src.is_empty() {
         // Epilogue: an empty raw last block when no block was written.
@@ -87,6 +88,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
             st.hash_small.clear();
             st.hash_small.resize(1 << cp.chain_log, 0);
         }
+        Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => st.opt.reset(cp),
         _ => st.lazy.reset(cp),
     }
     st.prev = EntropyTables::default();
@@ -122,6 +124,10 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                 ),
                 Strategy::Fast => {
                     matcher::fast::compress_block(st.hash_table.as_mut_slice(), &mut st.seqs, &mut next_rep, cp, src, pos, end)
+                }
+                Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
+                    st.opt.limit_catch_up(pos);
+                    matcher::opt::compress_block(&mut st.hash_table, &mut st.opt, &mut st.seqs, &mut next_rep, cp, src, pos, end)
                 }
                 _ => {
                     st.lazy.limit_catch_up(pos);

@@ -96,7 +96,7 @@ impl Compressor {
     /// not implemented) are refused with [`ZstdError::UnsupportedLevelForSize`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
-        if cp.strategy > Strategy::BtLazy2 || src.len() > MAX_SOURCE_SIZE {
+        if !size_supported(&cp, src.len()) {
             return Err(ZstdError::UnsupportedLevelForSize { level: self.level, size: src.len() });
         }
         let start = dst.len();
@@ -105,13 +105,27 @@ impl Compressor {
     }
 }
 
-/// Highest level implemented for every source size up to [`MAX_SOURCE_SIZE`]: levels up to
-/// 10 select `fast`, `dfast`, `greedy`, `lazy`, `lazy2` or `btlazy2` there. (Level 11
-/// selects `btopt` for sources up to 16 KiB.)
-pub const MAX_SUPPORTED_LEVEL: i32 = 10;
+/// Largest window of the optimal-parser strategies (btopt, btultra, btultra2) this encoder
+/// handles: from `windowLog` 17 on libzstd splits their blocks after parsing
+/// (`ZSTD_compressBlock_splitBlock`), which is not implemented yet.
+const OPT_MAX_WINDOW_LOG: u32 = 16;
 
-/// Whether [`Compressor`] implements `level` for every source up to [`MAX_SOURCE_SIZE`]:
-/// the negative levels, 0 (libzstd's default, level 3) and 1 to 10.
+/// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
+/// byte-identically: up to [`MAX_SOURCE_SIZE`], and for the optimal parser only while no
+/// post-block splitter acts (`windowLog <= 16`, i.e. sources up to 64 KiB).
+fn size_supported(cp: &CParams, len: usize) -> bool {
+    len <= MAX_SOURCE_SIZE && (cp.strategy < Strategy::BtOpt || cp.window_log <= OPT_MAX_WINDOW_LOG)
+}
+
+/// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
+/// parser (`btopt`, `btultra`, `btultra2`) for some sizes; there, sources above 64 KiB
+/// are refused with [`ZstdError::UnsupportedLevelForSize`] until the post-block splitter
+/// exists. (Levels up to 10 are implemented for every source up to [`MAX_SOURCE_SIZE`].)
+pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
+
+/// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,
+/// level 3) and 1 to 22. Some sizes may still be refused by [`Compressor::compress_into`]
+/// with [`ZstdError::UnsupportedLevelForSize`] (see [`MAX_SUPPORTED_LEVEL`]).
 pub fn is_level_supported(level: i32) -> bool {
     (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
 }

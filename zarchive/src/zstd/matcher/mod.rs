@@ -3,6 +3,7 @@
 pub(crate) mod double_fast;
 pub(crate) mod fast;
 pub(crate) mod lazy;
+pub(crate) mod opt;
 pub(crate) mod table;
 
 /// Prime of the 4-byte hash (`prime4bytes`).

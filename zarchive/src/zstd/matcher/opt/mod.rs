@@ -1,0 +1,394 @@
+//! The optimal parser of `btopt`, `btultra` and `btultra2` (`zstd_opt.c`, no dictionary):
+//! a forward pass prices every reachable position of a segment from the matches the
+//! binary tree ([`tree`]) reports, then the cheapest path is written back as sequences.
+//! Prices come from adaptive symbol statistics ([`stats`]).
+//!
+//! Positions are offsets into the frame's source; table entries are window indices. A
+//! fresh frame maps position `p` to index `p + 2`; btultra2's statistics-seeding pass
+//! shifts that mapping by the first block's size (see [`OptState::index_base`]).
+
+mod stats;
+mod tree;
+
+use crate::zstd::params::{CParams, Strategy};
+use crate::zstd::seq_store::{REP_NUM, SeqStore};
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX};
+
+use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
+use tree::{Match, OptTree};
+
+/// Longest segment the forward pass prices before forcing a decision (`ZSTD_OPT_NUM`).
+const OPT_NUM: usize = 1 << 12;
+/// Entries of the price table (`ZSTD_OPT_SIZE`).
+const OPT_SIZE: usize = OPT_NUM + 3;
+/// Price of an unreachable position (`ZSTD_MAX_PRICE`).
+const MAX_PRICE: i32 = 1 << 30;
+/// Largest hash-3 table (`ZSTD_HASHLOG3_MAX`).
+const HASH_LOG3_MAX: u32 = 17;
+/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
+const OFFSET_TO_OFFBASE: u32 = REP_NUM as u32;
+/// A catch-up of more than this many positions is limited between blocks
+/// (`ZSTD_buildSeqStore`'s "limited update after a very long match").
+const BLOCK_CATCH_UP_MAX: u32 = 384;
+/// ... to at most this many positions.
+const BLOCK_CATCH_UP_KEEP: u32 = 192;
+
+/// One entry of the price table (`ZSTD_optimal_t`): during the forward pass a "stretch"
+/// (a match followed by `litlen` literals) ending at this position; during the backward
+/// pass a sequence.
+#[derive(Clone, Copy, Debug, Default)]
+struct Optimal {
+    price: i32,
+    off: u32,
+    mlen: u32,
+    litlen: u32,
+    rep: [u32; REP_NUM],
+}
+
+/// State of the optimal parser kept across blocks and reused across frames (the `opt`,
+/// `hashTable3`, chain-table and window parts of `ZSTD_MatchState_t`). The hash table is
+/// the frame's.
+#[derive(Default)]
+pub(crate) struct OptState {
+    /// Binary tree: two links per position, `bt[2 * (idx & btMask)]` and the slot after.
+    bt: Vec<u32>,
+    /// Last index seen per 3-byte hash (only with `minMatch == 3`).
+    hash3: Vec<u32>,
+    hash_log3: u32,
+    /// First index not yet inserted into the tree (`nextToUpdate`).
+    next_to_update: u32,
+    /// Index of source position 0, which is also the lowest valid index (`dictLimit`,
+    /// `lowLimit`): [`WINDOW_START_INDEX`], plus the first block's size once btultra2's
+    /// seeding pass has moved the window (`base -= srcSize`).
+    index_base: u32,
+    stats: Stats,
+    prices: Vec<Optimal>,
+    matches: Vec<Match>,
+}
+
+impl OptState {
+    /// Mirrors the optimal-parser part of ZSTD_reset_matchState for a fresh context:
+    /// cleared tables, statistics marked as never collected (`litLengthSum = 0`).
+    pub(crate) fn reset(&mut self, cp: &CParams) {
+        self.bt.clear();
+        self.bt.resize(1 << cp.chain_log, 0);
+        self.hash_log3 = if cp.min_match == 3 { HASH_LOG3_MAX.min(cp.window_log) } else { 0 };
+        self.hash3.clear();
+        if self.hash_log3 > 0 {
+            self.hash3.resize(1 << self.hash_log3, 0);
+        }
+        self.next_to_update = WINDOW_START_INDEX;
+        self.index_base = WINDOW_START_INDEX;
+        self.stats = Stats::default();
+        self.prices.clear();
+        self.prices.resize(OPT_SIZE, Optimal::default());
+    }
+
+    /// Mirrors the limited catch-up of ZSTD_buildSeqStore, before the block at `block_start`.
+    pub(crate) fn limit_catch_up(&mut self, block_start: usize) {
+        let curr = block_start as u32 + self.index_base;
+        if curr > self.next_to_update + BLOCK_CATCH_UP_MAX {
+            self.next_to_update = curr - BLOCK_CATCH_UP_KEEP.min(curr - self.next_to_update - BLOCK_CATCH_UP_MAX);
+        }
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_btopt, ZSTD_compressBlock_btultra and
+/// ZSTD_compressBlock_btultra2 (with ZSTD_initStats_ultra): parses
+/// `src[block_start..block_end]` into `seqs`, trailing literals included.
+/// `hash` is the frame's hash table (`1 << hashLog` entries). Returns the number of
+/// trailing literals.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn compress_block(
+    hash: &mut [u32],
+    state: &mut OptState,
+    seqs: &mut SeqStore,
+    rep: &mut [u32; REP_NUM],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    let level = if cp.strategy == Strategy::BtOpt { OptLevel::Opt0 } else { OptLevel::Opt2 };
+    let block_size = block_end - block_start;
+    if cp.strategy == Strategy::BtUltra2
+        && state.stats.first_block()
+        && seqs.sequences.is_empty()
+        && block_start == 0
+        && block_size > PREDEF_THRESHOLD
+    {
+        // ZSTD_initStats_ultra: a throw-away pass only to seed the statistics, then the
+        // window forgets it (its table entries fall below the new lowest index).
+        let mut scratch_rep = *rep;
+        run(hash, state, seqs, &mut scratch_rep, cp, src, block_start, block_end, level);
+        seqs.reset(block_size);
+        state.index_base += block_size as u32;
+        state.next_to_update = state.index_base;
+    }
+    run(hash, state, seqs, rep, cp, src, block_start, block_end, level)
+}
+
+/// Picks the tree's `mls` (minMatch clamped to 3..=6, `ZSTD_selectBtGetAllMatches`).
+#[allow(clippy::too_many_arguments)]
+fn run(
+    hash: &mut [u32],
+    state: &mut OptState,
+    seqs: &mut SeqStore,
+    rep: &mut [u32; REP_NUM],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+    level: OptLevel,
+) -> usize {
+    match cp.min_match.clamp(3, 6) {
+        3 => opt_generic::<3>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
+        4 => opt_generic::<4>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
+        5 => opt_generic::<5>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
+        _ => opt_generic::<6>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
+    }
+}
+
+/// Mirrors ZSTD_updateRep / ZSTD_newRep: the repeat offsets after a match of `off_base`
+/// whose literal length is zero iff `ll0`.
+#[inline]
+fn new_rep(rep: [u32; REP_NUM], off_base: u32, ll0: bool) -> [u32; REP_NUM] {
+    if off_base > OFFSET_TO_OFFBASE {
+        return [off_base - OFFSET_TO_OFFBASE, rep[0], rep[1]];
+    }
+    let rep_code = off_base - 1 + ll0 as u32;
+    if rep_code == 0 {
+        return rep;
+    }
+    let current = if rep_code == REP_NUM as u32 { rep[0].wrapping_sub(1) } else { rep[rep_code as usize] };
+    let third = if rep_code >= 2 { rep[1] } else { rep[2] };
+    [current, rep[0], third]
+}
+
+/// Mirrors ZSTD_compressBlock_opt_generic (noDict) at optLevel 0 (btopt) or 2 (btultra,
+/// btultra2), with the tree's `MLS`.
+#[allow(clippy::too_many_arguments)]
+fn opt_generic<const MLS: u32>(
+    hash: &mut [u32],
+    state: &mut OptState,
+    seqs: &mut SeqStore,
+    rep: &mut [u32; REP_NUM],
+    cp: &CParams,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+    level: OptLevel,
+) -> usize {
+    let iend = block_end;
+    // `ilimit = iend - 8`; a block too short for it is never searched.
+    let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+    let sufficient_len = cp.target_length.min(OPT_NUM as u32 - 1);
+    let min_match: u32 = if cp.min_match == 3 { 3 } else { 4 };
+
+    let OptState { bt, hash3, hash_log3, next_to_update, index_base, stats, prices: opt, matches } = state;
+    let mut tree = OptTree::<MLS>::new(hash, bt, hash3, *hash_log3, next_to_update, *index_base, cp, src, iend);
+    stats.rescale(&src[block_start..block_end], level);
+
+    let mut ip = block_start;
+    let mut anchor = block_start;
+    // The very first position of the frame is never searched.
+    ip += (ip == 0) as usize;
+    let mut last_stretch = Optimal::default();
+
+    while ip < ilimit {
+        let mut cur: usize;
+        let mut last_pos: usize;
+
+        // First match at `ip`.
+        let litlen = (ip - anchor) as u32;
+        tree.get_all_matches(matches, ip, rep, litlen == 0, min_match);
+        if matches.is_empty() {
+            ip += 1;
+            continue;
+        }
+        // opt[0] holds only the literal length's price: the literals before the first
+        // match are the same for every path.
+        opt[0].mlen = 0;
+        opt[0].litlen = litlen;
+        opt[0].price = stats.ll_price(litlen, level);
+        opt[0].rep = *rep;
+
+        let longest = matches[matches.len() - 1];
+        'parse: {
+            if longest.len > sufficient_len {
+                // A long enough match is taken at once.
+                last_stretch.litlen = 0;
+                last_stretch.mlen = longest.len;
+                last_stretch.off = longest.off;
+                cur = 0;
+                last_pos = longest.len as usize;
+                break 'parse;
+            }
+            let mut pos = 1;
+            while pos < min_match as usize {
+                opt[pos].price = MAX_PRICE;
+                opt[pos].mlen = 0;
+                opt[pos].litlen = litlen + pos as u32;
+                pos += 1;
+            }
+            for m in matches.iter() {
+                while pos <= m.len as usize {
+                    let sequence_price = opt[0].price + stats.match_price(m.off, pos as u32, level);
+                    opt[pos].mlen = pos as u32;
+                    opt[pos].off = m.off;
+                    opt[pos].litlen = 0;
+                    opt[pos].price = sequence_price + stats.ll_price(0, level);
+                    pos += 1;
+                }
+            }
+            last_pos = pos - 1;
+            opt[pos].price = MAX_PRICE;
+
+            // Forward pass over the later positions.
+            cur = 1;
+            while cur <= last_pos {
+                let inr = ip + cur;
+                // Reach `cur` with one more literal if that is not dearer.
+                let litlen = opt[cur - 1].litlen + 1;
+                let price = opt[cur - 1].price + stats.lit_price(src[inr - 1], level) + stats.ll_inc_price(litlen, level);
+                if price <= opt[cur].price {
+                    let prev_match = opt[cur];
+                    opt[cur] = opt[cur - 1];
+                    opt[cur].litlen = litlen;
+                    opt[cur].price = price;
+                    if level.checks_one_literal()
+                        && prev_match.litlen == 0
+                        && stats.ll_inc_price(1, level) < 0
+                        && inr < iend
+                    {
+                        // Maybe the replaced match followed by one literal wins at cur + 1.
+                        let next_lit = stats.lit_price(src[inr], level);
+                        let with_1_literal = prev_match.price + next_lit + stats.ll_inc_price(1, level);
+                        let with_more_literals = price + next_lit + stats.ll_inc_price(litlen + 1, level);
+                        if with_1_literal < with_more_literals && with_1_literal < opt[cur + 1].price {
+                            let prev = cur - prev_match.mlen as usize;
+                            let reps = new_rep(opt[prev].rep, prev_match.off, opt[prev].litlen == 0);
+                            opt[cur + 1] = prev_match;
+                            opt[cur + 1].rep = reps;
+                            opt[cur + 1].litlen = 1;
+                            opt[cur + 1].price = with_1_literal;
+                            last_pos = last_pos.max(cur + 1);
+                        }
+                    }
+                }
+                // A match ending here is now confirmed: update the offset history.
+                if opt[cur].litlen == 0 {
+                    let prev = cur - opt[cur].mlen as usize;
+                    opt[cur].rep = new_rep(opt[prev].rep, opt[cur].off, opt[prev].litlen == 0);
+                }
+                // The last match must start at least 8 bytes before the block end.
+                if inr > ilimit {
+                    cur += 1;
+                    continue;
+                }
+                if cur == last_pos {
+                    break;
+                }
+                if level == OptLevel::Opt0 && opt[cur + 1].price <= opt[cur].price + (BITCOST_MULTIPLIER / 2) as i32 {
+                    // btopt skips unpromising positions.
+                    cur += 1;
+                    continue;
+                }
+                let base_price = opt[cur].price + stats.ll_price(0, level);
+                let cur_rep = opt[cur].rep;
+                tree.get_all_matches(matches, inr, &cur_rep, opt[cur].litlen == 0, min_match);
+                let Some(&longest) = matches.last() else {
+                    cur += 1;
+                    continue;
+                };
+                if longest.len > sufficient_len || cur + longest.len as usize >= OPT_NUM || inr + longest.len as usize >= iend
+                {
+                    last_stretch.mlen = longest.len;
+                    last_stretch.off = longest.off;
+                    last_stretch.litlen = 0;
+                    last_pos = cur + longest.len as usize;
+                    break 'parse;
+                }
+                let mut start_ml = min_match;
+                for m in matches.iter() {
+                    // Scan each match's lengths downward.
+                    for mlen in (start_ml..=m.len).rev() {
+                        let pos = cur + mlen as usize;
+                        let price = base_price + stats.match_price(m.off, mlen, level);
+                        if pos > last_pos || price < opt[pos].price {
+                            while last_pos < pos {
+                                last_pos += 1;
+                                opt[last_pos].price = MAX_PRICE;
+                                // Any non-zero litlen: "not the end of a match".
+                                opt[last_pos].litlen = 1;
+                            }
+                            opt[pos].mlen = mlen;
+                            opt[pos].off = m.off;
+                            opt[pos].litlen = 0;
+                            opt[pos].price = price;
+                        } else if level == OptLevel::Opt0 {
+                            // btopt's early abort.
+                            break;
+                        }
+                    }
+                    start_ml = m.len + 1;
+                }
+                opt[last_pos + 1].price = MAX_PRICE;
+                cur += 1;
+            }
+            last_stretch = opt[last_pos];
+            cur = last_pos - last_stretch.mlen as usize;
+        }
+
+        // Shortest path: `cur`, `last_pos` and `last_stretch` are set.
+        if last_stretch.mlen == 0 {
+            // Every match was turned into literals.
+            ip += last_pos;
+            continue;
+        }
+        if last_stretch.litlen == 0 {
+            *rep = new_rep(opt[cur].rep, last_stretch.off, opt[cur].litlen == 0);
+        } else {
+            *rep = last_stretch.rep;
+            cur -= last_stretch.litlen as usize;
+        }
+        // Rewrite the stretches as sequences, backwards from `store_end`.
+        let store_end = cur + 2;
+        if last_stretch.litlen > 0 {
+            opt[store_end].litlen = last_stretch.litlen;
+            opt[store_end].mlen = 0;
+            opt[store_end - 1] = last_stretch;
+        }
+        // Deliberately not an `else` (libzstd 1.5.7 lacks it): this always runs, so the
+        // trailing literals of the last stretch are parsed again by the next round.
+        opt[store_end] = last_stretch;
+        let mut store_start = store_end;
+        let mut stretch_pos = cur;
+        loop {
+            let next = opt[stretch_pos];
+            opt[store_start].litlen = next.litlen;
+            if next.mlen == 0 {
+                break;
+            }
+            store_start -= 1;
+            opt[store_start] = next;
+            stretch_pos -= (next.litlen + next.mlen) as usize;
+        }
+        for seq in &opt[store_start..=store_end] {
+            let llen = seq.litlen as usize;
+            let mlen = seq.mlen as usize;
+            if mlen == 0 {
+                // Only literals: they start the next round.
+                ip = anchor + llen;
+                continue;
+            }
+            stats.update(&src[anchor..anchor + llen], seq.off, seq.mlen);
+            seqs.store(src, anchor, anchor + llen, seq.off, mlen);
+            anchor += llen + mlen;
+            ip = anchor;
+        }
+        stats.set_base_prices(level);
+    }
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}

@@ -1,0 +1,257 @@
+//! Symbol statistics and prices of the optimal parser (the price functions, `optState_t`
+//! statistics, `ZSTD_rescaleFreqs` and `ZSTD_updateStats` of `zstd_opt.c`). Prices are in
+//! 1/256 bits.
+
+use crate::zstd::bits::highbit32;
+use crate::zstd::block::BLOCK_SIZE_MAX;
+use crate::zstd::seq_store::{MINMATCH, ll_code, ml_code};
+use crate::zstd::sequences::{LL_BITS, ML_BITS};
+
+/// Fractional bits of a price (`BITCOST_ACCURACY`).
+const BITCOST_ACCURACY: u32 = 8;
+/// One bit (`BITCOST_MULTIPLIER`).
+pub(super) const BITCOST_MULTIPLIER: u32 = 1 << BITCOST_ACCURACY;
+/// Blocks up to this size on a first block use fixed prices (`ZSTD_PREDEF_THRESHOLD`).
+pub(super) const PREDEF_THRESHOLD: usize = 8;
+/// Each literal counts this much in its frequency (`ZSTD_LITFREQ_ADD`).
+const LITFREQ_ADD: u32 = 2;
+/// Largest literal, literal-length, match-length and offset codes (`MaxLit`, `MaxLL`, `MaxML`, `MaxOff`).
+const MAX_LIT: usize = 255;
+const MAX_LL: usize = 35;
+const MAX_ML: usize = 52;
+const MAX_OFF: usize = 31;
+/// First block: the byte histogram is divided by `2^FIRST_BLOCK_LIT_SHIFT`.
+const FIRST_BLOCK_LIT_SHIFT: u32 = 8;
+/// Later blocks: sums are scaled down towards `2^LIT_SCALE_LOG` (literals) and
+/// `2^SEQ_SCALE_LOG` (the sequence codes).
+const LIT_SCALE_LOG: u32 = 12;
+const SEQ_SCALE_LOG: u32 = 11;
+/// Predefined prices: bits per literal, and the emulated base cost of an offset.
+const PREDEF_LITERAL_BITS: u32 = 6;
+const PREDEF_OFFSET_BITS: u32 = 16;
+/// btopt adds a handicap to offset codes from this one on (favours decompression speed).
+const LONG_OFFSET_CODE: u32 = 20;
+/// Every match costs this much more, to favour fewer sequences (`BITCOST_MULTIPLIER / 5`).
+const MATCH_HANDICAP: u32 = BITCOST_MULTIPLIER / 5;
+
+/// Initial literal-length frequencies of a first block (`baseLLfreqs`).
+#[rustfmt::skip]
+const BASE_LL_FREQS: [u32; MAX_LL + 1] = [
+    4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+];
+/// Initial offset-code frequencies of a first block (`baseOFCfreqs`).
+#[rustfmt::skip]
+const BASE_OF_FREQS: [u32; MAX_OFF + 1] = [
+    6, 2, 1, 1, 2, 3, 4, 4, 4, 3, 2, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+];
+
+/// `optLevel`: 0 for btopt (whole-bit weights, speed shortcuts), 2 for btultra and btultra2
+/// (fractional weights, the "match + 1 literal" check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OptLevel {
+    Opt0,
+    Opt2,
+}
+
+impl OptLevel {
+    /// Whether the forward pass checks "replaced match + 1 literal" (`optLevel >= 1`).
+    pub(super) fn checks_one_literal(self) -> bool {
+        self != OptLevel::Opt0
+    }
+}
+
+/// Mirrors ZSTD_bitWeight.
+#[inline(always)]
+fn bit_weight(stat: u32) -> u32 {
+    highbit32(stat + 1) * BITCOST_MULTIPLIER
+}
+
+/// Mirrors ZSTD_fracWeight: whole bits plus a linear fraction.
+#[inline(always)]
+fn frac_weight(raw_stat: u32) -> u32 {
+    let stat = raw_stat + 1;
+    let hb = highbit32(stat);
+    hb * BITCOST_MULTIPLIER + ((stat << BITCOST_ACCURACY) >> hb)
+}
+
+/// Mirrors the `WEIGHT` macro.
+#[inline(always)]
+fn weight(stat: u32, level: OptLevel) -> u32 {
+    match level {
+        OptLevel::Opt0 => bit_weight(stat),
+        OptLevel::Opt2 => frac_weight(stat),
+    }
+}
+
+/// Mirrors ZSTD_downscaleStats: `base1` guarantees every symbol keeps a count of 1 at least.
+fn downscale(table: &mut [u32], shift: u32, base1: bool) -> u32 {
+    let mut sum = 0;
+    for s in table.iter_mut() {
+        let base = if base1 { 1 } else { (*s > 0) as u32 };
+        *s = base + (*s >> shift);
+        sum += *s;
+    }
+    sum
+}
+
+/// Mirrors ZSTD_scaleStats.
+fn scale(table: &mut [u32], log_target: u32) -> u32 {
+    let prev_sum: u32 = table.iter().sum();
+    let factor = prev_sum >> log_target;
+    if factor <= 1 {
+        return prev_sum;
+    }
+    downscale(table, highbit32(factor), true)
+}
+
+/// The statistics of `optState_t`.
+#[derive(Clone, Debug)]
+pub(super) struct Stats {
+    lit_freq: [u32; MAX_LIT + 1],
+    lit_length_freq: [u32; MAX_LL + 1],
+    match_length_freq: [u32; MAX_ML + 1],
+    off_code_freq: [u32; MAX_OFF + 1],
+    lit_sum: u32,
+    lit_length_sum: u32,
+    match_length_sum: u32,
+    off_code_sum: u32,
+    lit_sum_base_price: u32,
+    lit_length_sum_base_price: u32,
+    match_length_sum_base_price: u32,
+    off_code_sum_base_price: u32,
+    /// `priceType == zop_predef`.
+    predef: bool,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            lit_freq: [0; MAX_LIT + 1],
+            lit_length_freq: [0; MAX_LL + 1],
+            match_length_freq: [0; MAX_ML + 1],
+            off_code_freq: [0; MAX_OFF + 1],
+            lit_sum: 0,
+            lit_length_sum: 0,
+            match_length_sum: 0,
+            off_code_sum: 0,
+            lit_sum_base_price: 0,
+            lit_length_sum_base_price: 0,
+            match_length_sum_base_price: 0,
+            off_code_sum_base_price: 0,
+            predef: false,
+        }
+    }
+}
+
+impl Stats {
+    /// No statistics collected yet: this is the frame's first block (`litLengthSum == 0`).
+    pub(super) fn first_block(&self) -> bool {
+        self.lit_length_sum == 0
+    }
+
+    /// Mirrors ZSTD_setBasePrices (literals are always compressed here).
+    pub(super) fn set_base_prices(&mut self, level: OptLevel) {
+        self.lit_sum_base_price = weight(self.lit_sum, level);
+        self.lit_length_sum_base_price = weight(self.lit_length_sum, level);
+        self.match_length_sum_base_price = weight(self.match_length_sum, level);
+        self.off_code_sum_base_price = weight(self.off_code_sum, level);
+    }
+
+    /// Mirrors ZSTD_rescaleFreqs without a dictionary: a first block seeds the literal
+    /// statistics from its own bytes and the others from fixed tables; later blocks scale
+    /// the accumulated statistics down.
+    pub(super) fn rescale(&mut self, block: &[u8], level: OptLevel) {
+        self.predef = false;
+        if self.first_block() {
+            self.predef = block.len() <= PREDEF_THRESHOLD;
+            // (With a `valid` Huffman table, only possible with a dictionary, the stats
+            // would come from the previous tables instead.)
+            self.lit_freq = [0; MAX_LIT + 1];
+            for &b in block {
+                self.lit_freq[b as usize] += 1;
+            }
+            self.lit_sum = downscale(&mut self.lit_freq, FIRST_BLOCK_LIT_SHIFT, false);
+            self.lit_length_freq = BASE_LL_FREQS;
+            self.lit_length_sum = BASE_LL_FREQS.iter().sum();
+            self.match_length_freq = [1; MAX_ML + 1];
+            self.match_length_sum = (MAX_ML + 1) as u32;
+            self.off_code_freq = BASE_OF_FREQS;
+            self.off_code_sum = BASE_OF_FREQS.iter().sum();
+        } else {
+            self.lit_sum = scale(&mut self.lit_freq, LIT_SCALE_LOG);
+            self.lit_length_sum = scale(&mut self.lit_length_freq, SEQ_SCALE_LOG);
+            self.match_length_sum = scale(&mut self.match_length_freq, SEQ_SCALE_LOG);
+            self.off_code_sum = scale(&mut self.off_code_freq, SEQ_SCALE_LOG);
+        }
+        self.set_base_prices(level);
+    }
+
+    /// Mirrors ZSTD_rawLiteralsCost for one literal (`LIT_PRICE`).
+    #[inline(always)]
+    pub(super) fn lit_price(&self, lit: u8, level: OptLevel) -> i32 {
+        if self.predef {
+            return (PREDEF_LITERAL_BITS * BITCOST_MULTIPLIER) as i32;
+        }
+        let max = self.lit_sum_base_price - BITCOST_MULTIPLIER;
+        let price = weight(self.lit_freq[lit as usize], level).min(max);
+        (self.lit_sum_base_price - price) as i32
+    }
+
+    /// Mirrors ZSTD_litLengthPrice (`LL_PRICE`).
+    #[inline(always)]
+    pub(super) fn ll_price(&self, lit_length: u32, level: OptLevel) -> i32 {
+        if self.predef {
+            return weight(lit_length, level) as i32;
+        }
+        if lit_length as usize == BLOCK_SIZE_MAX {
+            // Not representable: one bit more than the longest representable length.
+            return BITCOST_MULTIPLIER as i32 + self.ll_price(lit_length - 1, level);
+        }
+        let code = ll_code(lit_length) as usize;
+        (LL_BITS[code] as u32 * BITCOST_MULTIPLIER + self.lit_length_sum_base_price)
+            .wrapping_sub(weight(self.lit_length_freq[code], level)) as i32
+    }
+
+    /// `LL_INCPRICE`: the price change of one more literal.
+    #[inline(always)]
+    pub(super) fn ll_inc_price(&self, lit_length: u32, level: OptLevel) -> i32 {
+        self.ll_price(lit_length, level) - self.ll_price(lit_length - 1, level)
+    }
+
+    /// Mirrors ZSTD_getMatchPrice: offset and match-length part of a sequence.
+    #[inline(always)]
+    pub(super) fn match_price(&self, off_base: u32, match_length: u32, level: OptLevel) -> i32 {
+        let off_code = highbit32(off_base);
+        let ml_base = match_length - MINMATCH;
+        if self.predef {
+            return (weight(ml_base, level) + (PREDEF_OFFSET_BITS + off_code) * BITCOST_MULTIPLIER) as i32;
+        }
+        let mut price = (off_code * BITCOST_MULTIPLIER + self.off_code_sum_base_price)
+            .wrapping_sub(weight(self.off_code_freq[off_code as usize], level));
+        if level == OptLevel::Opt0 && off_code >= LONG_OFFSET_CODE {
+            price += (off_code - (LONG_OFFSET_CODE - 1)) * 2 * BITCOST_MULTIPLIER;
+        }
+        let ml = ml_code(ml_base) as usize;
+        price = price.wrapping_add(
+            (ML_BITS[ml] as u32 * BITCOST_MULTIPLIER + self.match_length_sum_base_price)
+                .wrapping_sub(weight(self.match_length_freq[ml], level)),
+        );
+        price.wrapping_add(MATCH_HANDICAP) as i32
+    }
+
+    /// Mirrors ZSTD_updateStats for one stored sequence.
+    pub(super) fn update(&mut self, literals: &[u8], off_base: u32, match_length: u32) {
+        for &b in literals {
+            self.lit_freq[b as usize] += LITFREQ_ADD;
+        }
+        self.lit_sum += literals.len() as u32 * LITFREQ_ADD;
+        self.lit_length_freq[ll_code(literals.len() as u32) as usize] += 1;
+        self.lit_length_sum += 1;
+        self.off_code_freq[highbit32(off_base) as usize] += 1;
+        self.off_code_sum += 1;
+        self.match_length_freq[ml_code(match_length - MINMATCH) as usize] += 1;
+        self.match_length_sum += 1;
+    }
+}

@@ -1,0 +1,324 @@
+//! The binary tree of the optimal parser (`ZSTD_insertBt1`, `ZSTD_updateTree_internal`,
+//! `ZSTD_insertBtAndGetAllMatches`), plus the 3-byte hash table used when
+//! `minMatch == 3` (`ZSTD_insertAndFindFirstIndexHash3`).
+//!
+//! Unlike btlazy2's lazily sorted tree, every position is sorted in as it is inserted, and a
+//! search reports every match longer than the previous one, repcodes first.
+
+use super::{OFFSET_TO_OFFBASE, OPT_NUM};
+use crate::zstd::matcher::{count, hash_ptr, read32};
+use crate::zstd::params::CParams;
+use crate::zstd::seq_store::REP_NUM;
+
+/// Prime of the 3-byte hash (`prime3bytes`).
+const PRIME_3_BYTES: u32 = 506_832_829;
+/// A hash-3 candidate this far back or further is not worth its offset (the `1 << 18` heuristic).
+const HASH3_MAX_DISTANCE: u32 = 1 << 18;
+/// `insertBt1` reports at least `matchEnd - (curr + BT_SKIP_BASE)` positions as done.
+const BT_SKIP_BASE: u32 = 8;
+/// After a match longer than this, `insertBt1` skips up to [`BT_LONG_MATCH_SKIP_MAX`]
+/// positions (a speed optimisation that changes the tree).
+const BT_LONG_MATCH: usize = 384;
+const BT_LONG_MATCH_SKIP_MAX: usize = 192;
+
+/// A candidate match (`ZSTD_match_t`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Match {
+    /// `offBase`: 1..=3 repcodes, otherwise offset + 3.
+    pub(super) off: u32,
+    pub(super) len: u32,
+}
+
+/// A link slot being filled while walking the tree; `None` stands for libzstd's `dummy32`
+/// once the walk went beyond the tree's reach.
+type Slot = Option<usize>;
+
+/// Mirrors ZSTD_hash3Ptr.
+#[inline(always)]
+fn hash3(src: &[u8], pos: usize, h_bits: u32) -> usize {
+    ((read32(src, pos) << 8).wrapping_mul(PRIME_3_BYTES) >> (32 - h_bits)) as usize
+}
+
+/// Mirrors ZSTD_readMINMATCH: the bytes a repcode candidate must share, as a comparable word.
+#[inline(always)]
+fn read_min_match(src: &[u8], pos: usize, min_match: u32) -> u32 {
+    if min_match == 3 { read32(src, pos) << 8 } else { read32(src, pos) }
+}
+
+/// The tree over the frame's hash table and the chain table, for one block.
+pub(super) struct OptTree<'t, const MLS: u32> {
+    hash: &'t mut [u32],
+    bt: &'t mut [u32],
+    hash3: &'t mut [u32],
+    hash_log3: u32,
+    next_to_update: &'t mut u32,
+    /// `nextToUpdate3`: a per-block copy of `nextToUpdate` at the block start.
+    next_to_update3: u32,
+    /// Index of source position 0, and the lowest valid index (`windowLow`, `dictLimit`).
+    base: u32,
+    hash_log: u32,
+    bt_mask: u32,
+    compares: u32,
+    sufficient_len: u32,
+    src: &'t [u8],
+    /// Block end (`iend`): no match reads past it.
+    iend: usize,
+}
+
+impl<'t, const MLS: u32> OptTree<'t, MLS> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        hash: &'t mut [u32],
+        bt: &'t mut [u32],
+        hash3: &'t mut [u32],
+        hash_log3: u32,
+        next_to_update: &'t mut u32,
+        base: u32,
+        cp: &CParams,
+        src: &'t [u8],
+        iend: usize,
+    ) -> Self {
+        let next_to_update3 = *next_to_update;
+        OptTree {
+            hash: &mut hash[..1 << cp.hash_log],
+            bt: &mut bt[..1 << cp.chain_log],
+            hash3,
+            hash_log3,
+            next_to_update,
+            next_to_update3,
+            base,
+            hash_log: cp.hash_log,
+            bt_mask: (1 << (cp.chain_log - 1)) - 1,
+            compares: 1 << cp.search_log,
+            sufficient_len: cp.target_length.min(OPT_NUM as u32 - 1),
+            src,
+            iend,
+        }
+    }
+
+    #[inline(always)]
+    fn pos(&self, idx: u32) -> usize {
+        (idx - self.base) as usize
+    }
+
+    #[inline(always)]
+    fn node(&self, idx: u32) -> usize {
+        2 * (idx & self.bt_mask) as usize
+    }
+
+    #[inline(always)]
+    fn set(&mut self, slot: Slot, value: u32) {
+        if let Some(s) = slot {
+            self.bt[s] = value;
+        }
+    }
+
+    /// Mirrors ZSTD_insertBt1 (noDict): sorts position `ip` into the tree. Returns how many
+    /// positions the caller may skip (at least 1). In a one-shot window the lowest valid
+    /// index computed from the update target is the window start.
+    fn insert_bt1(&mut self, ip: usize) -> u32 {
+        let src = self.src;
+        let iend = self.iend;
+        let curr = ip as u32 + self.base;
+        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
+        let mut match_index = self.hash[h];
+        let bt_low = curr.saturating_sub(self.bt_mask);
+        let window_low = self.base;
+        let mut smaller: Slot = Some(self.node(curr));
+        let mut larger: Slot = Some(self.node(curr) + 1);
+        let mut common_smaller = 0;
+        let mut common_larger = 0;
+        let mut match_end = curr + BT_SKIP_BASE + 1;
+        let mut best_length = BT_SKIP_BASE as usize;
+        let mut compares = self.compares;
+        self.hash[h] = curr;
+        while compares > 0 && match_index >= window_low {
+            let next = self.node(match_index);
+            let m = self.pos(match_index);
+            let mut len = common_smaller.min(common_larger);
+            len += count(src, ip + len, m + len, iend);
+            if len > best_length {
+                best_length = len;
+                if len > (match_end - match_index) as usize {
+                    match_end = match_index + len as u32;
+                }
+            }
+            if ip + len == iend {
+                // Cannot tell smaller from larger: drop the rest to keep the tree consistent.
+                break;
+            }
+            if src[m + len] < src[ip + len] {
+                self.set(smaller, match_index);
+                common_smaller = len;
+                if match_index <= bt_low {
+                    smaller = None;
+                    break;
+                }
+                smaller = Some(next + 1);
+                match_index = self.bt[next + 1];
+            } else {
+                self.set(larger, match_index);
+                common_larger = len;
+                if match_index <= bt_low {
+                    larger = None;
+                    break;
+                }
+                larger = Some(next);
+                match_index = self.bt[next];
+            }
+            compares -= 1;
+        }
+        self.set(smaller, 0);
+        self.set(larger, 0);
+        let positions = if best_length > BT_LONG_MATCH {
+            BT_LONG_MATCH_SKIP_MAX.min(best_length - BT_LONG_MATCH) as u32
+        } else {
+            0
+        };
+        positions.max(match_end - (curr + BT_SKIP_BASE))
+    }
+
+    /// Mirrors ZSTD_updateTree_internal: inserts the positions before `ip`.
+    fn update_tree(&mut self, ip: usize) {
+        let target = ip as u32 + self.base;
+        let mut idx = *self.next_to_update;
+        while idx < target {
+            let forward = self.insert_bt1(self.pos(idx));
+            idx += forward;
+        }
+        *self.next_to_update = target;
+    }
+
+    /// Mirrors ZSTD_insertAndFindFirstIndexHash3: inserts positions up to `ip` (excluded)
+    /// into the hash-3 table and returns its entry for `ip`.
+    fn insert_and_find_hash3(&mut self, ip: usize) -> u32 {
+        let target = ip as u32 + self.base;
+        let h = hash3(self.src, ip, self.hash_log3);
+        for idx in self.next_to_update3..target {
+            let p = self.pos(idx);
+            self.hash3[hash3(self.src, p, self.hash_log3)] = idx;
+        }
+        self.next_to_update3 = target;
+        self.hash3[h]
+    }
+
+    /// Mirrors ZSTD_btGetAllMatches_internal + ZSTD_insertBtAndGetAllMatches (noDict):
+    /// fills `matches` with candidates at `ip` of increasing length (at least
+    /// `length_to_beat`), repcodes first; `ll0` tells whether the literal length is zero.
+    pub(super) fn get_all_matches(
+        &mut self,
+        matches: &mut Vec<Match>,
+        ip: usize,
+        rep: &[u32; REP_NUM],
+        ll0: bool,
+        length_to_beat: u32,
+    ) {
+        matches.clear();
+        let curr = ip as u32 + self.base;
+        if curr < *self.next_to_update {
+            // Skipped area (after a long repetitive match).
+            return;
+        }
+        self.update_tree(ip);
+
+        let src = self.src;
+        let iend = self.iend;
+        let min_match: u32 = if MLS == 3 { 3 } else { 4 };
+        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
+        let mut match_index = self.hash[h];
+        let bt_low = curr.saturating_sub(self.bt_mask);
+        let window_low = self.base;
+        let dict_limit = self.base;
+        let match_low = window_low.max(1);
+        let mut smaller: Slot = Some(self.node(curr));
+        let mut larger: Slot = Some(self.node(curr) + 1);
+        let mut match_end = curr + BT_SKIP_BASE + 1;
+        let mut compares = self.compares;
+        let mut best_length = (length_to_beat - 1) as usize;
+
+        // Repcodes (with ll0, "rep 1" means rep[1] and a fourth candidate rep[0] - 1).
+        let ll0 = ll0 as u32;
+        for rep_code in ll0..REP_NUM as u32 + ll0 {
+            let rep_offset = if rep_code == REP_NUM as u32 { rep[0].wrapping_sub(1) } else { rep[rep_code as usize] };
+            let rep_index = curr.wrapping_sub(rep_offset);
+            let mut rep_len = 0;
+            // Wrapping on purpose: offsets 0 and "-1" are rejected.
+            if rep_offset.wrapping_sub(1) < curr - dict_limit
+                && rep_index >= window_low
+                && read_min_match(src, ip, min_match) == read_min_match(src, ip - rep_offset as usize, min_match)
+            {
+                let mm = min_match as usize;
+                rep_len = count(src, ip + mm, ip + mm - rep_offset as usize, iend) + mm;
+            }
+            if rep_len > best_length {
+                best_length = rep_len;
+                matches.push(Match { off: rep_code - ll0 + 1, len: rep_len as u32 });
+                if rep_len > self.sufficient_len as usize || ip + rep_len == iend {
+                    return;
+                }
+            }
+        }
+
+        if MLS == 3 && best_length < MLS as usize {
+            let index3 = self.insert_and_find_hash3(ip);
+            if index3 >= match_low && curr - index3 < HASH3_MAX_DISTANCE {
+                let len = count(src, ip, self.pos(index3), iend);
+                if len >= MLS as usize {
+                    best_length = len;
+                    matches.clear();
+                    matches.push(Match { off: curr - index3 + OFFSET_TO_OFFBASE, len: len as u32 });
+                    if len > self.sufficient_len as usize || ip + len == iend {
+                        // Best possible: skip the tree insertion of `ip`.
+                        *self.next_to_update = curr + 1;
+                        return;
+                    }
+                }
+            }
+        }
+
+        self.hash[h] = curr;
+        let mut common_smaller = 0;
+        let mut common_larger = 0;
+        while compares > 0 && match_index >= match_low {
+            let next = self.node(match_index);
+            let m = self.pos(match_index);
+            let mut len = common_smaller.min(common_larger);
+            len += count(src, ip + len, m + len, iend);
+            if len > best_length {
+                if len > (match_end - match_index) as usize {
+                    match_end = match_index + len as u32;
+                }
+                best_length = len;
+                matches.push(Match { off: curr - match_index + OFFSET_TO_OFFBASE, len: len as u32 });
+                if len > OPT_NUM || ip + len == iend {
+                    // Drop the rest to keep the tree consistent.
+                    break;
+                }
+            }
+            if src[m + len] < src[ip + len] {
+                self.set(smaller, match_index);
+                common_smaller = len;
+                if match_index <= bt_low {
+                    smaller = None;
+                    break;
+                }
+                smaller = Some(next + 1);
+                match_index = self.bt[next + 1];
+            } else {
+                self.set(larger, match_index);
+                common_larger = len;
+                if match_index <= bt_low {
+                    larger = None;
+                    break;
+                }
+                larger = Some(next);
+                match_index = self.bt[next];
+            }
+            compares -= 1;
+        }
+        self.set(smaller, 0);
+        self.set(larger, 0);
+        // Skip repetitive patterns.
+        *self.next_to_update = match_end - BT_SKIP_BASE;
+    }
+}
