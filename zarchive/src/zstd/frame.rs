@@ -127,7 +127,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                 }
                 Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
                     st.opt.limit_catch_up(pos);
-                    matcher::opt::compress_block(&mut st.hash_table, &mut st.opt, &mut st.seqs, &mut next_rep, cp, src, pos, end)
+                    matcher::opt::compress_block(st.hash_table.as_mut_slice(), &mut st.opt, &mut st.seqs, &mut next_rep, cp, src, pos, end)
                 }
                 _ => {
                     st.lazy.limit_catch_up(pos);
