@@ -103,13 +103,12 @@ fn container(c: &mut Criterion) {
         }
         let a = Archive::open(&archive).unwrap();
         let dest = dir.path().join(format!("out-{label}"));
-        let xo = ExtractOptions {
-            overwrite: true,
-            ..Default::default()
-        };
-        group.bench_function("zarkit", |b| {
-            b.iter(|| extract(&a, &dest, &xo, &mut |_| {}).unwrap())
-        });
+        for threads in [1, cores] {
+            let xo = ExtractOptions { overwrite: true, threads, ..Default::default() };
+            group.bench_function(format!("zarkit/j{threads}"), |b| {
+                b.iter(|| extract(&a, &dest, &xo, &mut |_| {}).unwrap())
+            });
+        }
         group.finish();
 
         if label == "tree64m" {
