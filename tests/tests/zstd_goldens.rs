@@ -13,7 +13,8 @@ const OPT_MAX_SOURCE: usize = 64 * 1024;
 /// and for the optimal parser (btopt, btultra, btultra2) sources up to 64 KiB.
 fn supported(level: i32, size: usize) -> bool {
     let opt = zstd::params::cparams(level, size as u64).strategy >= zstd::Strategy::BtOpt;
-    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && !(opt && size > OPT_MAX_SOURCE)
+    let fits_window = size as u64 <= 1 << zstd::params::cparams(level, size as u64).window_log;
+    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && fits_window && !(opt && size > OPT_MAX_SOURCE)
 }
 
 #[test]
@@ -91,10 +92,16 @@ fn unimplemented_levels_are_typed_errors() {
     }
     assert!(zstd::compress(&text, 12).is_ok(), "level 12 is btlazy2 at 64 KiB + 1");
     assert!(!zstd::is_level_supported(-131073));
-    // Sources above 256 KiB need later stages (pre-splitting of every block, large windows).
-    let big = vec![7u8; zstd::MAX_SOURCE_SIZE + 1];
+    // Sources larger than their window (512 KiB at level 1) need enforceMaxDist: refused.
+    let window = 512 * 1024;
+    let big = vec![7u8; window + 1];
     assert!(matches!(zstd::compress(&big, 1), Err(ZstdError::UnsupportedLevelForSize { level: 1, size }) if size == big.len()));
-    assert!(zstd::compress(&big[..zstd::MAX_SOURCE_SIZE], 2).is_ok());
+    assert!(zstd::compress(&big[..window], 1).is_ok());
+    assert!(zstd::compress(&big, 2).is_ok(), "level 2 has a 1 MiB window");
+    let huge = vec![7u8; zstd::MAX_SOURCE_SIZE + 1];
+    for level in [-1, 1, 12, 19, 22] {
+        assert!(matches!(zstd::compress(&huge, level), Err(ZstdError::UnsupportedLevelForSize { .. })));
+    }
 }
 
 proptest! {

@@ -37,8 +37,11 @@ pub enum ZstdError {
     /// The frames decode to more bytes than the caller allowed.
     #[error("zstd data decodes to more than {limit} bytes")]
     TooLarge { limit: usize },
-    /// The level is implemented, but not for a source of this size (its parameters select a
-    /// strategy the encoder does not implement yet).
+    /// The level is implemented, but not for a source of this size. Refused are: sources above
+    /// [`MAX_SOURCE_SIZE`] (16 MiB); sources larger than their window `2^windowLog` (e.g. above
+    /// 512 KiB at levels 1 and below, above 1 MiB at level 2); and sources above 64 KiB at the
+    /// levels whose parameters select the optimal parser (`btopt` and up, levels 13-22 for
+    /// such sizes), until the post-block splitter exists.
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize { level: i32, size: usize },
     /// The frames decode to a different number of bytes than the caller required.
@@ -58,9 +61,11 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
-/// Largest source [`Compressor`] accepts; larger inputs need the multi-block machinery
-/// of later stages (window limits beyond the source, pre-splitting of every block).
-pub const MAX_SOURCE_SIZE: usize = 256 * 1024;
+/// Largest source [`Compressor`] accepts at any level. Below it, a source is also refused
+/// when it is larger than its window (`2^windowLog`, which would need `enforceMaxDist`),
+/// and at the optimal-parser strategies when it is larger than 64 KiB (the post-block
+/// splitter); see [`ZstdError::UnsupportedLevelForSize`].
+pub const MAX_SOURCE_SIZE: usize = 16 * 1024 * 1024;
 
 /// A reusable compression context: its tables are allocated once and reused across calls.
 pub struct Compressor {
@@ -111,16 +116,20 @@ impl Compressor {
 const OPT_MAX_WINDOW_LOG: u32 = 16;
 
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
-/// byte-identically: up to [`MAX_SOURCE_SIZE`], and for the optimal parser only while no
-/// post-block splitter acts (`windowLog <= 16`, i.e. sources up to 64 KiB).
+/// byte-identically: up to [`MAX_SOURCE_SIZE`], only while the whole source fits the window
+/// (no `ZSTD_window_enforceMaxDist` ever moves the low limit), and for the optimal parser
+/// only while no post-block splitter acts (`windowLog <= 16`, i.e. sources up to 64 KiB).
 fn size_supported(cp: &CParams, len: usize) -> bool {
-    len <= MAX_SOURCE_SIZE && (cp.strategy < Strategy::BtOpt || cp.window_log <= OPT_MAX_WINDOW_LOG)
+    len <= MAX_SOURCE_SIZE
+        && (len as u64) <= 1u64 << cp.window_log
+        && (cp.strategy < Strategy::BtOpt || cp.window_log <= OPT_MAX_WINDOW_LOG)
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
 /// parser (`btopt`, `btultra`, `btultra2`) for some sizes; there, sources above 64 KiB
 /// are refused with [`ZstdError::UnsupportedLevelForSize`] until the post-block splitter
-/// exists. (Levels up to 10 are implemented for every source up to [`MAX_SOURCE_SIZE`].)
+/// exists. (The other strategies are implemented for every source that fits its window,
+/// up to [`MAX_SOURCE_SIZE`].)
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
 /// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,
