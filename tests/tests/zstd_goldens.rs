@@ -6,11 +6,11 @@ use proptest::prelude::*;
 use zarkit::zstd::{self, Compressor, ZstdError};
 use zarkit_corpus::{GOLDEN_LEVELS, PAYLOADS, frame_hash, load_goldens, payload};
 
-/// Sources above 64 KiB get windowLog 17+, where libzstd post-splits optimal-parser blocks.
-const OPT_MAX_SOURCE: usize = 64 * 1024;
+/// The optimal parser (post-block splitter included) is verified up to 256 KiB.
+const OPT_MAX_SOURCE: usize = 256 * 1024;
 
 /// What the encoder promises to encode: levels it implements, sources up to the size limit,
-/// and for the optimal parser (btopt, btultra, btultra2) sources up to 64 KiB.
+/// and for the optimal parser (btopt, btultra, btultra2) sources up to 256 KiB.
 fn supported(level: i32, size: usize) -> bool {
     let opt = zstd::params::cparams(level, size as u64).strategy >= zstd::Strategy::BtOpt;
     let fits_window = size as u64 <= 1 << zstd::params::cparams(level, size as u64).window_log;
@@ -52,9 +52,8 @@ fn frames_match_oracle_goldens_for_implemented_levels() {
         checked += 1;
     }
     assert!(failures.is_empty(), "frames differ from libzstd 1.5.7:\n{}", failures.join("\n"));
-    // Every payload at levels -131072..-1 (six golden levels) and 1..=12; the 21 payloads
-    // of at most 64 KiB at levels 13..=22 (the 7 larger ones select btopt+ there).
-    assert_eq!(checked, PAYLOADS.len() * 18 + 21 * 10, "goldens checked");
+    // Every payload at every golden level.
+    assert_eq!(checked, PAYLOADS.len() * GOLDEN_LEVELS.len(), "goldens checked");
 }
 
 #[test]
@@ -84,13 +83,14 @@ fn unimplemented_levels_are_typed_errors() {
     for level in [-131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 19, 22] {
         assert!(zstd::is_level_supported(level));
     }
-    // The optimal parser stops at 64 KiB for now (libzstd post-splits larger sources there).
-    let text = payload("text65537").unwrap().bytes();
-    for level in [13, 16, 19, 22] {
+    // The optimal parser stops at 256 KiB for now (levels 13-15 are btlazy2 above it).
+    let text: Vec<u8> = payload("text65537").unwrap().bytes().iter().copied().cycle().take(OPT_MAX_SOURCE + 1).collect();
+    for level in [16, 19, 22] {
         assert!(zstd::compress(&text[..OPT_MAX_SOURCE], level).is_ok());
-        assert!(matches!(zstd::compress(&text, level), Err(ZstdError::UnsupportedLevelForSize { level: l, size: 65537 }) if l == level));
+        let refused = zstd::compress(&text, level);
+        assert!(matches!(refused, Err(ZstdError::UnsupportedLevelForSize { level: l, size }) if l == level && size == OPT_MAX_SOURCE + 1));
     }
-    assert!(zstd::compress(&text, 12).is_ok(), "level 12 is btlazy2 at 64 KiB + 1");
+    assert!(zstd::compress(&text, 12).is_ok(), "level 12 is btlazy2 above 256 KiB");
     assert!(!zstd::is_level_supported(-131073));
     // Sources larger than their window (512 KiB at level 1) need enforceMaxDist: refused.
     let window = 512 * 1024;

@@ -19,6 +19,7 @@ pub mod params;
 mod presplit;
 mod seq_store;
 mod sequences;
+mod split;
 mod window;
 
 pub use decode::{decompress, decompress_exact, Decoder};
@@ -39,9 +40,9 @@ pub enum ZstdError {
     TooLarge { limit: usize },
     /// The level is implemented, but not for a source of this size. Refused are: sources above
     /// [`MAX_SOURCE_SIZE`] (16 MiB); sources larger than their window `2^windowLog` (e.g. above
-    /// 512 KiB at levels 1 and below, above 1 MiB at level 2); and sources above 64 KiB at the
-    /// levels whose parameters select the optimal parser (`btopt` and up, levels 13-22 for
-    /// such sizes), until the post-block splitter exists.
+    /// 512 KiB at levels 1 and below, above 1 MiB at level 2); and sources above 256 KiB at the
+    /// levels whose parameters select the optimal parser (`btopt` and up: levels 13-22 for
+    /// such sizes).
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize { level: i32, size: usize },
     /// The frames decode to a different number of bytes than the caller required.
@@ -63,8 +64,8 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
 
 /// Largest source [`Compressor`] accepts at any level. Below it, a source is also refused
 /// when it is larger than its window (`2^windowLog`, which would need `enforceMaxDist`),
-/// and at the optimal-parser strategies when it is larger than 64 KiB (the post-block
-/// splitter); see [`ZstdError::UnsupportedLevelForSize`].
+/// and at the optimal-parser strategies when it is larger than 256 KiB; see
+/// [`ZstdError::UnsupportedLevelForSize`].
 pub const MAX_SOURCE_SIZE: usize = 16 * 1024 * 1024;
 
 /// A reusable compression context: its tables are allocated once and reused across calls.
@@ -110,25 +111,23 @@ impl Compressor {
     }
 }
 
-/// Largest window of the optimal-parser strategies (btopt, btultra, btultra2) this encoder
-/// handles: from `windowLog` 17 on libzstd splits their blocks after parsing
-/// (`ZSTD_compressBlock_splitBlock`), which is not implemented yet.
-const OPT_MAX_WINDOW_LOG: u32 = 16;
+/// Largest source of the optimal-parser strategies (btopt, btultra, btultra2) verified
+/// byte-identical, post-block splitter (`ZSTD_compressBlock_splitBlock`) included.
+const OPT_MAX_SOURCE_SIZE: usize = 256 * 1024;
 
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
 /// byte-identically: up to [`MAX_SOURCE_SIZE`], only while the whole source fits the window
 /// (no `ZSTD_window_enforceMaxDist` ever moves the low limit), and for the optimal parser
-/// only while no post-block splitter acts (`windowLog <= 16`, i.e. sources up to 64 KiB).
+/// up to [`OPT_MAX_SOURCE_SIZE`].
 fn size_supported(cp: &CParams, len: usize) -> bool {
     len <= MAX_SOURCE_SIZE
         && (len as u64) <= 1u64 << cp.window_log
-        && (cp.strategy < Strategy::BtOpt || cp.window_log <= OPT_MAX_WINDOW_LOG)
+        && (cp.strategy < Strategy::BtOpt || len <= OPT_MAX_SOURCE_SIZE)
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
-/// parser (`btopt`, `btultra`, `btultra2`) for some sizes; there, sources above 64 KiB
-/// are refused with [`ZstdError::UnsupportedLevelForSize`] until the post-block splitter
-/// exists. (The other strategies are implemented for every source that fits its window,
+/// parser (`btopt`, `btultra`, `btultra2`) for some sizes; there, sources above 256 KiB
+/// are refused with [`ZstdError::UnsupportedLevelForSize`]. (The other strategies are implemented for every source that fits its window,
 /// up to [`MAX_SOURCE_SIZE`].)
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
