@@ -6,15 +6,11 @@ use proptest::prelude::*;
 use zarkit::zstd::{self, Compressor, ZstdError};
 use zarkit_corpus::{GOLDEN_LEVELS, PAYLOADS, frame_hash, load_goldens, payload};
 
-/// The optimal parser (post-block splitter included) is verified up to 256 KiB.
-const OPT_MAX_SOURCE: usize = 256 * 1024;
-
-/// What the encoder promises to encode: levels it implements, sources up to the size limit,
-/// and for the optimal parser (btopt, btultra, btultra2) sources up to 256 KiB.
+/// What the encoder promises to encode: levels it implements, sources up to the size limit
+/// that fit their window.
 fn supported(level: i32, size: usize) -> bool {
-    let opt = zstd::params::cparams(level, size as u64).strategy >= zstd::Strategy::BtOpt;
     let fits_window = size as u64 <= 1 << zstd::params::cparams(level, size as u64).window_log;
-    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && fits_window && !(opt && size > OPT_MAX_SOURCE)
+    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && fits_window
 }
 
 #[test]
@@ -83,14 +79,11 @@ fn unimplemented_levels_are_typed_errors() {
     for level in [-131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 19, 22] {
         assert!(zstd::is_level_supported(level));
     }
-    // The optimal parser stops at 256 KiB for now (levels 13-15 are btlazy2 above it).
-    let text: Vec<u8> = payload("text65537").unwrap().bytes().iter().copied().cycle().take(OPT_MAX_SOURCE + 1).collect();
-    for level in [16, 19, 22] {
-        assert!(zstd::compress(&text[..OPT_MAX_SOURCE], level).is_ok());
-        let refused = zstd::compress(&text, level);
-        assert!(matches!(refused, Err(ZstdError::UnsupportedLevelForSize { level: l, size }) if l == level && size == OPT_MAX_SOURCE + 1));
+    // The optimal parser (post-block splitter included) works above 64 KiB.
+    let text = payload("text65537").unwrap().bytes();
+    for level in [13, 16, 19, 22] {
+        assert!(zstd::compress(&text, level).is_ok());
     }
-    assert!(zstd::compress(&text, 12).is_ok(), "level 12 is btlazy2 above 256 KiB");
     assert!(!zstd::is_level_supported(-131073));
     // Sources larger than their window (512 KiB at level 1) need enforceMaxDist: refused.
     let window = 512 * 1024;
@@ -122,9 +115,7 @@ proptest! {
     ) {
         let mut data: Vec<u8> = unit.iter().copied().cycle().take(unit.len() * reps).collect();
         data.extend_from_slice(&tail);
-        if !supported(level, data.len()) {
-            data.truncate(OPT_MAX_SOURCE);
-        }
+        prop_assert!(supported(level, data.len()));
         let frame = zstd::compress(&data, level).unwrap();
         prop_assert_eq!(zstd::decompress(&frame, data.len()).unwrap(), data);
     }

@@ -39,10 +39,10 @@ pub enum ZstdError {
     #[error("zstd data decodes to more than {limit} bytes")]
     TooLarge { limit: usize },
     /// The level is implemented, but not for a source of this size. Refused are: sources above
-    /// [`MAX_SOURCE_SIZE`] (16 MiB); sources larger than their window `2^windowLog` (e.g. above
-    /// 512 KiB at levels 1 and below, above 1 MiB at level 2); and sources above 256 KiB at the
-    /// levels whose parameters select the optimal parser (`btopt` and up: levels 13-22 for
-    /// such sizes).
+    /// [`MAX_SOURCE_SIZE`] (4 MiB); sources larger than their window `2^windowLog` (above 512 KiB
+    /// at levels 1 and below, 1 MiB at level 2, 2 MiB at levels 3-8; levels 9-22 reach the
+    /// 4 MiB cap first). Everything else (every level
+    /// -131072..=22, the optimal parser and its post-block splitter included) is encoded.
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize { level: i32, size: usize },
     /// The frames decode to a different number of bytes than the caller required.
@@ -63,10 +63,10 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
 }
 
 /// Largest source [`Compressor`] accepts at any level. Below it, a source is also refused
-/// when it is larger than its window (`2^windowLog`, which would need `enforceMaxDist`),
-/// and at the optimal-parser strategies when it is larger than 256 KiB; see
-/// [`ZstdError::UnsupportedLevelForSize`].
-pub const MAX_SOURCE_SIZE: usize = 16 * 1024 * 1024;
+/// when it is larger than its window (`2^windowLog`, which would need `enforceMaxDist`);
+/// see [`ZstdError::UnsupportedLevelForSize`]. Inputs up to here were checked
+/// byte-identical by the differential harness (`zstd_diff --big`).
+pub const MAX_SOURCE_SIZE: usize = 4 * 1024 * 1024;
 
 /// A reusable compression context: its tables are allocated once and reused across calls.
 pub struct Compressor {
@@ -98,8 +98,8 @@ impl Compressor {
     /// Compress `src` into one frame appended to `dst`; returns the frame's length.
     ///
     /// The frame is byte-identical to libzstd 1.5.7's `ZSTD_compress(src, level)`. Sources
-    /// larger than [`MAX_SOURCE_SIZE`] (or whose parameters would need a strategy that is
-    /// not implemented) are refused with [`ZstdError::UnsupportedLevelForSize`].
+    /// larger than [`MAX_SOURCE_SIZE`] or than their window are refused with
+    /// [`ZstdError::UnsupportedLevelForSize`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
         if !size_supported(&cp, src.len()) {
@@ -111,24 +111,17 @@ impl Compressor {
     }
 }
 
-/// Largest source of the optimal-parser strategies (btopt, btultra, btultra2) verified
-/// byte-identical, post-block splitter (`ZSTD_compressBlock_splitBlock`) included.
-const OPT_MAX_SOURCE_SIZE: usize = 256 * 1024;
-
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
-/// byte-identically: up to [`MAX_SOURCE_SIZE`], only while the whole source fits the window
-/// (no `ZSTD_window_enforceMaxDist` ever moves the low limit), and for the optimal parser
-/// up to [`OPT_MAX_SOURCE_SIZE`].
+/// byte-identically: up to [`MAX_SOURCE_SIZE`], and only while the whole source fits the
+/// window (no `ZSTD_window_enforceMaxDist` ever moves the low limit).
 fn size_supported(cp: &CParams, len: usize) -> bool {
-    len <= MAX_SOURCE_SIZE
-        && (len as u64) <= 1u64 << cp.window_log
-        && (cp.strategy < Strategy::BtOpt || len <= OPT_MAX_SOURCE_SIZE)
+    len <= MAX_SOURCE_SIZE && (len as u64) <= 1u64 << cp.window_log
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
-/// parser (`btopt`, `btultra`, `btultra2`) for some sizes; there, sources above 256 KiB
-/// are refused with [`ZstdError::UnsupportedLevelForSize`]. (The other strategies are implemented for every source that fits its window,
-/// up to [`MAX_SOURCE_SIZE`].)
+/// parser (`btopt`, `btultra`, `btultra2`) for some sizes, with libzstd's post-block
+/// splitter from 64 KiB + 1 on. Every level is implemented for every source that fits its
+/// window, up to [`MAX_SOURCE_SIZE`].
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
 /// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,
