@@ -6,14 +6,11 @@ use proptest::prelude::*;
 use zarkit::zstd::{self, Compressor, ZstdError};
 use zarkit_corpus::{GOLDEN_LEVELS, PAYLOADS, frame_hash, load_goldens, payload};
 
-/// Sources above 64 KiB get windowLog 17+, where libzstd post-splits optimal-parser blocks.
-const OPT_MAX_SOURCE: usize = 64 * 1024;
-
-/// What the encoder promises to encode: levels it implements, sources up to the size limit,
-/// and for the optimal parser (btopt, btultra, btultra2) sources up to 64 KiB.
+/// What the encoder promises to encode: levels it implements, sources up to the size limit
+/// that fit their window.
 fn supported(level: i32, size: usize) -> bool {
-    let opt = zstd::params::cparams(level, size as u64).strategy >= zstd::Strategy::BtOpt;
-    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && !(opt && size > OPT_MAX_SOURCE)
+    let fits_window = size as u64 <= 1 << zstd::params::cparams(level, size as u64).window_log;
+    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && fits_window
 }
 
 #[test]
@@ -51,9 +48,8 @@ fn frames_match_oracle_goldens_for_implemented_levels() {
         checked += 1;
     }
     assert!(failures.is_empty(), "frames differ from libzstd 1.5.7:\n{}", failures.join("\n"));
-    // Every payload at levels -131072..-1 (six golden levels) and 1..=12; the 21 payloads
-    // of at most 64 KiB at levels 13..=22 (the 7 larger ones select btopt+ there).
-    assert_eq!(checked, PAYLOADS.len() * 18 + 21 * 10, "goldens checked");
+    // Every payload at every golden level.
+    assert_eq!(checked, PAYLOADS.len() * GOLDEN_LEVELS.len(), "goldens checked");
 }
 
 #[test]
@@ -83,18 +79,22 @@ fn unimplemented_levels_are_typed_errors() {
     for level in [-131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 19, 22] {
         assert!(zstd::is_level_supported(level));
     }
-    // The optimal parser stops at 64 KiB for now (libzstd post-splits larger sources there).
+    // The optimal parser (post-block splitter included) works above 64 KiB.
     let text = payload("text65537").unwrap().bytes();
     for level in [13, 16, 19, 22] {
-        assert!(zstd::compress(&text[..OPT_MAX_SOURCE], level).is_ok());
-        assert!(matches!(zstd::compress(&text, level), Err(ZstdError::UnsupportedLevelForSize { level: l, size: 65537 }) if l == level));
+        assert!(zstd::compress(&text, level).is_ok());
     }
-    assert!(zstd::compress(&text, 12).is_ok(), "level 12 is btlazy2 at 64 KiB + 1");
     assert!(!zstd::is_level_supported(-131073));
-    // Sources above 256 KiB need later stages (pre-splitting of every block, large windows).
-    let big = vec![7u8; zstd::MAX_SOURCE_SIZE + 1];
+    // Sources larger than their window (512 KiB at level 1) need enforceMaxDist: refused.
+    let window = 512 * 1024;
+    let big = vec![7u8; window + 1];
     assert!(matches!(zstd::compress(&big, 1), Err(ZstdError::UnsupportedLevelForSize { level: 1, size }) if size == big.len()));
-    assert!(zstd::compress(&big[..zstd::MAX_SOURCE_SIZE], 2).is_ok());
+    assert!(zstd::compress(&big[..window], 1).is_ok());
+    assert!(zstd::compress(&big, 2).is_ok(), "level 2 has a 1 MiB window");
+    let huge = vec![7u8; zstd::MAX_SOURCE_SIZE + 1];
+    for level in [-1, 1, 12, 19, 22] {
+        assert!(matches!(zstd::compress(&huge, level), Err(ZstdError::UnsupportedLevelForSize { .. })));
+    }
 }
 
 proptest! {
@@ -115,9 +115,7 @@ proptest! {
     ) {
         let mut data: Vec<u8> = unit.iter().copied().cycle().take(unit.len() * reps).collect();
         data.extend_from_slice(&tail);
-        if !supported(level, data.len()) {
-            data.truncate(OPT_MAX_SOURCE);
-        }
+        prop_assert!(supported(level, data.len()));
         let frame = zstd::compress(&data, level).unwrap();
         prop_assert_eq!(zstd::decompress(&frame, data.len()).unwrap(), data);
     }

@@ -1,6 +1,8 @@
 //! Differential harness: our encoder against libzstd 1.5.7's `ZSTD_compress`, byte for byte.
 //!
 //! `cargo run --release -p zarkit-benches --bin zstd_diff [-- --random N --seed S --verbose]`
+//! `... -- --big [--random 0] [--levels 1,2,19]`: also every shape at the large sizes
+//! ([`BIG_SIZES`], up to 4 MiB; slow), optionally restricted to some levels.
 //!
 //! Inputs: (a) the frozen corpus payloads, (b) generated inputs of every shape at the edge
 //! sizes and at N random sizes up to 256 KiB. Every frame of ours must also decode (ruzstd
@@ -19,6 +21,10 @@ const EDGE_SIZES: &[usize] = &[
     0, 1, 6, 7, 8, 255, 256, 1023, 1024, 16383, 16384, 16385, 65535, 65536, 65537, 131072, 131073, 262144,
 ];
 const MAX_SIZE: usize = 256 * 1024;
+/// Large sizes of `--big`: several blocks, pre-splitting, and the window edges of table 0
+/// (512 KiB at levels 1 and below, 1 MiB at level 2, 2 MiB at 3-8, 4 MiB at 9-16),
+/// and the encoder's 4 MiB cap.
+const BIG_SIZES: &[usize] = &[300 * 1024, 512 * 1024, 512 * 1024 + 1, 1 << 20, 3 << 20, 4 << 20];
 
 #[derive(Default)]
 struct Tally {
@@ -37,11 +43,23 @@ fn main() -> ExitCode {
     let seed = arg("--seed", 0xD1FF);
     let verbose = args.iter().any(|a| a == "--verbose");
     let max_reports = arg("--max-reports", 20) as usize;
+    let big = args.iter().any(|a| a == "--big");
+    let levels: Vec<i32> = match args.iter().position(|a| a == "--levels").and_then(|i| args.get(i + 1)) {
+        Some(list) => list.split(',').map(|l| l.parse().expect("--levels takes a comma-separated list")).collect(),
+        None => LEVELS.to_vec(),
+    };
 
     let mut inputs: Vec<(String, Vec<u8>)> = PAYLOADS.iter().map(|p| (format!("corpus:{}", p.name), p.bytes())).collect();
     for &shape in &Shape::ALL {
         for &size in EDGE_SIZES {
             inputs.push((format!("{}:{size}", shape.name()), generate(shape, size, size as u64 ^ 0xE06E)));
+        }
+    }
+    if big {
+        for &shape in &Shape::ALL {
+            for &size in BIG_SIZES {
+                inputs.push((format!("{}:{size}", shape.name()), generate(shape, size, size as u64 ^ 0xB16)));
+            }
         }
     }
     let mut rng = SplitMix64::new(seed);
@@ -57,7 +75,7 @@ fn main() -> ExitCode {
     let mut failures = 0usize;
     let mut decoder = zstd::Decoder::new();
     for (name, src) in &inputs {
-        for &level in LEVELS {
+        for &level in &levels {
             let t = tallies.entry(level).or_default();
             let expected = oracle::compress(src, level);
             let ours = match zstd::compress(src, level) {

@@ -6,6 +6,7 @@ use super::huf::HufWorkspace;
 use super::matcher;
 use super::params::{CParams, Strategy};
 use super::presplit;
+use super::split::{self, BlockContext, SplitState};
 use super::seq_store::{REP_START_VALUE, SeqStore};
 
 /// Frame magic number, little-endian (`ZSTD_MAGICNUMBER`).
@@ -68,6 +69,8 @@ pub(crate) struct FrameState {
     pub(crate) prev: EntropyTables,
     pub(crate) next: EntropyTables,
     pub(crate) huf_ws: HufWorkspace,
+    /// Scratch of the post-block splitter.
+    pub(crate) split: SplitState,
 }
 
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
@@ -143,6 +146,22 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                     )
                 }
             };
+            if split::enabled(cp) {
+                let ctx = BlockContext {
+                    seqs: &mut st.seqs,
+                    prev: &mut st.prev,
+                    next: &mut st.next,
+                    ws: &mut st.huf_ws,
+                    split: &mut st.split,
+                    cp,
+                    first_block,
+                };
+                prev_rep = split::compress_block(out, ctx, block, last, prev_rep, next_rep);
+                savings += block_size as i64 - (out.len() - out_start) as i64;
+                pos += block_size;
+                first_block = false;
+                continue;
+            }
             out.extend_from_slice(&[0; 3]);
             c_size = block::entropy_compress(out, &mut st.seqs, &st.prev, &mut st.next, &mut st.huf_ws, cp, block_size);
             if !first_block && c_size < RLE_MAX_LENGTH && block::is_rle(block) {

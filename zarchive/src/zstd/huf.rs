@@ -506,6 +506,32 @@ fn optimal_table_log(ws: &mut HufWorkspace, max_table_log: u32, src_size: usize,
     opt_log
 }
 
+/// Counts `src` into the workspace histogram; returns `(largest count, highest symbol)`.
+pub(crate) fn count_symbols(ws: &mut HufWorkspace, src: &[u8]) -> (u32, u32) {
+    hist::count(&mut ws.count, src)
+}
+
+/// The histogram of the last [`count_symbols`].
+pub(crate) fn counted(ws: &HufWorkspace) -> &[u32; 256] {
+    &ws.count
+}
+
+/// `HUF_writeCTable` failing with `ERROR(GENERIC)`, as the `size_t` libzstd computes with.
+pub(crate) const WRITE_CTABLE_ERROR: usize = usize::MAX;
+
+/// The table part of ZSTD_buildBlockEntropyStats_literals: builds into `table` a new table
+/// for the histogram of the last [`count_symbols`] (of `src_len` bytes). Returns
+/// `(estimated payload bytes, description bytes)`, the latter [`WRITE_CTABLE_ERROR`] when
+/// the table cannot be described.
+pub(crate) fn build_table_for_stats(ws: &mut HufWorkspace, src_len: usize, max_symbol: u32, optimal_depth: bool, table: &mut HufCTable) -> (usize, usize) {
+    let huff_log = optimal_table_log(ws, LIT_HUF_LOG, src_len, max_symbol, optimal_depth);
+    let count = ws.count;
+    table.build(&mut ws.nodes, &count, max_symbol, huff_log);
+    ws.header.clear();
+    let h_size = table.write(&mut ws.header).unwrap_or(WRITE_CTABLE_ERROR);
+    (table.estimate_compressed_size(&count, max_symbol), h_size)
+}
+
 /// Mirrors HUF_compressCTable_internal: encodes with `table` after `out[start..]` (which may
 /// already hold the table header); 0 when the result is not smaller than `src.len() - 1`.
 fn compress_with_table(out: &mut Vec<u8>, start: usize, src: &[u8], four_streams: bool, table: &HufCTable) -> usize {

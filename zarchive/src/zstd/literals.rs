@@ -1,5 +1,6 @@
 //! The literals section of a compressed block (`zstd_compress_literals.c`).
 
+use super::hist;
 use super::huf::{self, HufCTable, HufFlags, HufRepeat, HufWorkspace};
 use super::params::Strategy;
 
@@ -126,4 +127,95 @@ pub(crate) fn compress_literals(
         }
     }
     lh_size + c_lit
+}
+
+/// Literals mode chosen by the block splitter's statistics (`hufMetadata->hType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LitMode {
+    Basic,
+    Rle,
+    Compressed,
+    Repeat,
+}
+
+/// The statistics pass does not try to compress this many literals or fewer
+/// (`COMPRESS_LITERALS_SIZE_MIN`), or 6 with a valid previous table.
+const STATS_MIN_LITERALS: usize = 63;
+const STATS_MIN_LITERALS_VALID_TABLE: usize = 6;
+/// Bytes of the jump table of 4-stream Huffman literals.
+const JUMP_TABLE_SIZE: usize = 6;
+
+/// Mirrors ZSTD_buildBlockEntropyStats_literals: the mode and the size of the table
+/// description; `next` receives the table the mode implies. `None` is libzstd's error
+/// (a new table that cannot be described), which stops the split search there.
+pub(crate) fn build_stats(
+    lits: &[u8],
+    prev: &HufState,
+    next: &mut HufState,
+    ws: &mut HufWorkspace,
+    disable_compression: bool,
+    optimal_depth: bool,
+) -> Option<(LitMode, usize)> {
+    let n = lits.len();
+    next.clone_from(prev);
+    if disable_compression {
+        return Some((LitMode::Basic, 0));
+    }
+    let min_size = if prev.repeat == HufRepeat::Valid { STATS_MIN_LITERALS_VALID_TABLE } else { STATS_MIN_LITERALS };
+    if n <= min_size {
+        return Some((LitMode::Basic, 0));
+    }
+    let (largest, max_symbol) = huf::count_symbols(ws, lits);
+    if largest as usize == n {
+        return Some((LitMode::Rle, 0));
+    }
+    if largest as usize <= (n >> 7) + 4 {
+        return Some((LitMode::Basic, 0));
+    }
+    let mut repeat = prev.repeat;
+    if repeat == HufRepeat::Check && !prev.table.validate(huf::counted(ws), max_symbol) {
+        repeat = HufRepeat::None;
+    }
+    let (new_size, h_size) = huf::build_table_for_stats(ws, n, max_symbol, optimal_depth, &mut next.table);
+    // Quirk: a failed description is the error code `(size_t)-1`, and these sums wrap.
+    if repeat != HufRepeat::None {
+        let old_size = prev.table.estimate_compressed_size(huf::counted(ws), max_symbol);
+        if old_size < n && (old_size <= h_size.wrapping_add(new_size) || h_size.wrapping_add(12) >= n) {
+            next.clone_from(prev);
+            return Some((LitMode::Repeat, 0));
+        }
+    }
+    if new_size.wrapping_add(h_size) >= n {
+        next.clone_from(prev);
+        return Some((LitMode::Basic, 0));
+    }
+    if h_size == huf::WRITE_CTABLE_ERROR {
+        return None;
+    }
+    next.repeat = HufRepeat::Check;
+    Some((LitMode::Compressed, h_size))
+}
+
+/// Mirrors ZSTD_estimateBlockSize_literal: the estimated literals section (header
+/// included) of `lits` in `mode` with `table`; `des_size` bytes of table description are
+/// added when the mode writes a new table.
+pub(crate) fn estimate_size(lits: &[u8], mode: LitMode, des_size: usize, table: &HufCTable) -> usize {
+    let n = lits.len();
+    match mode {
+        LitMode::Basic => n,
+        LitMode::Rle => 1,
+        LitMode::Compressed | LitMode::Repeat => {
+            let mut count = [0u32; 256];
+            let (_, max_symbol) = hist::count(&mut count, lits);
+            let header = 3 + (n >= 1024) as usize + (n >= 16 * 1024) as usize;
+            let mut size = table.estimate_compressed_size(&count, max_symbol);
+            if mode == LitMode::Compressed {
+                size += des_size;
+            }
+            if n >= MIN_LITERALS_FOR_4_STREAMS {
+                size += JUMP_TABLE_SIZE;
+            }
+            size + header
+        }
+    }
 }

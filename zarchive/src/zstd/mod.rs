@@ -19,6 +19,7 @@ pub mod params;
 mod presplit;
 mod seq_store;
 mod sequences;
+mod split;
 mod window;
 
 pub use decode::{decompress, decompress_exact, Decoder};
@@ -37,8 +38,11 @@ pub enum ZstdError {
     /// The frames decode to more bytes than the caller allowed.
     #[error("zstd data decodes to more than {limit} bytes")]
     TooLarge { limit: usize },
-    /// The level is implemented, but not for a source of this size (its parameters select a
-    /// strategy the encoder does not implement yet).
+    /// The level is implemented, but not for a source of this size. Refused are: sources above
+    /// [`MAX_SOURCE_SIZE`] (4 MiB); sources larger than their window `2^windowLog` (above 512 KiB
+    /// at levels 1 and below, 1 MiB at level 2, 2 MiB at levels 3-8; levels 9-22 reach the
+    /// 4 MiB cap first). Everything else (every level
+    /// -131072..=22, the optimal parser and its post-block splitter included) is encoded.
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize { level: i32, size: usize },
     /// The frames decode to a different number of bytes than the caller required.
@@ -58,9 +62,11 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
-/// Largest source [`Compressor`] accepts; larger inputs need the multi-block machinery
-/// of later stages (window limits beyond the source, pre-splitting of every block).
-pub const MAX_SOURCE_SIZE: usize = 256 * 1024;
+/// Largest source [`Compressor`] accepts at any level. Below it, a source is also refused
+/// when it is larger than its window (`2^windowLog`, which would need `enforceMaxDist`);
+/// see [`ZstdError::UnsupportedLevelForSize`]. Inputs up to here were checked
+/// byte-identical by the differential harness (`zstd_diff --big`).
+pub const MAX_SOURCE_SIZE: usize = 4 * 1024 * 1024;
 
 /// A reusable compression context: its tables are allocated once and reused across calls.
 pub struct Compressor {
@@ -92,8 +98,8 @@ impl Compressor {
     /// Compress `src` into one frame appended to `dst`; returns the frame's length.
     ///
     /// The frame is byte-identical to libzstd 1.5.7's `ZSTD_compress(src, level)`. Sources
-    /// larger than [`MAX_SOURCE_SIZE`] (or whose parameters would need a strategy that is
-    /// not implemented) are refused with [`ZstdError::UnsupportedLevelForSize`].
+    /// larger than [`MAX_SOURCE_SIZE`] or than their window are refused with
+    /// [`ZstdError::UnsupportedLevelForSize`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
         if !size_supported(&cp, src.len()) {
@@ -105,22 +111,17 @@ impl Compressor {
     }
 }
 
-/// Largest window of the optimal-parser strategies (btopt, btultra, btultra2) this encoder
-/// handles: from `windowLog` 17 on libzstd splits their blocks after parsing
-/// (`ZSTD_compressBlock_splitBlock`), which is not implemented yet.
-const OPT_MAX_WINDOW_LOG: u32 = 16;
-
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
-/// byte-identically: up to [`MAX_SOURCE_SIZE`], and for the optimal parser only while no
-/// post-block splitter acts (`windowLog <= 16`, i.e. sources up to 64 KiB).
+/// byte-identically: up to [`MAX_SOURCE_SIZE`], and only while the whole source fits the
+/// window (no `ZSTD_window_enforceMaxDist` ever moves the low limit).
 fn size_supported(cp: &CParams, len: usize) -> bool {
-    len <= MAX_SOURCE_SIZE && (cp.strategy < Strategy::BtOpt || cp.window_log <= OPT_MAX_WINDOW_LOG)
+    len <= MAX_SOURCE_SIZE && (len as u64) <= 1u64 << cp.window_log
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
-/// parser (`btopt`, `btultra`, `btultra2`) for some sizes; there, sources above 64 KiB
-/// are refused with [`ZstdError::UnsupportedLevelForSize`] until the post-block splitter
-/// exists. (Levels up to 10 are implemented for every source up to [`MAX_SOURCE_SIZE`].)
+/// parser (`btopt`, `btultra`, `btultra2`) for some sizes, with libzstd's post-block
+/// splitter from 64 KiB + 1 on. Every level is implemented for every source that fits its
+/// window, up to [`MAX_SOURCE_SIZE`].
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
 /// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,

@@ -78,6 +78,22 @@ impl SeqStore {
         self.copy_literals(src, start, end);
     }
 
+    /// Makes this store a copy of `sequences` with `literals` (a chunk of another block's
+    /// store, as `ZSTD_deriveSeqStoreChunk` points into it).
+    pub(crate) fn assign(&mut self, sequences: &[Sequence], literals: &[u8]) {
+        self.sequences.clear();
+        self.sequences.extend_from_slice(sequences);
+        self.reset_literals(literals);
+    }
+
+    fn reset_literals(&mut self, literals: &[u8]) {
+        if self.lit_buf.len() < literals.len() + WILDCOPY_LENGTH {
+            self.lit_buf.resize(literals.len() + WILDCOPY_LENGTH, 0);
+        }
+        self.lit_buf[..literals.len()].copy_from_slice(literals);
+        self.lit_len = literals.len();
+    }
+
     /// Mirrors ZSTD_seqToCodes (lengths of 65536 and more map to codes 35 / 52 by formula).
     pub(crate) fn compute_codes(&mut self) {
         let n = self.sequences.len();

@@ -302,6 +302,94 @@ fn count_codes(count: &mut [u32; fse::MAX_SYMBOL + 1], codes: &[u8], max: u32) -
     (largest as usize, max_symbol)
 }
 
+/// Modes of the three streams and the size of their table descriptions
+/// (`ZSTD_symbolEncodingTypeStats_t`).
+pub(crate) struct SeqStats {
+    pub(crate) ll: EncodingType,
+    pub(crate) of: EncodingType,
+    pub(crate) ml: EncodingType,
+    /// Bytes of table descriptions appended.
+    pub(crate) size: usize,
+    /// Size of the last NCount written (0 if none).
+    last_count_size: usize,
+}
+
+/// Mirrors ZSTD_buildSequencesStatistics (the codes are already computed): chooses each
+/// stream's mode, fills `next` and appends the table descriptions to `out`.
+pub(crate) fn build_statistics(
+    out: &mut Vec<u8>,
+    ll_codes: &[u8],
+    of_codes: &[u8],
+    ml_codes: &[u8],
+    prev: &FseState,
+    next: &mut FseState,
+    strategy: Strategy,
+) -> SeqStats {
+    let start = out.len();
+    let nb_seq = ll_codes.len();
+    let mut count = [0u32; fse::MAX_SYMBOL + 1];
+    let mut last_count_size = 0;
+
+    // Literal lengths.
+    let (most, max) = count_codes(&mut count, ll_codes, MAX_LL);
+    next.ll_repeat = prev.ll_repeat;
+    let ll = select_encoding_type(&mut next.ll_repeat, &count, max, most, nb_seq, &LL_KIND, &prev.ll, true, strategy);
+    let size = build_ctable(out, &mut next.ll, &LL_KIND, ll, &mut count, max, ll_codes, &prev.ll);
+    if ll == EncodingType::Compressed {
+        last_count_size = size;
+    }
+    // Offsets: the default table only covers codes up to 28.
+    let (most, max) = count_codes(&mut count, of_codes, MAX_OFF);
+    let of_default_allowed = max <= DEFAULT_MAX_OFF;
+    next.of_repeat = prev.of_repeat;
+    let of = select_encoding_type(&mut next.of_repeat, &count, max, most, nb_seq, &OF_KIND, &prev.of, of_default_allowed, strategy);
+    let size = build_ctable(out, &mut next.of, &OF_KIND, of, &mut count, max, of_codes, &prev.of);
+    if of == EncodingType::Compressed {
+        last_count_size = size;
+    }
+    // Match lengths.
+    let (most, max) = count_codes(&mut count, ml_codes, MAX_ML);
+    next.ml_repeat = prev.ml_repeat;
+    let ml = select_encoding_type(&mut next.ml_repeat, &count, max, most, nb_seq, &ML_KIND, &prev.ml, true, strategy);
+    let size = build_ctable(out, &mut next.ml, &ML_KIND, ml, &mut count, max, ml_codes, &prev.ml);
+    if ml == EncodingType::Compressed {
+        last_count_size = size;
+    }
+    SeqStats { ll, of, ml, size: out.len() - start, last_count_size }
+}
+
+/// Mirrors ZSTD_estimateBlockSize_symbolType: estimated bytes of one stream coded in mode
+/// `ty` with `table` (or the default distribution), extra bits included.
+fn estimate_symbol_type(ty: EncodingType, codes: &[u8], max_code: u32, table: &FseCTable, extra_bits: Option<&[u8]>, kind: &StreamKind) -> usize {
+    let mut count = [0u32; fse::MAX_SYMBOL + 1];
+    let (_, max) = count_codes(&mut count, codes, max_code);
+    let cost = match ty {
+        EncodingType::Basic => Some(cross_entropy_cost(kind.default_norm, kind.default_norm_log, &count, max)),
+        EncodingType::Rle => Some(0),
+        EncodingType::Compressed | EncodingType::Repeat => fse_bit_cost(table, &count, max),
+    };
+    // An unusable table is an error code there, estimated as 10 bytes per sequence.
+    let Some(mut bits) = cost else { return codes.len() * 10 };
+    bits += match extra_bits {
+        Some(extra) => codes.iter().map(|&c| extra[c as usize] as usize).sum::<usize>(),
+        // An offset code is also its number of extra bits.
+        None => codes.iter().map(|&c| c as usize).sum::<usize>(),
+    };
+    bits >> 3
+}
+
+/// Mirrors ZSTD_estimateBlockSize_sequences (with the table descriptions counted): the
+/// estimated sequences section of a chunk whose statistics are `stats` and tables `tables`.
+pub(crate) fn estimate_size(ll_codes: &[u8], of_codes: &[u8], ml_codes: &[u8], tables: &FseState, stats: &SeqStats) -> usize {
+    let nb_seq = ll_codes.len();
+    let header = 2 + (nb_seq >= 128) as usize + (nb_seq >= LONG_NB_SEQ) as usize;
+    estimate_symbol_type(stats.of, of_codes, MAX_OFF, &tables.of, None, &OF_KIND)
+        + estimate_symbol_type(stats.ll, ll_codes, MAX_LL, &tables.ll, Some(&LL_BITS), &LL_KIND)
+        + estimate_symbol_type(stats.ml, ml_codes, MAX_ML, &tables.ml, Some(&ML_BITS), &ML_KIND)
+        + stats.size
+        + header
+}
+
 /// Mirrors the sequences part of ZSTD_entropyCompressSeqStore_internal: appends the
 /// sequence count, the modes byte, the tables and the bitstream. Returns `None` when
 /// libzstd would emit a raw block instead (the "≤ 1.3.4 decoder" guard).
@@ -328,36 +416,9 @@ pub(crate) fn compress_sequences(
     }
     let seq_head = out.len();
     out.push(0);
-    let mut count = [0u32; fse::MAX_SYMBOL + 1];
-    let mut last_count_size = 0;
-
-    // Literal lengths.
-    let (most, max) = count_codes(&mut count, &seqs.ll_codes, MAX_LL);
-    next.ll_repeat = prev.ll_repeat;
-    let ll_type = select_encoding_type(&mut next.ll_repeat, &count, max, most, nb_seq, &LL_KIND, &prev.ll, true, strategy);
-    let size = build_ctable(out, &mut next.ll, &LL_KIND, ll_type, &mut count, max, &seqs.ll_codes, &prev.ll);
-    if ll_type == EncodingType::Compressed {
-        last_count_size = size;
-    }
-    // Offsets: the default table only covers codes up to 28.
-    let (most, max) = count_codes(&mut count, &seqs.of_codes, MAX_OFF);
-    let of_default_allowed = max <= DEFAULT_MAX_OFF;
-    next.of_repeat = prev.of_repeat;
-    let of_type =
-        select_encoding_type(&mut next.of_repeat, &count, max, most, nb_seq, &OF_KIND, &prev.of, of_default_allowed, strategy);
-    let size = build_ctable(out, &mut next.of, &OF_KIND, of_type, &mut count, max, &seqs.of_codes, &prev.of);
-    if of_type == EncodingType::Compressed {
-        last_count_size = size;
-    }
-    // Match lengths.
-    let (most, max) = count_codes(&mut count, &seqs.ml_codes, MAX_ML);
-    next.ml_repeat = prev.ml_repeat;
-    let ml_type = select_encoding_type(&mut next.ml_repeat, &count, max, most, nb_seq, &ML_KIND, &prev.ml, true, strategy);
-    let size = build_ctable(out, &mut next.ml, &ML_KIND, ml_type, &mut count, max, &seqs.ml_codes, &prev.ml);
-    if ml_type == EncodingType::Compressed {
-        last_count_size = size;
-    }
-    out[seq_head] = ((ll_type as u8) << 6) + ((of_type as u8) << 4) + ((ml_type as u8) << 2);
+    let stats = build_statistics(out, &seqs.ll_codes, &seqs.of_codes, &seqs.ml_codes, prev, next, strategy);
+    out[seq_head] = ((stats.ll as u8) << 6) + ((stats.of as u8) << 4) + ((stats.ml as u8) << 2);
+    let last_count_size = stats.last_count_size;
 
     let bitstream_size = encode_sequences(out, seqs, &next.ll, &next.of, &next.ml);
     if last_count_size != 0 && last_count_size + bitstream_size < 4 {

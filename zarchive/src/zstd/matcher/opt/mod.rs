@@ -152,7 +152,7 @@ fn run(
 /// Mirrors ZSTD_updateRep / ZSTD_newRep: the repeat offsets after a match of `off_base`
 /// whose literal length is zero iff `ll0`.
 #[inline]
-fn new_rep(rep: [u32; REP_NUM], off_base: u32, ll0: bool) -> [u32; REP_NUM] {
+pub(crate) fn new_rep(rep: [u32; REP_NUM], off_base: u32, ll0: bool) -> [u32; REP_NUM] {
     if off_base > OFFSET_TO_OFFBASE {
         return [off_base - OFFSET_TO_OFFBASE, rep[0], rep[1]];
     }
