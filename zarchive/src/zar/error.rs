@@ -75,7 +75,7 @@ pub enum ZarError {
         offset: u32,
     },
     /// An entry's name cannot become a path component (path traversal and similar).
-    #[error("unsafe entry name \"{name}\" in directory {dir}: {reason}")]
+    #[error("refused entry name \"{name}\" in directory {dir}: {reason}")]
     UnsafeName {
         /// The directory holding the entry.
         dir: String,
