@@ -1,6 +1,6 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
-use super::{count, hash_ptr, read32, read64};
+use super::{BlockReps, count, hash_ptr, read32, read64};
 use crate::zstd::params::CParams;
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
 use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
@@ -59,23 +59,9 @@ fn generic<const MLS: u32>(
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
     let mut anchor = block_start;
     let mut ip = block_start;
-    let mut offset_1 = rep[0];
-    let mut offset_2 = rep[1];
-    let mut offset_saved1 = 0;
-    let mut offset_saved2 = 0;
-
     ip += (ip == 0) as usize;
-    {
-        let max_rep = ip as u32;
-        if offset_2 > max_rep {
-            offset_saved2 = offset_2;
-            offset_2 = 0;
-        }
-        if offset_1 > max_rep {
-            offset_saved1 = offset_1;
-            offset_1 = 0;
-        }
-    }
+    // max_rep = curr - windowLow
+    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, ip as u32);
 
     'outer: loop {
         let mut step = 1;
@@ -197,11 +183,7 @@ fn generic<const MLS: u32>(
         }
     }
 
-    if offset_saved1 != 0 && offset_1 != 0 {
-        offset_saved2 = offset_saved1;
-    }
-    rep[0] = if offset_1 != 0 { offset_1 } else { offset_saved1 };
-    rep[1] = if offset_2 != 0 { offset_2 } else { offset_saved2 };
+    saved_reps.finish(rep, offset_1, offset_2);
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }

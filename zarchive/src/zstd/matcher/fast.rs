@@ -1,6 +1,6 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
-use super::{count, hash_ptr, read32};
+use super::{BlockReps, count, hash_ptr, read32};
 use crate::zstd::params::CParams;
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
 use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
@@ -50,24 +50,10 @@ fn compress_block_generic<const MLS: u32>(
 
     let mut anchor = block_start;
     let mut ip0 = block_start;
-    let mut rep_offset1 = rep[0];
-    let mut rep_offset2 = rep[1];
-    let mut offset_saved1 = 0;
-    let mut offset_saved2 = 0;
-
     // The very first position of the frame is never searched.
     ip0 += (ip0 == 0) as usize;
-    {
-        let max_rep = ip0 as u32; // curr - windowLow
-        if rep_offset2 > max_rep {
-            offset_saved2 = rep_offset2;
-            rep_offset2 = 0;
-        }
-        if rep_offset1 > max_rep {
-            offset_saved1 = rep_offset1;
-            rep_offset1 = 0;
-        }
-    }
+    // max_rep = curr - windowLow
+    let (mut rep_offset1, mut rep_offset2, saved_reps) = BlockReps::start(rep, ip0 as u32);
 
     'start: loop {
         let mut step = step_size;
@@ -165,12 +151,7 @@ fn compress_block_generic<const MLS: u32>(
         }
     }
 
-    // Restore repcodes that were out of range for this block.
-    if offset_saved1 != 0 && rep_offset1 != 0 {
-        offset_saved2 = offset_saved1;
-    }
-    rep[0] = if rep_offset1 != 0 { rep_offset1 } else { offset_saved1 };
-    rep[1] = if rep_offset2 != 0 { rep_offset2 } else { offset_saved2 };
+    saved_reps.finish(rep, rep_offset1, rep_offset2);
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }

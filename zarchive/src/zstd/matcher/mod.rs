@@ -55,3 +55,39 @@ pub(crate) fn count(src: &[u8], mut a: usize, mut b: usize, limit: usize) -> usi
     }
     a - start
 }
+
+/// The repcodes a block starts with, and the ones set aside because they reach back past
+/// what the block may reference. Mirrors the `offsetSaved1/2` handling shared by
+/// `ZSTD_compressBlock_fast`, `_doubleFast` and `_lazy_generic`.
+pub(crate) struct BlockReps {
+    saved1: u32,
+    saved2: u32,
+}
+
+impl BlockReps {
+    /// Repcodes larger than `max_rep` (`curr - windowLow` at the first searched position)
+    /// are zeroed for this block and remembered. Returns `(offset_1, offset_2, saved)`.
+    pub(crate) fn start(rep: &[u32; 3], max_rep: u32) -> (u32, u32, BlockReps) {
+        let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
+        let mut saved = BlockReps { saved1: 0, saved2: 0 };
+        if offset_2 > max_rep {
+            saved.saved2 = offset_2;
+            offset_2 = 0;
+        }
+        if offset_1 > max_rep {
+            saved.saved1 = offset_1;
+            offset_1 = 0;
+        }
+        (offset_1, offset_2, saved)
+    }
+
+    /// Write the block's final repcodes back: a zeroed repcode takes its saved value, and if
+    /// `offset_1` started invalid and became valid, the saved ones rotate.
+    pub(crate) fn finish(mut self, rep: &mut [u32; 3], offset_1: u32, offset_2: u32) {
+        if self.saved1 != 0 && offset_1 != 0 {
+            self.saved2 = self.saved1;
+        }
+        rep[0] = if offset_1 != 0 { offset_1 } else { self.saved1 };
+        rep[1] = if offset_2 != 0 { offset_2 } else { self.saved2 };
+    }
+}

@@ -9,7 +9,7 @@ pub(crate) mod hash_chain;
 pub(crate) mod row;
 
 use super::table::AlignedTable;
-use super::{count, read32};
+use super::{BlockReps, count, read32};
 use crate::zstd::bits::highbit32;
 use crate::zstd::params::{CParams, Strategy};
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
@@ -192,24 +192,10 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     let search_end = ilimit.unwrap_or(0);
     let mut ip = block_start;
     let mut anchor = block_start;
-    let mut offset_1 = rep[0];
-    let mut offset_2 = rep[1];
-    let mut offset_saved1 = 0;
-    let mut offset_saved2 = 0;
-
     // The very first position of the frame is never searched.
     ip += (ip == 0) as usize;
-    {
-        let max_rep = ip as u32;
-        if offset_2 > max_rep {
-            offset_saved2 = offset_2;
-            offset_2 = 0;
-        }
-        if offset_1 > max_rep {
-            offset_saved1 = offset_1;
-            offset_1 = 0;
-        }
-    }
+    // max_rep = curr - windowLow
+    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, ip as u32);
     let mut lazy_skipping = false;
     finder.start_block(src, ilimit);
 
@@ -320,12 +306,7 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
         }
     }
 
-    // If offset_1 started invalid and became valid, rotate the saved offsets.
-    if offset_saved1 != 0 && offset_1 != 0 {
-        offset_saved2 = offset_saved1;
-    }
-    rep[0] = if offset_1 != 0 { offset_1 } else { offset_saved1 };
-    rep[1] = if offset_2 != 0 { offset_2 } else { offset_saved2 };
+    saved_reps.finish(rep, offset_1, offset_2);
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
