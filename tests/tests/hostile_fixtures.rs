@@ -37,6 +37,7 @@ fn structural_defects_are_refused_at_open_with_a_named_reason() {
             "record_outside_data.zar",
             "outside the 41-byte compressed-data section",
         ),
+        ("root_named.zar", "root directory carries a name"),
     ];
     for (name, needle) in cases {
         let msg = open_err(name);
@@ -70,6 +71,22 @@ fn short_block_is_refused_on_read() {
         .read_to_end(&mut Vec::new())
         .unwrap_err();
     assert!(err.to_string().contains("decodes to 1000 bytes"), "{err}");
+}
+
+#[test]
+fn a_block_frame_declaring_another_content_size_fails_the_read_and_verify() {
+    for name in ["fcs_1gib.zar", "fcs_small.zar"] {
+        let a = Archive::open(zar(&format!("bad/{name}"))).unwrap();
+        let err = a
+            .open_file("a.bin")
+            .unwrap()
+            .read_to_end(&mut Vec::new())
+            .unwrap_err();
+        assert!(err.to_string().contains("block 0"), "{name}: {err}");
+        let report = zarkit::zar::verify(&a, 1, &|_| {}).unwrap();
+        assert_eq!(report.problems.len(), 1, "{name}");
+        assert_eq!(report.problems[0].block, 0, "{name}");
+    }
 }
 
 #[test]

@@ -313,3 +313,54 @@ fn long_names_are_written_correctly_with_a_warning() {
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
     assert_eq!(a.get(&long).unwrap().size(), 4);
 }
+
+#[cfg(unix)]
+#[test]
+fn names_an_archive_cannot_hold_fail_the_pack_or_are_skipped_never_renamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t");
+    std::fs::create_dir_all(tree.join("back")).unwrap();
+    std::fs::write(tree.join("back\\slash"), b"1").unwrap();
+    std::fs::write(tree.join("C:drive"), b"2").unwrap();
+    std::fs::write(tree.join("plain.txt"), b"3").unwrap();
+    let err = pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap_err();
+    match &err {
+        ZarError::UnstorableName { path, .. } => {
+            assert!(path.ends_with("C:drive") || path.ends_with("back\\slash"), "{err}")
+        }
+        other => panic!("expected UnstorableName, got {other}"),
+    }
+    let skip = PackOptions { skip_invalid_names: true, ..Default::default() };
+    let (bytes, s) = pack_dir_to(&tree, Vec::new(), &skip, &[], &mut |_| {}).unwrap();
+    assert_eq!(
+        s.warnings.iter().filter(|w| matches!(w, PackWarning::SkippedInvalidName(..))).count(),
+        2
+    );
+    let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    let paths: Vec<String> = a.walk().map(|e| e.path_display()).collect();
+    assert_eq!(paths, ["back", "plain.txt"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn following_links_skips_dangling_and_looping_ones_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t");
+    std::fs::create_dir_all(tree.join("d")).unwrap();
+    std::fs::write(tree.join("d/f"), b"x").unwrap();
+    std::os::unix::fs::symlink("missing", tree.join("dangling")).unwrap();
+    std::os::unix::fs::symlink("..", tree.join("d/up")).unwrap();
+    let follow = PackOptions { follow_symlinks: true, ..Default::default() };
+    let (bytes, s) = pack_dir_to(&tree, Vec::new(), &follow, &[], &mut |_| {}).unwrap();
+    let broken: Vec<_> = s
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            PackWarning::SkippedBrokenLink(p, _) => p.file_name().map(|n| n.to_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(broken, ["up", "dangling"], "canonical order: d/ before dangling");
+    let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    assert_eq!(a.file_count(), 1);
+}

@@ -111,11 +111,7 @@ fn usage_errors_exit_2_and_unimplemented_levels_are_refused() {
     );
     assert_eq!(code(&o), 0);
     let o = run!();
-    assert_eq!(
-        code(&o),
-        0,
-        "no arguments prints the help, as the reference tool"
-    );
+    assert_eq!(code(&o), 2, "no arguments is a usage error (the usage goes to stderr)");
 }
 
 #[test]

@@ -159,6 +159,30 @@ pub enum ZarError {
         /// What is wrong.
         reason: String,
     },
+    /// A file or directory on disk has a name a ZAR archive cannot hold (a `\\`, a drive
+    /// letter, ...). Packing refuses it rather than store it under another name.
+    #[error("{}: the name cannot be stored in a ZAR archive: {reason}; refusing to pack it under another name", path.display())]
+    UnstorableName {
+        /// The path on disk.
+        path: PathBuf,
+        /// Why the name cannot be stored.
+        reason: UnsafeName,
+    },
+    /// The output path exists and replacing it was not allowed.
+    #[error("{}: already exists", path.display())]
+    Exists {
+        /// The existing path.
+        path: PathBuf,
+    },
+    /// The archive's SHA-256 does not match the footer: its bytes were changed after it was
+    /// written. When extraction reports this, the files were written but cannot be trusted.
+    #[error("integrity hash mismatch: the footer says {stored}, the archive hashes to {computed}")]
+    HashMismatch {
+        /// The hash recorded in the footer, in hex.
+        stored: String,
+        /// The hash of the archive's bytes, in hex.
+        computed: String,
+    },
     /// Extraction finished, but some entries failed; each is listed.
     #[error("{} of the selected entries could not be extracted:\n{}", failures.len(), failures.iter().map(|f| format!("  {f}")).collect::<Vec<_>>().join("\n"))]
     ExtractFailed {

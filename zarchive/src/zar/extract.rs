@@ -15,7 +15,7 @@ use super::names;
 use super::reader::{Archive, Entry, EntryId};
 
 /// How to extract.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ExtractOptions {
     /// Replace existing files (default: an existing file is an error for that entry).
     pub overwrite: bool,
@@ -24,6 +24,22 @@ pub struct ExtractOptions {
     /// Files written in parallel (0 or 1: on the calling thread). Directories are always
     /// created first, in archive order.
     pub threads: usize,
+    /// When everything is extracted (`paths` empty), also check the archive's SHA-256
+    /// against its footer, alongside the extraction (default: on). A mismatch is reported
+    /// as [`ZarError::HashMismatch`] after the files were written. A partial extraction
+    /// reads only the blocks it needs and never checks the hash.
+    pub verify: bool,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions {
+            overwrite: false,
+            paths: Vec::new(),
+            threads: 0,
+            verify: true,
+        }
+    }
 }
 
 /// Progress of an extraction.
@@ -73,7 +89,55 @@ pub struct ExtractSummary {
 
 /// Extract the selected entries of `archive` under `dest` (created if missing). Returns an
 /// error listing every failed entry if any failed; the others are extracted regardless.
-pub fn extract<'a>(
+/// With [`ExtractOptions::verify`] and no paths selected, the archive's SHA-256 is checked
+/// on another thread while the files are written; a mismatch is
+/// [`ZarError::HashMismatch`] (or one more line of [`ZarError::ExtractFailed`]).
+pub fn extract(
+    archive: &Archive,
+    dest: &Path,
+    opts: &ExtractOptions,
+    progress: &mut dyn FnMut(ExtractEvent<'_>),
+) -> Result<ExtractSummary, ZarError> {
+    if !(opts.verify && opts.paths.is_empty()) {
+        return extract_entries(archive, dest, opts, progress);
+    }
+    let (result, hash) = std::thread::scope(|s| {
+        let hasher = std::thread::Builder::new()
+            .name("zar-extract-hash".into())
+            .spawn_scoped(s, || archive.compute_hash());
+        let result = extract_entries(archive, dest, opts, progress);
+        let hash = match hasher {
+            Ok(h) => h.join().unwrap_or_else(|_| archive.compute_hash()),
+            // No thread to spare: hash after the extraction.
+            Err(_) => archive.compute_hash(),
+        };
+        (result, hash)
+    });
+    let stored = archive.footer().integrity_hash;
+    let mismatch = match hash {
+        Ok(h) if h == stored => None,
+        Ok(h) => Some(ZarError::HashMismatch {
+            stored: hex(&stored),
+            computed: hex(&h),
+        }),
+        Err(e) => Some(e),
+    };
+    match (result, mismatch) {
+        (r, None) => r,
+        (Ok(_), Some(e)) => Err(e),
+        (Err(ZarError::ExtractFailed { mut failures }), Some(e)) => {
+            failures.push(e.to_string());
+            Err(ZarError::ExtractFailed { failures })
+        }
+        (Err(other), Some(_)) => Err(other),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn extract_entries<'a>(
     archive: &'a Archive,
     dest: &Path,
     opts: &ExtractOptions,
@@ -196,9 +260,16 @@ pub fn extract<'a>(
         rx.try_iter().for_each(&mut handle);
     } else {
         std::thread::scope(|s| {
-            for _ in 0..threads {
-                let tx = tx.clone();
-                s.spawn(|| work(tx));
+            // A thread the system refuses to start is not an error: the others (or this
+            // thread, if none started) do its share.
+            let started = (0..threads)
+                .take_while(|_| {
+                    let tx = tx.clone();
+                    std::thread::Builder::new().spawn_scoped(s, || work(tx)).is_ok()
+                })
+                .count();
+            if started == 0 {
+                work(tx.clone());
             }
             drop(tx);
             // Ends when every worker has dropped its sender.
@@ -258,12 +329,7 @@ fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, on_data: &mut dyn Fn
         Ok(m) if m.is_dir() => {
             return Err(ZarError::path(&target, "a directory of that name exists"));
         }
-        Ok(_) if !overwrite => {
-            return Err(ZarError::path(
-                &target,
-                "already exists (allow overwriting to replace it)",
-            ));
-        }
+        Ok(_) if !overwrite => return Err(ZarError::Exists { path: target }),
         _ => {}
     }
     let tmp = super::atomic::temp_builder(".zar-extract.")
@@ -287,7 +353,11 @@ fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, on_data: &mut dyn Fn
         .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
     drop(w);
     super::atomic::move_into_place(tmp, &target, overwrite).map_err(|err| {
-        ZarError::path(&target, format!("cannot move the extracted file into place: {err}"))
+        if err.kind() == std::io::ErrorKind::AlreadyExists {
+            ZarError::Exists { path: target.clone() }
+        } else {
+            ZarError::path(&target, format!("cannot move the extracted file into place: {err}"))
+        }
     })?;
     Ok(written)
 }

@@ -28,4 +28,4 @@ pub use reader::{
 };
 pub use source::ReadAt;
 pub use verify::{BlockProblem, VerifyReport, verify};
-pub use writer::{ArchiveWriter, Summary, Warning, WriterOptions};
+pub use writer::{ArchiveWriter, MAX_THREADS, Summary, Warning, WriterOptions};

@@ -117,12 +117,31 @@ pub fn decode_entry(table: &[u8], offset: usize) -> Option<std::ops::Range<usize
     (end <= table.len()).then_some(start..end)
 }
 
-/// Render a name for messages: UTF-8 where it is, escapes elsewhere.
+/// Render a name for messages and listings: printable text as it is (a `\\` stays one
+/// character), control characters as `\\n`, `\\t`, `\\r` or `\\xHH`, and bytes that are not
+/// UTF-8 as `\\xHH` — so a name can never break a line or hide as something else.
 pub fn display(name: &[u8]) -> String {
-    match std::str::from_utf8(name) {
-        Ok(s) => s.escape_debug().to_string(),
-        Err(_) => name.escape_ascii().to_string(),
+    let mut out = String::with_capacity(name.len());
+    for chunk in name.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -198,6 +217,14 @@ mod tests {
         assert_eq!(check_component(b"C:x"), Err(UnsafeName::DriveLetter));
         assert_eq!(check_component(b"z:"), Err(UnsafeName::DriveLetter));
         assert_eq!(check_component(b"ab:c"), Ok(()));
+    }
+
+    #[test]
+    fn display_keeps_text_and_escapes_only_what_would_mislead() {
+        assert_eq!(display(b"a\\"), "a\\");
+        assert_eq!(display("café \"x\"".as_bytes()), "café \"x\"");
+        assert_eq!(display(b"line\nbreak\ttab"), "line\\nbreak\\ttab");
+        assert_eq!(display(b"bad\xffbyte\x1b"), "bad\\xffbyte\\x1b");
     }
 
     #[test]

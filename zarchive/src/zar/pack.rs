@@ -22,6 +22,11 @@ pub struct PackOptions {
     pub follow_symlinks: bool,
     /// Replace an existing archive at the target path (default: refuse).
     pub overwrite: bool,
+    /// Leave out files and directories whose names a ZAR archive cannot hold (a `\\` in a
+    /// Unix file name, a drive-letter prefix), with a warning each. By default such a name
+    /// fails the pack with [`ZarError::UnstorableName`]: the archive would not hold the tree.
+    /// Such a name is never stored under another name.
+    pub skip_invalid_names: bool,
 }
 
 /// Progress of a pack, reported through the callback.
@@ -54,6 +59,11 @@ pub enum PackWarning {
     SkippedSymlink(PathBuf),
     /// Not a regular file or directory (fifo, socket, device): skipped.
     SkippedSpecial(PathBuf),
+    /// A name the archive cannot hold, skipped on request (with everything below it).
+    SkippedInvalidName(PathBuf, super::names::UnsafeName),
+    /// With links followed: a link whose target is missing or unreadable, or that leads back
+    /// to a directory above it (a loop), was skipped.
+    SkippedBrokenLink(PathBuf, String),
     /// A warning from the archive writer.
     Writer(Warning),
 }
@@ -71,6 +81,14 @@ impl std::fmt::Display for PackWarning {
                 "{}: not a regular file or directory, skipped",
                 p.display()
             ),
+            PackWarning::SkippedInvalidName(p, why) => write!(
+                f,
+                "{}: skipped: the name cannot be stored in a ZAR archive: {why}",
+                p.display()
+            ),
+            PackWarning::SkippedBrokenLink(p, why) => {
+                write!(f, "{}: symbolic link skipped: {why}", p.display())
+            }
             PackWarning::Writer(w) => w.fmt(f),
         }
     }
@@ -101,10 +119,7 @@ pub fn pack_dir(
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<PackSummary, ZarError> {
     if !opts.overwrite && out.symlink_metadata().is_ok() {
-        return Err(ZarError::path(
-            out,
-            "the output file already exists (allow overwriting to replace it)",
-        ));
+        return Err(ZarError::Exists { path: out.to_path_buf() });
     }
     if out.is_dir() {
         return Err(ZarError::path(out, "the output path is a directory"));
@@ -153,7 +168,11 @@ pub fn pack_dir(
     file.sync_all()
         .map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {e}")))?;
     super::atomic::move_into_place(tmp, out, opts.overwrite).map_err(|e| {
-        ZarError::path(out, format!("cannot move the finished archive into place: {e}"))
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            ZarError::Exists { path: out.to_path_buf() }
+        } else {
+            ZarError::path(out, format!("cannot move the finished archive into place: {e}"))
+        }
     })?;
     Ok(summary)
 }
@@ -168,7 +187,11 @@ pub fn pack_dir_to<W: Write>(
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<(W, PackSummary), ZarError> {
     let mut warnings = Vec::new();
-    let items = scan(dir, opts.follow_symlinks, skip, &mut warnings, progress)?;
+    let items = scan(
+        dir,
+        opts.follow_symlinks,
+        opts.skip_invalid_names,
+        skip, &mut warnings, progress)?;
     let files = items.iter().filter(|i| !i.is_dir).count() as u64;
     progress(PackEvent::Scanned {
         files,
@@ -229,6 +252,7 @@ pub fn pack_dir_to<W: Write>(
 fn scan(
     dir: &Path,
     follow: bool,
+    skip_invalid: bool,
     skip: &[PathBuf],
     warnings: &mut Vec<PackWarning>,
     progress: &mut dyn FnMut(PackEvent<'_>),
@@ -244,24 +268,40 @@ fn scan(
         .min_depth(1)
         .follow_links(follow)
         .sort_by(|a, b| names::compare(&os_bytes(a.file_name()), &os_bytes(b.file_name())));
-    for entry in walk {
-        let entry = entry.map_err(|e| {
-            let path = e
-                .path()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| dir.to_path_buf());
-            let reason = match (e.loop_ancestor(), e.io_error()) {
-                (Some(a), _) => format!("symbolic link loop back to {}", a.display()),
-                (None, Some(io)) => format!("cannot read: {io}"),
-                _ => e.to_string(),
-            };
-            ZarError::path(path, reason)
-        })?;
-        let ft = entry.file_type();
+    let mut walk = walk.into_iter();
+    while let Some(entry) = walk.next() {
         let mut warn = |w: PackWarning| {
             progress(PackEvent::Warning(&w));
             warnings.push(w);
         };
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                let path = e
+                    .path()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| dir.to_path_buf());
+                let reason = match (e.loop_ancestor(), e.io_error()) {
+                    (Some(a), _) => format!("it loops back to {}", a.display()),
+                    (None, Some(io)) if io.kind() == std::io::ErrorKind::NotFound => {
+                        "its target does not exist".to_string()
+                    }
+                    (None, Some(io)) => format!("cannot read: {io}"),
+                    _ => e.to_string(),
+                };
+                // With links followed, a dangling or looping link is skipped (as `tar -h`
+                // does) rather than failing the whole pack; any other error fails it.
+                let is_link = path
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink());
+                if follow && is_link && path != dir {
+                    warn(PackWarning::SkippedBrokenLink(path, reason));
+                    continue;
+                }
+                return Err(ZarError::path(path, reason));
+            }
+        };
+        let ft = entry.file_type();
         if ft.is_symlink() {
             warn(PackWarning::SkippedSymlink(entry.path().to_path_buf()));
             continue;
@@ -275,6 +315,27 @@ fn scan(
             && let Ok(c) = entry.path().canonicalize()
             && skip.contains(&c)
         {
+            continue;
+        }
+        // The name must be stored as it is, or not at all: a `\\` in a Unix name would
+        // otherwise become a directory separator in the archive.
+        let name = component_bytes(entry.file_name()).ok_or_else(|| {
+            ZarError::path(
+                entry.path(),
+                "the name is not valid Unicode and cannot be stored portably",
+            )
+        })?;
+        if let Err(reason) = names::check_component(&name) {
+            if !skip_invalid {
+                return Err(ZarError::UnstorableName {
+                    path: entry.path().to_path_buf(),
+                    reason,
+                });
+            }
+            warn(PackWarning::SkippedInvalidName(entry.path().to_path_buf(), reason));
+            if ft.is_dir() {
+                walk.skip_current_dir();
+            }
             continue;
         }
         let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());

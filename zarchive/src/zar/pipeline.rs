@@ -64,11 +64,22 @@ impl Pipeline {
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
             let (rx, tx, comp) = (job_rx.clone(), res_tx.clone(), compressor.clone());
-            let h = std::thread::Builder::new()
+            match std::thread::Builder::new()
                 .name(format!("zar-compress-{i}"))
-                .spawn(move || worker(comp, rx, tx))?;
-            handles.push(h);
+                .spawn(move || worker(comp, rx, tx))
+            {
+                Ok(h) => handles.push(h),
+                // The system refused another thread: go on with those that started.
+                Err(_) => break,
+            }
         }
+        if handles.is_empty() {
+            return Ok(Pipeline::Inline {
+                ctx: compressor.context()?,
+                ready: None,
+            });
+        }
+        let threads = handles.len();
         Ok(Pipeline::Threads(Workers {
             jobs: Some(job_tx),
             results: res_rx,

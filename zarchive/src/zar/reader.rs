@@ -56,6 +56,22 @@ impl OpenOptions {
     /// Open the archive at `path`.
     pub fn open(&self, path: impl AsRef<Path>) -> Result<Archive, ZarError> {
         let path = path.as_ref();
+        // Checked before opening: opening a fifo would wait for a writer, and its length (0)
+        // would only give a misleading "too small".
+        match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => {
+                let what = if m.is_dir() {
+                    "a directory"
+                } else {
+                    "not a regular file (a pipe, socket or device)"
+                };
+                return Err(ZarError::path(
+                    path,
+                    format!("is {what}; an archive is read at random positions and must be a file (read a stream into memory and open that instead)"),
+                ));
+            }
+            _ => {}
+        }
         let file = File::open(path)
             .map_err(|e| ZarError::io(format!("cannot open {}", path.display()), e))?;
         let source: Box<dyn ReadAt> = match self.mmap.then(|| Mapped::map(&file)) {
@@ -307,12 +323,22 @@ impl Archive {
         first_bad_block: Option<(u64, String)>,
     ) -> Result<(), ZarError> {
         let n = raw.len();
-        let RawNode::Dir { .. } = raw[0] else {
+        let RawNode::Dir { name_offset, .. } = raw[0] else {
             return Err(ZarError::BadTree {
                 path: "/".into(),
                 reason: "the root node is a file, not a directory".into(),
             });
         };
+        // The root has no name (offset 0x7FFFFFFF); the reference reader refuses one that has.
+        if name_offset != ROOT_NAME_OFFSET {
+            return Err(ZarError::BadTree {
+                path: "/".into(),
+                reason: format!(
+                    "the root directory carries a name (name-table offset {name_offset}, where \
+                     0x7FFFFFFF means no name)"
+                ),
+            });
+        }
         const UNVISITED: u32 = u32::MAX;
         // Nodes not reachable from the root stay as placeholders and are never exposed.
         self.nodes = vec![
@@ -633,7 +659,7 @@ impl Archive {
                 zstd::ZstdError::TooLarge { .. } => {
                     format!("decodes to more than {BLOCK_SIZE} bytes")
                 }
-                ref other => format!("corrupt zstd data ({other})"),
+                ref other => other.to_string(),
             };
             ZarError::Block {
                 block,

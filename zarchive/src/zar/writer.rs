@@ -95,6 +95,9 @@ impl Default for WriterOptions {
     }
 }
 
+/// The most compression threads a writer starts, whatever it is asked for.
+pub const MAX_THREADS: usize = 256;
+
 impl WriterOptions {
     /// Defaults: zstd level 6 blocks (as the reference tool), one thread.
     pub fn new() -> Self {
@@ -105,9 +108,11 @@ impl WriterOptions {
         self.compressor = c;
         self
     }
-    /// Number of compression threads (1 = compress on the calling thread).
+    /// Number of compression threads (1 = compress on the calling thread), at most
+    /// [`MAX_THREADS`]. Each thread holds one compression context; if the system refuses to
+    /// start a thread, the writer goes on with those that started.
     pub fn threads(mut self, n: usize) -> Self {
-        self.threads = n.max(1);
+        self.threads = n.clamp(1, MAX_THREADS);
         self
     }
     /// The configured thread count.

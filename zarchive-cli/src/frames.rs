@@ -1,0 +1,185 @@
+//! `zarchive compress` and `zarchive decompress`: standard zstd frames, with the `zstd`
+//! tool's conventions for output files (kept unless `-f`, never the input itself, removed
+//! when the operation fails).
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use zarkit::zstd;
+
+use crate::output::{self, OutputFile, count, is_dash};
+use crate::pack::parse_level;
+use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
+
+/// Arguments of `zarchive compress`.
+#[derive(Args, Debug)]
+pub struct CompressArgs {
+    /// Input file, or `-` for standard input.
+    input: PathBuf,
+    /// Output file, or `-` for standard output (default: INPUT.zst; standard output when
+    /// the input is `-`).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// zstd level, from -131072 to 22.
+    #[arg(short, long, default_value = "3", allow_hyphen_values = true)]
+    level: String,
+    /// Replace the output file if it exists.
+    #[arg(short, long)]
+    force: bool,
+}
+
+/// Arguments of `zarchive decompress`.
+#[derive(Args, Debug)]
+pub struct DecompressArgs {
+    /// Input file, or `-` for standard input.
+    input: PathBuf,
+    /// Output file, or `-` for standard output (default: INPUT without its `.zst`;
+    /// standard output when the input is `-`).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(short, long)]
+    force: bool,
+}
+
+fn read_input(input: &Path) -> Result<Vec<u8>, Failure> {
+    let mut data = Vec::new();
+    if is_dash(input) {
+        io::stdin()
+            .lock()
+            .read_to_end(&mut data)
+            .map_err(|e| fail(EXIT_FAILURE, format!("reading standard input: {e}")))?;
+    } else {
+        data = std::fs::read(input)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", input.display())))?;
+    }
+    Ok(data)
+}
+
+/// Refuse to write over the input: `zarchive compress x -o x` would destroy it.
+fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
+    if !is_dash(input) && !is_dash(output) && output::same_file(input, output) {
+        return Err(fail(
+            EXIT_USAGE,
+            format!(
+                "{}: the output is the input file itself; refusing to overwrite it",
+                output.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Write `produce`'s bytes to `output`: standard output, or a file that appears only when
+/// complete (so a failure leaves no partial output and keeps an existing file intact).
+fn write_output(
+    output: &Path,
+    force: bool,
+    binary_to_terminal_ok: bool,
+    produce: impl FnOnce(&mut dyn Write) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    if is_dash(output) {
+        let stdout = io::stdout();
+        if !binary_to_terminal_ok && stdout.is_terminal() {
+            return Err(fail(
+                EXIT_USAGE,
+                "refusing to write compressed data to a terminal; redirect standard output or give -o",
+            ));
+        }
+        let mut w = io::BufWriter::new(stdout.lock());
+        match produce(&mut w) {
+            Err(f) => {
+                // What was written already cannot be taken back; say so.
+                let _ = w.flush();
+                return Err(fail(
+                    f.code,
+                    format!("{} (the output written so far is incomplete)", f.message),
+                ));
+            }
+            Ok(()) => return output::ignore_broken_pipe(w.flush()),
+        }
+    }
+    let mut file = OutputFile::create(output, force)?;
+    {
+        let mut w = io::BufWriter::new(file.file());
+        produce(&mut w)?;
+        w.flush()
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+    }
+    file.commit()
+}
+
+/// Run `zarchive compress`.
+pub fn compress(a: CompressArgs) -> Result<(), Failure> {
+    let level = parse_level(&a.level, false)?;
+    let output = a.output.clone().unwrap_or_else(|| {
+        if is_dash(&a.input) {
+            PathBuf::from("-")
+        } else {
+            let mut name = a.input.clone().into_os_string();
+            name.push(".zst");
+            PathBuf::from(name)
+        }
+    });
+    refuse_same_file(&a.input, &output)?;
+    if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
+        return Err(zarkit::zar::ZarError::Exists { path: output }.into());
+    }
+    let data = read_input(&a.input)?;
+    let frame = zstd::compress(&data, level).map_err(|e| match e {
+        zstd::ZstdError::UnsupportedLevelForSize { level, size } => {
+            let window = 1u64 << zstd::params::cparams(level, size as u64).window_log;
+            let limit = window.min(zstd::MAX_SOURCE_SIZE as u64);
+            fail(
+                EXIT_USAGE,
+                format!(
+                    "{}: {} is too large for this encoder at level {level}: it compresses at most {} in one frame at this level (larger inputs are not supported yet)",
+                    a.input.display(),
+                    count(size as u64, "byte", "bytes"),
+                    count(limit, "byte", "bytes"),
+                ),
+            )
+        }
+        other => fail(EXIT_USAGE, other.to_string()),
+    })?;
+    write_output(&output, a.force, false, |w| {
+        w.write_all(&frame)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))
+    })
+}
+
+/// Run `zarchive decompress`.
+pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
+    let output = match a.output.clone() {
+        Some(o) => o,
+        None if is_dash(&a.input) => PathBuf::from("-"),
+        None => match a.input.to_str().and_then(|s| s.strip_suffix(".zst")) {
+            Some(stem) if !stem.is_empty() && !stem.ends_with('/') => PathBuf::from(stem),
+            _ => {
+                return Err(fail(
+                    EXIT_USAGE,
+                    format!(
+                        "{}: no .zst suffix to remove, so no output name to derive; give it with -o",
+                        a.input.display()
+                    ),
+                ));
+            }
+        },
+    };
+    refuse_same_file(&a.input, &output)?;
+    if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
+        return Err(zarkit::zar::ZarError::Exists { path: output }.into());
+    }
+    let data = read_input(&a.input)?;
+    let shown = if is_dash(&a.input) {
+        "standard input".to_string()
+    } else {
+        a.input.display().to_string()
+    };
+    write_output(&output, a.force, true, |w| {
+        zstd::decode::decompress_to(&data, &mut &mut *w)
+            .map(|_| ())
+            .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))
+    })
+}

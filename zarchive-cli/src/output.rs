@@ -1,0 +1,212 @@
+//! What the subcommands share: progress bars, thread counts, wording, archives from `-`,
+//! and output files that appear only when complete.
+
+use std::io::{self, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use zarkit::zar::{Archive, ZarError};
+
+use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
+
+/// `n` and the noun, singular or plural: "1 file", "2 files".
+pub fn count(n: u64, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
+/// The message for a library error, with the command-line option that changes the outcome
+/// where there is one.
+pub fn explain(e: &ZarError) -> String {
+    match e {
+        ZarError::Exists { .. } => format!("{e}; use -f to replace it"),
+        ZarError::UnstorableName { .. } => {
+            format!("{e}; use --skip-invalid-names to leave such names out")
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// Threads for `-j N`: all cores by default, and never more than the cores there are
+/// (the work is CPU-bound; more threads would only cost memory).
+pub fn threads(requested: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    requested.unwrap_or(cores).clamp(1, cores)
+}
+
+/// A progress bar on stderr when it is a terminal and `quiet` is off; hidden otherwise.
+pub fn bar(quiet: bool, len: u64, unit_bytes: bool) -> ProgressBar {
+    if quiet || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let template = if unit_bytes {
+        "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, {eta}) {msg}"
+    } else {
+        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} blocks ({eta}) {msg}"
+    };
+    let pb = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        pb.set_style(style);
+    }
+    pb
+}
+
+/// Whether `path` is `-` (standard input or output).
+pub fn is_dash(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// Open an archive from a file, or from standard input when `path` is `-` (read into
+/// memory: an archive is read at random positions).
+pub fn open_archive(path: &Path) -> Result<Archive, Failure> {
+    try_open(path)?.map_err(|e| fail(EXIT_FAILURE, archive_error(path, &e)))
+}
+
+/// The message for an archive that failed to open, naming it.
+pub fn archive_error(path: &Path, e: &ZarError) -> String {
+    match e {
+        ZarError::Path { .. } => e.to_string(),
+        e if is_dash(path) => format!("standard input: {e}"),
+        e => format!("{}: {e}", path.display()),
+    }
+}
+
+/// Open an archive: the outer error is a failure to read standard input, the inner one the
+/// archive's own (I/O on the file, or an index that does not validate).
+pub fn try_open(path: &Path) -> Result<Result<Archive, ZarError>, Failure> {
+    if is_dash(path) {
+        let stdin = io::stdin();
+        if stdin.is_terminal() {
+            return Err(fail(
+                EXIT_USAGE,
+                "refusing to read an archive from a terminal; redirect standard input",
+            ));
+        }
+        let mut bytes = Vec::new();
+        stdin
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(EXIT_FAILURE, format!("reading standard input: {e}")))?;
+        return Ok(Archive::from_reader(io::Cursor::new(bytes)));
+    }
+    Ok(Archive::open(path))
+}
+
+/// Turn a broken pipe on standard output (`| head`) into success, as other tools do.
+pub fn ignore_broken_pipe(r: io::Result<()>) -> Result<(), Failure> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(fail(
+            EXIT_FAILURE,
+            format!("writing to standard output: {e}"),
+        )),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Lower-case hex.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Whether `a` and `b` name the same existing file (same device and inode on Unix; same
+/// canonical path elsewhere).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match (a.canonicalize(), b.canonicalize()) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        }
+    }
+}
+
+/// A file written under a temporary name beside its target and renamed into place only when
+/// complete (`commit`); dropped without `commit`, it is removed, so a failure never leaves a
+/// partial or corrupt output. It is created with the ordinary mode for new files (0666 less
+/// the process umask), never 0600.
+pub struct OutputFile {
+    tmp: tempfile::NamedTempFile,
+    target: PathBuf,
+    overwrite: bool,
+}
+
+impl OutputFile {
+    /// Prepare to write `target`. Without `overwrite`, an existing target is refused now
+    /// (and again, atomically, at `commit`).
+    pub fn create(target: &Path, overwrite: bool) -> Result<OutputFile, Failure> {
+        if !overwrite && target.symlink_metadata().is_ok() {
+            return Err(ZarError::Exists {
+                path: target.to_path_buf(),
+            }
+            .into());
+        }
+        if target.is_dir() {
+            return Err(fail(
+                EXIT_FAILURE,
+                format!("{}: is a directory", target.display()),
+            ));
+        }
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut b = tempfile::Builder::new();
+        let prefix = format!(".{name}.");
+        b.prefix(&prefix).suffix(".partial");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            b.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = b.tempfile_in(dir).map_err(|e| {
+            fail(
+                EXIT_FAILURE,
+                format!("{}: cannot create a temporary file: {e}", dir.display()),
+            )
+        })?;
+        Ok(OutputFile {
+            tmp,
+            target: target.to_path_buf(),
+            overwrite,
+        })
+    }
+
+    /// The file to write to.
+    pub fn file(&mut self) -> &mut std::fs::File {
+        self.tmp.as_file_mut()
+    }
+
+    /// Move the finished file into place.
+    pub fn commit(self) -> Result<(), Failure> {
+        let target = self.target;
+        let r = if self.overwrite {
+            self.tmp.persist(&target).map(|_| ())
+        } else {
+            self.tmp.persist_noclobber(&target).map(|_| ())
+        };
+        r.map_err(|e| {
+            if e.error.kind() == io::ErrorKind::AlreadyExists {
+                ZarError::Exists { path: target.clone() }.into()
+            } else {
+                fail(
+                    EXIT_FAILURE,
+                    format!("{}: cannot move the output into place: {}", target.display(), e.error),
+                )
+            }
+        })
+    }
+}

@@ -1,0 +1,405 @@
+//! The subcommands that read an archive: `extract`, `list`, `verify`, `cat`, `info`.
+
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use zarkit::zar::{self, ZarError};
+
+use crate::output::{self, count, hex, open_archive};
+use crate::{EXIT_DAMAGED, EXIT_FAILURE, EXIT_USAGE, Failure, fail};
+
+/// How many paths a summary of repeated failures ("already exists") names.
+const SHOWN_PATHS: usize = 5;
+
+/// Arguments of `zarchive extract`.
+#[derive(Args, Debug)]
+#[command(after_help = "A full extraction also checks the archive's SHA-256 while it writes \
+(exit 3 on a mismatch; --no-verify skips it). Extracting only some PATHs reads just the \
+blocks they need and does not check the hash.")]
+pub struct ExtractArgs {
+    /// The archive, or `-` for standard input.
+    archive: PathBuf,
+    /// Destination directory (default: ARCHIVE_extracted beside the archive).
+    #[arg(short = 'C', long = "directory")]
+    dest: Option<PathBuf>,
+    /// Archive paths to extract (a directory extracts its subtree).
+    paths: Vec<String>,
+    /// Overwrite existing files.
+    #[arg(short, long)]
+    force: bool,
+    /// Files written in parallel (default: all cores; at most the number of cores).
+    #[arg(short = 'j', long)]
+    threads: Option<usize>,
+    /// Do not check the archive's SHA-256 during a full extraction.
+    #[arg(long)]
+    no_verify: bool,
+    /// No progress bar or summary (warnings and errors still print).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+impl ExtractArgs {
+    /// The reference tool's `zarchive FILE.zar [OUTDIR]`.
+    pub fn positional(archive: PathBuf, dest: Option<PathBuf>) -> ExtractArgs {
+        ExtractArgs {
+            archive,
+            dest,
+            paths: Vec::new(),
+            force: false,
+            threads: None,
+            no_verify: false,
+            quiet: false,
+        }
+    }
+}
+
+/// Arguments of `zarchive list`.
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// The archive, or `-` for standard input.
+    archive: PathBuf,
+    /// JSON output: an array of {path, type, size, offset}.
+    #[arg(long)]
+    json: bool,
+    /// Show sizes and stream offsets.
+    #[arg(short, long)]
+    long: bool,
+}
+
+/// Arguments of `zarchive verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The archive, or `-` for standard input.
+    archive: PathBuf,
+    /// Threads (default: all cores; at most the number of cores).
+    #[arg(short = 'j', long)]
+    threads: Option<usize>,
+    /// No progress bar and no "OK" line (problems still print).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Arguments of `zarchive cat`.
+#[derive(Args, Debug)]
+#[command(after_help = "Reads only the blocks the range needs: the archive's SHA-256 is not \
+checked (use `zarchive verify` for that).")]
+pub struct CatArgs {
+    /// The archive, or `-` for standard input.
+    archive: PathBuf,
+    /// The file's path in the archive.
+    path: String,
+    /// First byte to write.
+    #[arg(long, default_value_t = 0)]
+    offset: u64,
+    /// Number of bytes to write (default: to the end of the file).
+    #[arg(long)]
+    length: Option<u64>,
+}
+
+/// Arguments of `zarchive info`.
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The archive, or `-` for standard input.
+    archive: PathBuf,
+}
+
+/// Run `zarchive extract`.
+pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
+    let dest = match a.dest {
+        Some(d) => d,
+        None if output::is_dash(&a.archive) => {
+            return Err(fail(
+                EXIT_USAGE,
+                "give the destination with -C DIR when the archive comes from standard input",
+            ));
+        }
+        None => {
+            let stem = a
+                .archive
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "archive".into());
+            a.archive
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join(format!("{stem}_extracted"))
+        }
+    };
+    let archive = open_archive(&a.archive)?;
+    if !a.quiet {
+        eprintln!("Extracting to {}", dest.display());
+    }
+    let pb = output::bar(a.quiet, 0, true);
+    let opts = zar::ExtractOptions {
+        overwrite: a.force,
+        paths: a.paths,
+        threads: output::threads(a.threads),
+        verify: !a.no_verify,
+    };
+    // Existing files are summarised (count and the first few), not listed one per line.
+    let mut existing: Vec<String> = Vec::new();
+    let result = zar::extract(&archive, &dest, &opts, &mut |ev| match ev {
+        zar::ExtractEvent::Selected { bytes, .. } => pb.set_length(bytes),
+        zar::ExtractEvent::Data(n) => pb.inc(n),
+        zar::ExtractEvent::Entry { entry } if !pb.is_hidden() => {
+            pb.set_message(entry.path_display())
+        }
+        zar::ExtractEvent::Failed {
+            error: ZarError::Exists { path },
+            ..
+        } => existing.push(path.display().to_string()),
+        zar::ExtractEvent::Failed { error, .. } => {
+            pb.suspend(|| eprintln!("zarchive: error: {error}"))
+        }
+        zar::ExtractEvent::Warning { path, message } => {
+            pb.suspend(|| eprintln!("zarchive: warning: {path}: {message}"))
+        }
+        _ => {}
+    });
+    pb.finish_and_clear();
+    if !existing.is_empty() {
+        let mut shown = existing
+            .iter()
+            .take(SHOWN_PATHS)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if existing.len() > SHOWN_PATHS {
+            shown.push_str(&format!(", and {} more", existing.len() - SHOWN_PATHS));
+        }
+        eprintln!(
+            "zarchive: error: {} already {}, not replaced (use -f to overwrite): {shown}",
+            count(existing.len() as u64, "file", "files"),
+            if existing.len() == 1 { "exists" } else { "exist" },
+        );
+    }
+    match result {
+        Ok(s) => {
+            if !a.quiet {
+                eprintln!(
+                    "{}, {}, {} extracted",
+                    count(s.files, "file", "files"),
+                    count(s.dirs, "directory", "directories"),
+                    count(s.bytes, "byte", "bytes"),
+                );
+            }
+            Ok(())
+        }
+        Err(e @ ZarError::HashMismatch { .. }) => Err(fail(
+            EXIT_DAMAGED,
+            format!(
+                "{}: the archive is damaged: {e}; the extracted files cannot be trusted",
+                a.archive.display()
+            ),
+        )),
+        Err(ZarError::ExtractFailed { failures }) => {
+            let damaged: Vec<&String> = failures
+                .iter()
+                .filter(|f| f.starts_with("integrity hash mismatch"))
+                .collect();
+            for d in &damaged {
+                eprintln!("zarchive: error: {}: the archive is damaged: {d}", a.archive.display());
+            }
+            let n = (failures.len() - damaged.len()) as u64;
+            Err(fail(
+                EXIT_FAILURE,
+                format!(
+                    "{} could not be extracted (listed above)",
+                    count(n, "entry", "entries")
+                ),
+            ))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Run `zarchive list`.
+pub fn list(a: ListArgs) -> Result<(), Failure> {
+    let archive = open_archive(&a.archive)?;
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let res: io::Result<()> = (|| {
+        if a.json {
+            let items: Vec<serde_json::Value> = archive
+                .walk()
+                .map(|e| {
+                    let path = String::from_utf8_lossy(&e.path()).into_owned();
+                    match e.kind() {
+                        zar::EntryKind::File { offset, size } => {
+                            serde_json::json!({ "path": path, "type": "file", "size": size, "offset": offset })
+                        }
+                        zar::EntryKind::Dir => serde_json::json!({ "path": path, "type": "dir" }),
+                    }
+                })
+                .collect();
+            // Rendered first, so a closed pipe is an ordinary write error (ignored below).
+            let text = serde_json::to_string_pretty(&items).map_err(io::Error::other)?;
+            out.write_all(text.as_bytes())?;
+            writeln!(out)?;
+        } else {
+            for e in archive.walk() {
+                // Control characters escaped, as `ls` does on a terminal: one line per entry.
+                let path = zar::names::display(&e.path());
+                let slash = if e.is_dir() { "/" } else { "" };
+                match (a.long, e.kind()) {
+                    (true, zar::EntryKind::File { offset, size }) => {
+                        writeln!(out, "{size:>14} {offset:>14}  {path}")?
+                    }
+                    (true, zar::EntryKind::Dir) => {
+                        writeln!(out, "{:>14} {:>14}  {path}/", "-", "-")?
+                    }
+                    (false, _) => writeln!(out, "{path}{slash}")?,
+                }
+            }
+        }
+        out.flush()
+    })();
+    output::ignore_broken_pipe(res)
+}
+
+/// Run `zarchive verify`.
+pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
+    let shown = a.archive.display();
+    let archive = match output::try_open(&a.archive)? {
+        Ok(x) => x,
+        // A file that cannot be read is a failure; an index that does not validate is damage.
+        Err(e @ (ZarError::Io { .. } | ZarError::Path { .. })) => {
+            return Err(fail(EXIT_FAILURE, output::archive_error(&a.archive, &e)));
+        }
+        Err(e) => {
+            return Err(fail(
+                EXIT_DAMAGED,
+                format!("{shown}: damaged: {e}"),
+            ));
+        }
+    };
+    let pb = output::bar(a.quiet, archive.block_count(), false);
+    let report = zar::verify(&archive, output::threads(a.threads), &|n| pb.set_position(n))
+        .map_err(Failure::from)?;
+    pb.finish_and_clear();
+    let mut problems = Vec::new();
+    if !report.hash_ok() {
+        problems.push(format!(
+            "integrity hash mismatch: the footer says {}, the file hashes to {}",
+            hex(&report.stored_hash),
+            hex(&report.computed_hash)
+        ));
+    }
+    for p in &report.problems {
+        let files = if p.files.is_empty() {
+            "no file uses it".to_string()
+        } else {
+            format!("files: {}", p.files.join(", "))
+        };
+        problems.push(format!(
+            "block {} ({} at offset {}): {}; {files}",
+            p.block,
+            count(p.extent.1, "byte", "bytes"),
+            p.extent.0,
+            p.error
+        ));
+    }
+    if problems.is_empty() {
+        if !a.quiet {
+            println!(
+                "{shown}: OK ({} decoded, SHA-256 {})",
+                count(report.blocks, "block", "blocks"),
+                hex(&report.computed_hash)
+            );
+        }
+        Ok(())
+    } else {
+        for p in &problems {
+            println!("{shown}: {p}");
+        }
+        Err(fail(
+            EXIT_DAMAGED,
+            format!(
+                "{shown}: verify failed ({})",
+                count(problems.len() as u64, "problem", "problems")
+            ),
+        ))
+    }
+}
+
+/// Run `zarchive cat`.
+pub fn cat(a: CatArgs) -> Result<(), Failure> {
+    let archive = open_archive(&a.archive)?;
+    let mut r = archive.open_file(&a.path)?;
+    let size = r.len();
+    let (path, offset) = (&a.path, a.offset);
+    if offset > size {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!(
+                "offset {offset} is beyond the end of {path} ({})",
+                count(size, "byte", "bytes")
+            ),
+        ));
+    }
+    let len = a.length.unwrap_or(size - offset);
+    if len > size - offset {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!(
+                "range {offset}+{len} is beyond the end of {path} ({})",
+                count(size, "byte", "bytes")
+            ),
+        ));
+    }
+    r.seek(SeekFrom::Start(offset))
+        .map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match io::copy(&mut r.take(len), &mut out) {
+        Ok(_) => output::ignore_broken_pipe(out.flush()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(fail(EXIT_FAILURE, format!("{path}: {e}"))),
+    }
+}
+
+/// Run `zarchive info`.
+pub fn info(a: InfoArgs) -> Result<(), Failure> {
+    let archive = open_archive(&a.archive)?;
+    let f = archive.footer();
+    let mut raw = 0u64;
+    for b in 0..archive.block_count() {
+        if archive.block_extent(b)?.1 == zar::format::BLOCK_SIZE_U64 {
+            raw += 1;
+        }
+    }
+    let data: u64 = archive.walk().map(|e| e.size()).sum();
+    println!("archive:          {}", a.archive.display());
+    println!("format:           ZAR version 1");
+    println!(
+        "archive size:     {}",
+        count(archive.archive_size(), "byte", "bytes")
+    );
+    println!("files:            {}", archive.file_count());
+    println!("directories:      {} (with the root)", archive.dir_count());
+    println!("file data:        {}", count(data, "byte", "bytes"));
+    println!(
+        "blocks:           {} of 64 KiB ({raw} stored raw, {} compressed)",
+        archive.block_count(),
+        archive.block_count() - raw
+    );
+    println!(
+        "compressed data:  {}",
+        count(f.compressed_data.size, "byte", "bytes")
+    );
+    if data > 0 {
+        println!(
+            "ratio:            {:.2} % of the file data",
+            archive.archive_size() as f64 / data as f64 * 100.0
+        );
+    }
+    println!(
+        "index:            {} of offset records, {} of names, {}",
+        count(f.offset_records.size, "byte", "bytes"),
+        count(f.names.size, "byte", "bytes"),
+        count(f.file_tree.size / 16, "node", "nodes")
+    );
+    println!("SHA-256 (footer): {}", hex(&f.integrity_hash));
+    Ok(())
+}

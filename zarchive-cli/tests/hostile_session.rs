@@ -1,0 +1,415 @@
+//! What a hostile user session found (issue 9): each test failed before its fix.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn zarchive(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+macro_rules! run {
+    ($($a:expr),* $(,)?) => { zarchive(&[$(std::ffi::OsStr::new(&$a)),*]) };
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/zar")
+        .join(rel)
+}
+
+/// A small tree: `t/a.txt`, `t/sub/b.bin`.
+fn small_tree(root: &Path) -> PathBuf {
+    let t = root.join("t");
+    std::fs::create_dir_all(t.join("sub")).unwrap();
+    std::fs::write(t.join("a.txt"), b"hello archive").unwrap();
+    std::fs::write(t.join("sub/b.bin"), vec![7u8; 100_000]).unwrap();
+    t
+}
+
+// 1. A `\` in a Unix file name is never stored as a separator.
+#[cfg(unix)]
+#[test]
+fn pack_refuses_a_backslash_name_by_its_real_path_and_skips_it_only_on_request() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    std::fs::create_dir_all(t.join("back")).unwrap();
+    std::fs::write(t.join("back\\slash"), b"x").unwrap();
+    std::fs::write(t.join("z\\"), b"y").unwrap();
+    let out = d.path().join("o.zar");
+    let o = run!("pack", "-q", t, "-o", out);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("back\\slash"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--skip-invalid-names"), "{}", stderr(&o));
+    assert!(!out.exists());
+
+    let o = run!("pack", "-q", t, "-o", out, "--skip-invalid-names");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("back\\slash") && stderr(&o).contains("z\\"), "{}", stderr(&o));
+    let o = run!("list", out);
+    let listed = stdout(&o);
+    assert_eq!(listed, "a.txt\nback/\nsub/\nsub/b.bin\n", "nothing renamed");
+}
+
+// 2. The reader side: a named root is refused at open; a block whose frame declares the
+//    wrong content size is damage.
+#[test]
+fn a_root_with_a_name_is_refused_and_verify_calls_it_damaged() {
+    let o = run!("list", fixture("bad/root_named.zar"));
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("root directory carries a name"), "{}", stderr(&o));
+    assert_eq!(code(&run!("verify", "-q", fixture("bad/root_named.zar"))), 3);
+}
+
+#[test]
+fn verify_and_reads_refuse_a_block_whose_frame_declares_another_content_size() {
+    for (name, declared) in [("fcs_1gib.zar", "1073741824"), ("fcs_small.zar", "65535")] {
+        let o = run!("verify", "-q", fixture(&format!("bad/{name}")));
+        assert_eq!(code(&o), 3, "{name}: {}", stdout(&o));
+        assert!(stdout(&o).contains("block 0"), "{name}: {}", stdout(&o));
+        let _ = declared;
+        let o = run!("cat", fixture(&format!("bad/{name}")), "a.bin");
+        assert_eq!(code(&o), 1, "{name}");
+        assert!(o.stdout.len() < 65536, "{name}: no wrong block was written");
+    }
+}
+
+/// A zstd frame: magic, `fhd`, the header `rest`, then one last raw block of `content`,
+/// then `trailer` (a checksum).
+fn frame(fhd: u8, rest: &[u8], content: &[u8], trailer: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x28, 0xB5, 0x2F, 0xFD, fhd];
+    f.extend_from_slice(rest);
+    let bh = ((content.len() as u32) << 3) | 1;
+    f.extend_from_slice(&bh.to_le_bytes()[..3]);
+    f.extend_from_slice(content);
+    f.extend_from_slice(trailer);
+    f
+}
+
+#[test]
+fn decompress_of_a_bad_frame_exits_1_names_the_problem_and_leaves_no_output() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        // single segment + checksum flag, FCS 5, checksum that cannot match.
+        ("checksum", frame(0x24, &[5], b"hello", &[0xEF, 0xBE, 0xAD, 0xDE])),
+        // single segment, declared 10 bytes, holds 5.
+        ("content size", frame(0x20, &[10], b"hello", &[])),
+        // reserved bit 3 set.
+        ("reserved", frame(0x28, &[5], b"hello", &[])),
+    ];
+    for (what, bytes) in cases {
+        let input = d.path().join(format!("{}.zst", what.replace(' ', "_")));
+        std::fs::write(&input, &bytes).unwrap();
+        let out = d.path().join("out");
+        let o = run!("decompress", input, "-o", out);
+        assert_eq!(code(&o), 1, "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains("byte"), "names the offset: {}", stderr(&o));
+        assert!(!stderr(&o).contains("Error("), "no debug dump: {}", stderr(&o));
+        assert!(!out.exists(), "{what}: no partial output");
+        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(!left.iter().any(|n| n.to_string_lossy().ends_with(".partial")), "{left:?}");
+    }
+}
+
+#[test]
+fn decompress_reports_garbage_in_plain_words() {
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("junk.zst");
+    std::fs::write(&input, b"this is not zstd at all").unwrap();
+    let o = run!("decompress", input);
+    assert_eq!(code(&o), 1);
+    let e = stderr(&o);
+    assert!(!e.contains("BadMagicNumber") && !e.contains('{'), "{e}");
+}
+
+// 3. compress and decompress keep existing files unless -f, and never overwrite the input.
+#[test]
+fn compress_and_decompress_keep_existing_files_and_refuse_their_own_input() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a.txt");
+    std::fs::write(&a, b"original text").unwrap();
+    let o = run!("compress", a);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let z = d.path().join("a.txt.zst");
+    let frame = std::fs::read(&z).unwrap();
+
+    // The compressed file exists: kept, and the message names -f.
+    let o = run!("compress", a);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("-f"), "{}", stderr(&o));
+    // Decompressing would overwrite the original: kept.
+    std::fs::write(&a, b"edited since").unwrap();
+    let o = run!("decompress", z);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("-f"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&a).unwrap(), b"edited since");
+    // Input == output is refused even with -f.
+    let o = run!("compress", z, "-o", z, "-f");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&z).unwrap(), frame);
+    let o = run!("decompress", z, "-o", z, "-f");
+    assert_eq!(code(&o), 2);
+    assert_eq!(std::fs::read(&z).unwrap(), frame);
+    // With -f the output is replaced.
+    let o = run!("decompress", z, "-f");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&a).unwrap(), b"original text");
+}
+
+// 4. In the reference tool's form, arguments starting with `-` are options.
+#[test]
+fn the_positional_form_never_takes_an_option_for_a_path() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["t", "-f"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!d.path().join("-f").exists());
+    let o = run!("pack", "-q", t, "-o", d.path().join("t.zar"));
+    assert_eq!(code(&o), 0);
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["t.zar", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).contains("Usage"), "{}", stdout(&o));
+    assert!(!d.path().join("--help").exists());
+    assert!(!d.path().join("t_extracted").exists());
+    // `--` ends the options: a directory named `-x` can still be packed this way.
+    std::fs::create_dir(d.path().join("-x")).unwrap();
+    std::fs::write(d.path().join("-x/f"), b"1").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["--", "-x"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(d.path().join("-x.zar").is_file());
+}
+
+// 5. An absurd thread count is capped, not a panic.
+#[test]
+fn pack_with_an_absurd_thread_count_succeeds() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let out = d.path().join("o.zar");
+    let o = run!("pack", "-q", t, "-o", out, "-j", "99999");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+    assert_eq!(code(&run!("verify", "-q", out, "-j", "99999")), 0);
+}
+
+// 6. Following links: a dangling or looping link is skipped with a warning.
+#[cfg(unix)]
+#[test]
+fn follow_symlinks_skips_dangling_and_looping_links_and_counts_them() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    std::os::unix::fs::symlink("nowhere", t.join("dangling")).unwrap();
+    std::os::unix::fs::symlink("..", t.join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink("a.txt", t.join("alias.txt")).unwrap();
+    let out = d.path().join("o.zar");
+    let o = run!("pack", t, "-o", out, "--follow-symlinks");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("dangling") && e.contains("does not exist"), "{e}");
+    assert!(e.contains("loop") && e.contains("loops back"), "{e}");
+    assert!(e.contains("2 entries skipped"), "{e}");
+    let listed = stdout(&run!("list", out));
+    assert!(listed.contains("alias.txt") && !listed.contains("dangling"), "{listed}");
+}
+
+// 8. A full extract checks the archive's SHA-256.
+#[test]
+fn full_extract_checks_the_hash_and_partial_extract_does_not() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let out = d.path().join("o.zar");
+    assert_eq!(code(&run!("pack", "-q", t, "-o", out, "-l", "stored")), 0);
+    let mut bytes = std::fs::read(&out).unwrap();
+    bytes[3] ^= 0x20; // inside a.txt's data, in a stored block
+    std::fs::write(&out, &bytes).unwrap();
+    let o = run!("extract", "-q", out, "-C", d.path().join("x1"));
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(stderr(&o).contains("integrity hash mismatch"), "{}", stderr(&o));
+    let o = run!("extract", "-q", "--no-verify", out, "-C", d.path().join("x2"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("extract", "-q", out, "-C", d.path().join("x3"), "sub");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let help = stdout(&run!("cat", "--help"));
+    assert!(help.contains("not") && help.contains("SHA-256"), "{help}");
+    let help = stdout(&run!("extract", "--help"));
+    assert!(help.contains("--no-verify"), "{help}");
+}
+
+// 9. decompress creates files with the process umask, like compress and extract.
+#[cfg(unix)]
+#[test]
+fn decompress_output_gets_the_ordinary_file_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("m.txt");
+    std::fs::write(&a, b"mode test").unwrap();
+    let reference = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+    assert_eq!(code(&run!("compress", a)), 0);
+    std::fs::remove_file(&a).unwrap();
+    let z = d.path().join("m.txt.zst");
+    assert_eq!(code(&run!("decompress", z)), 0);
+    let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, reference, "0666 less the umask, as any new file");
+    assert_eq!(std::fs::metadata(&z).unwrap().permissions().mode() & 0o777, reference);
+}
+
+// 10. Messages and small conventions.
+#[test]
+fn bare_zarchive_is_a_usage_error() {
+    let o = run!();
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("Usage"));
+}
+
+#[test]
+fn counts_are_worded_in_the_singular_when_there_is_one() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("one");
+    std::fs::create_dir(&t).unwrap();
+    std::fs::write(t.join("x"), b"1").unwrap();
+    let o = run!("pack", t, "-o", d.path().join("one.zar"));
+    let e = stderr(&o);
+    assert!(e.contains("1 file,") && e.contains("1 byte of data"), "{e}");
+    assert!(!e.contains("1 files") && !e.contains("1 bytes") && !e.contains("1 blocks"), "{e}");
+}
+
+#[test]
+fn pack_and_compress_word_a_bad_level_the_same_way() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let p = stderr(&run!("pack", t, "-o", d.path().join("o.zar"), "-l", "99"));
+    let c = stderr(&run!("compress", t.join("a.txt"), "-l", "23"));
+    assert!(p.contains("from -131072 to 22") && c.contains("from -131072 to 22"), "{p}\n{c}");
+    assert!(!p.contains("..=") && !c.contains("..="), "{p}\n{c}");
+}
+
+#[test]
+fn compress_size_refusal_states_the_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let big = d.path().join("big.bin");
+    std::fs::write(&big, vec![1u8; 600 * 1024]).unwrap();
+    let o = run!("compress", "-l", "1", big);
+    // Either it compresses (once large inputs exist) or it states the limit.
+    if code(&o) != 0 {
+        assert!(stderr(&o).contains("at most 524288 bytes"), "{}", stderr(&o));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_not_called_a_zero_byte_archive_and_stdin_archives_work() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let o = run!("list", fifo);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("0 bytes"), "{}", stderr(&o));
+
+    let reference = std::fs::read(fixture("basic/reference.zar")).unwrap();
+    for args in [vec!["list", "-"], vec!["verify", "-q", "-"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &reference).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+    }
+    let dest = d.path().join("from-stdin");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["extract", "-q", "-", "-C"])
+        .arg(&dest)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &reference).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(dest.join("README.txt").is_file());
+}
+
+#[test]
+fn list_into_a_closed_pipe_exits_0_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("many");
+    std::fs::create_dir(&t).unwrap();
+    for i in 0..3000 {
+        std::fs::write(t.join(format!("file-with-a-longish-name-{i:05}.txt")), b"").unwrap();
+    }
+    let out = d.path().join("many.zar");
+    assert_eq!(code(&run!("pack", "-q", t, "-o", out)), 0);
+    for json in [false, true] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_zarchive"));
+        cmd.arg("list").arg(&out);
+        if json {
+            cmd.arg("--json");
+        }
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        drop(child.stdout.take()); // like `| head -c 16`
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "json={json}: {}", stderr(&o));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn list_escapes_a_newline_in_a_name() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("nl");
+    std::fs::create_dir(&t).unwrap();
+    std::fs::write(t.join("two\nlines"), b"x").unwrap();
+    let out = d.path().join("nl.zar");
+    assert_eq!(code(&run!("pack", "-q", t, "-o", out)), 0);
+    assert_eq!(stdout(&run!("list", out)), "two\\nlines\n");
+}
+
+#[test]
+fn re_extracting_many_existing_files_prints_one_summary_line() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("many");
+    std::fs::create_dir(&t).unwrap();
+    for i in 0..50 {
+        std::fs::write(t.join(format!("f{i:02}")), b"x").unwrap();
+    }
+    let out = d.path().join("many.zar");
+    let dest = d.path().join("x");
+    assert_eq!(code(&run!("pack", "-q", t, "-o", out)), 0);
+    assert_eq!(code(&run!("extract", "-q", out, "-C", dest)), 0);
+    let o = run!("extract", "-q", out, "-C", dest);
+    assert_eq!(code(&o), 1);
+    let e = stderr(&o);
+    assert!(e.lines().count() <= 3, "{e}");
+    assert!(e.contains("50 files already exist") && e.contains("and 45 more") && e.contains("-f"), "{e}");
+}
