@@ -364,3 +364,44 @@ fn following_links_skips_dangling_and_looping_ones_with_a_warning() {
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
     assert_eq!(a.file_count(), 1);
 }
+
+/// Twenty nested 250-byte names: every path below the fifteenth level is longer than
+/// Linux's PATH_MAX (4096 bytes), so only handle-relative operations can reach it.
+#[cfg(unix)]
+#[test]
+fn trees_deeper_than_the_path_limit_pack_and_extract() {
+    use rustix::fs::{CWD, Mode, OFlags, mkdirat, openat};
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t");
+    std::fs::create_dir(&tree).unwrap();
+    let names: Vec<String> = (0..20).map(|i| format!("{i:02}{}", "n".repeat(248))).collect();
+    let open_dir = |at: &std::os::fd::OwnedFd, name: &str| {
+        openat(at, name, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap()
+    };
+    let mut fd = openat(CWD, &tree, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+    for n in &names {
+        mkdirat(&fd, n.as_str(), Mode::from_bits_truncate(0o755)).unwrap();
+        fd = open_dir(&fd, n);
+    }
+    let leaf = openat(&fd, "leaf.txt", OFlags::WRONLY | OFlags::CREATE, Mode::from_bits_truncate(0o644)).unwrap();
+    std::io::Write::write_all(&mut std::fs::File::from(leaf), b"deep content").unwrap();
+
+    let (bytes, _) = pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap();
+    let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    let leaf_path = format!("{}/leaf.txt", names.join("/"));
+    assert!(leaf_path.len() > 4096);
+    let mut got = String::new();
+    std::io::Read::read_to_string(&mut a.open_file(&leaf_path).unwrap(), &mut got).unwrap();
+    assert_eq!(got, "deep content");
+
+    let dest = dir.path().join("x");
+    extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap();
+    let mut fd = openat(CWD, &dest, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+    for n in &names {
+        fd = open_dir(&fd, n);
+    }
+    let f = openat(&fd, "leaf.txt", OFlags::RDONLY, Mode::empty()).unwrap();
+    let mut back = String::new();
+    std::io::Read::read_to_string(&mut std::fs::File::from(f), &mut back).unwrap();
+    assert_eq!(back, "deep content");
+}

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::dirs::{DirHandle, Kind};
 use super::error::ZarError;
 use super::names;
 use super::reader::{Archive, Entry, EntryId};
@@ -293,23 +294,27 @@ enum FileEvent<'a> {
 
 /// Create `base/<archive_path>` one component at a time, refusing anything on the way that
 /// is not a real directory (a file, or a symbolic link that could lead outside `dest`).
-fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
-    let mut cur = dest.to_path_buf();
+/// Each step is relative to the directory above it, so no depth is too deep for the
+/// system's path limit.
+fn ensure_dirs(base: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
+    let mut dir = DirHandle::open(base)
+        .map_err(|e| ZarError::path(base, format!("cannot open the directory: {e}")))?;
     for part in names::split_path(archive_path) {
-        cur.push(disk_component(part, &cur)?);
-        match cur.symlink_metadata() {
-            Ok(m) if m.is_dir() => {}
-            Ok(m) if m.file_type().is_symlink() => {
+        let name = disk_component(part, dir.path())?;
+        let cur = dir.path().join(&name);
+        match dir.stat(&name, false) {
+            Ok(m) if m.kind == Kind::Dir => {}
+            Ok(m) if m.kind == Kind::Symlink => {
                 return Err(ZarError::path(
                     &cur,
                     "is a symbolic link; refusing to follow it out of the destination",
                 ));
             }
             Ok(_) => return Err(ZarError::path(&cur, "exists and is not a directory")),
-            Err(_) => std::fs::create_dir(&cur).or_else(|err| {
+            Err(_) => dir.create_dir(&name).or_else(|err| {
                 // Lost a race with another creator: fine if it is now a real directory.
-                match cur.symlink_metadata() {
-                    Ok(m) if m.is_dir() => Ok(()),
+                match dir.stat(&name, false) {
+                    Ok(m) if m.kind == Kind::Dir => Ok(()),
                     _ => Err(ZarError::path(
                         &cur,
                         format!("cannot create directory: {err}"),
@@ -317,26 +322,39 @@ fn ensure_dirs(dest: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
                 }
             })?,
         }
+        // Opened without following links: a directory swapped for a link since the check
+        // is refused here too.
+        dir = dir
+            .open_dir(&name, false)
+            .map_err(|e| ZarError::path(&cur, format!("cannot open the directory: {e}")))?;
     }
-    Ok(cur)
+    Ok(dir.path().to_path_buf())
 }
 
 /// Write one file: into a temporary file beside its target, then renamed into place.
 /// `dir` is the entry's directory, already created and checked.
-fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, on_data: &mut dyn FnMut(u64)) -> Result<u64, ZarError> {
-    let target = dir.join(disk_component(e.name(), dir)?);
-    match target.symlink_metadata() {
-        Ok(m) if m.is_dir() => {
+fn extract_file(
+    e: &Entry<'_>,
+    dir: &Path,
+    overwrite: bool,
+    on_data: &mut dyn FnMut(u64),
+) -> Result<u64, ZarError> {
+    let handle = DirHandle::open(dir)
+        .map_err(|err| ZarError::path(dir, format!("cannot open the directory: {err}")))?;
+    let name = disk_component(e.name(), dir)?;
+    let target = dir.join(&name);
+    match handle.stat(&name, false) {
+        Ok(m) if m.kind == Kind::Dir => {
             return Err(ZarError::path(&target, "a directory of that name exists"));
         }
         Ok(_) if !overwrite => return Err(ZarError::Exists { path: target }),
         _ => {}
     }
-    let tmp = super::atomic::temp_builder(".zar-extract.")
-        .tempfile_in(dir)
+    let mut tmp = handle
+        .temp_file(".zar-extract.")
         .map_err(|err| ZarError::path(dir, format!("cannot create a temporary file: {err}")))?;
     let mut reader = e.open()?;
-    let mut w = BufWriter::with_capacity(1 << 16, tmp.as_file());
+    let mut w = BufWriter::with_capacity(1 << 16, tmp.file());
     let mut buf = vec![0u8; 1 << 16];
     let mut written = 0u64;
     loop {
@@ -352,11 +370,16 @@ fn extract_file(e: &Entry<'_>, dir: &Path, overwrite: bool, on_data: &mut dyn Fn
     w.flush()
         .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
     drop(w);
-    super::atomic::move_into_place(tmp, &target, overwrite).map_err(|err| {
+    tmp.commit(&name, overwrite).map_err(|err| {
         if err.kind() == std::io::ErrorKind::AlreadyExists {
-            ZarError::Exists { path: target.clone() }
+            ZarError::Exists {
+                path: target.clone(),
+            }
         } else {
-            ZarError::path(&target, format!("cannot move the extracted file into place: {err}"))
+            ZarError::path(
+                &target,
+                format!("cannot move the extracted file into place: {err}"),
+            )
         }
     })?;
     Ok(written)

@@ -6,6 +6,7 @@
 
 mod atomic;
 mod compressor;
+mod dirs;
 mod error;
 mod extract;
 pub mod format;

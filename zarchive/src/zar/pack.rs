@@ -5,10 +5,11 @@
 //! archive, whatever order the file system lists it in. The archive file appears only when
 //! complete: it is written to a temporary file beside the target and renamed at the end.
 
-use std::fs::File;
+use std::ffi::OsString;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use super::dirs::{self, DirHandle, Kind};
 use super::error::ZarError;
 use super::names;
 use super::writer::{ArchiveWriter, Summary, Warning, WriterOptions};
@@ -213,7 +214,7 @@ pub fn pack_dir_to<W: Write>(
             writer.add_dir(&item.archive_path).map_err(on_path)?;
             continue;
         }
-        let mut f = File::open(&item.disk)
+        let mut f = dirs::open_file(&item.disk, opts.follow_symlinks)
             .map_err(|e| ZarError::path(&item.disk, format!("cannot open: {e}")))?;
         writer.start_file(&item.archive_path).map_err(on_path)?;
         let mut read = 0u64;
@@ -248,7 +249,27 @@ pub fn pack_dir_to<W: Write>(
     Ok((w, PackSummary { archive, warnings }))
 }
 
-/// Walk `dir` in canonical order and list what to pack.
+/// One directory being walked: its handle, its path in the archive, the names still to
+/// visit (sorted), and its identity (for loop detection when links are followed).
+struct Level {
+    dir: DirHandle,
+    archive_path: Vec<u8>,
+    names: std::vec::IntoIter<OsString>,
+    id: Option<(u64, u64)>,
+}
+
+/// A directory's names in the canonical order (the ZAR name comparator).
+fn sorted_names(dir: &DirHandle) -> Result<std::vec::IntoIter<OsString>, ZarError> {
+    let mut names = dir
+        .names()
+        .map_err(|e| ZarError::path(dir.path(), format!("cannot read the directory: {e}")))?;
+    names.sort_by(|a, b| names::compare(&os_bytes(a), &os_bytes(b)));
+    Ok(names.into_iter())
+}
+
+/// Walk `dir` in canonical order (depth-first, a directory before its contents, siblings
+/// sorted by the ZAR name comparator) and list what to pack. Directories are opened by
+/// handle, one level below the other, so no depth is too deep for the system's path limit.
 fn scan(
     dir: &Path,
     follow: bool,
@@ -262,106 +283,128 @@ fn scan(
     if !meta.is_dir() {
         return Err(ZarError::path(dir, "not a directory"));
     }
+    let root = DirHandle::open(dir)
+        .map_err(|e| ZarError::path(dir, format!("cannot read the input directory: {e}")))?;
+    // The archive being written is never packed: known by identity where the system has
+    // one, by name and canonical path elsewhere.
+    let skip_ids: Vec<(u64, u64)> = skip.iter().filter_map(|p| dirs::identity(p)).collect();
     let skip_names: Vec<&std::ffi::OsStr> = skip.iter().filter_map(|p| p.file_name()).collect();
+    let names = sorted_names(&root)?;
+    let mut stack = vec![Level {
+        dir: root,
+        archive_path: Vec::new(),
+        names,
+        id: dirs::identity(dir),
+    }];
     let mut items = Vec::new();
-    let walk = walkdir::WalkDir::new(dir)
-        .min_depth(1)
-        .follow_links(follow)
-        .sort_by(|a, b| names::compare(&os_bytes(a.file_name()), &os_bytes(b.file_name())));
-    let mut walk = walk.into_iter();
-    while let Some(entry) = walk.next() {
+    while let Some(level) = stack.last_mut() {
+        let Some(name) = level.names.next() else {
+            stack.pop();
+            continue;
+        };
+        let disk = level.dir.path().join(&name);
         let mut warn = |w: PackWarning| {
             progress(PackEvent::Warning(&w));
             warnings.push(w);
         };
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(e) => {
-                let path = e
-                    .path()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|| dir.to_path_buf());
-                let reason = match (e.loop_ancestor(), e.io_error()) {
-                    (Some(a), _) => format!("it loops back to {}", a.display()),
-                    (None, Some(io)) if io.kind() == std::io::ErrorKind::NotFound => {
+        let mut meta = level
+            .dir
+            .stat(&name, false)
+            .map_err(|e| ZarError::path(&disk, format!("cannot read: {e}")))?;
+        let via_link = meta.kind == Kind::Symlink;
+        if via_link {
+            if !follow {
+                warn(PackWarning::SkippedSymlink(disk));
+                continue;
+            }
+            // With links followed, a dangling link is skipped (as `tar -h` does) rather
+            // than failing the whole pack.
+            meta = match level.dir.stat(&name, true) {
+                Ok(m) => m,
+                Err(e) => {
+                    let why = if e.kind() == std::io::ErrorKind::NotFound {
                         "its target does not exist".to_string()
-                    }
-                    (None, Some(io)) => format!("cannot read: {io}"),
-                    _ => e.to_string(),
-                };
-                // With links followed, a dangling or looping link is skipped (as `tar -h`
-                // does) rather than failing the whole pack; any other error fails it.
-                let is_link = path
-                    .symlink_metadata()
-                    .is_ok_and(|m| m.file_type().is_symlink());
-                if follow && is_link && path != dir {
-                    warn(PackWarning::SkippedBrokenLink(path, reason));
+                    } else {
+                        format!("cannot read its target: {e}")
+                    };
+                    warn(PackWarning::SkippedBrokenLink(disk, why));
                     continue;
                 }
-                return Err(ZarError::path(path, reason));
+            };
+        }
+        if meta.kind == Kind::Other || meta.kind == Kind::Symlink {
+            warn(PackWarning::SkippedSpecial(disk));
+            continue;
+        }
+        if meta.kind == Kind::File {
+            let is_output = match meta.id {
+                Some(id) => skip_ids.contains(&id),
+                None => {
+                    skip_names.contains(&name.as_os_str())
+                        && disk.canonicalize().is_ok_and(|c| skip.contains(&c))
+                }
+            };
+            if is_output {
+                continue;
             }
-        };
-        let ft = entry.file_type();
-        if ft.is_symlink() {
-            warn(PackWarning::SkippedSymlink(entry.path().to_path_buf()));
-            continue;
-        }
-        if !ft.is_dir() && !ft.is_file() {
-            warn(PackWarning::SkippedSpecial(entry.path().to_path_buf()));
-            continue;
-        }
-        if ft.is_file()
-            && skip_names.contains(&entry.file_name())
-            && let Ok(c) = entry.path().canonicalize()
-            && skip.contains(&c)
-        {
-            continue;
         }
         // The name must be stored as it is, or not at all: a `\\` in a Unix name would
         // otherwise become a directory separator in the archive.
-        let name = component_bytes(entry.file_name()).ok_or_else(|| {
+        let bytes = component_bytes(&name).ok_or_else(|| {
             ZarError::path(
-                entry.path(),
+                &disk,
                 "the name is not valid Unicode and cannot be stored portably",
             )
         })?;
-        if let Err(reason) = names::check_component(&name) {
+        if let Err(reason) = names::check_component(&bytes) {
             if !skip_invalid {
-                return Err(ZarError::UnstorableName {
-                    path: entry.path().to_path_buf(),
-                    reason,
-                });
+                return Err(ZarError::UnstorableName { path: disk, reason });
             }
-            warn(PackWarning::SkippedInvalidName(entry.path().to_path_buf(), reason));
-            if ft.is_dir() {
-                walk.skip_current_dir();
-            }
+            warn(PackWarning::SkippedInvalidName(disk, reason));
             continue;
         }
-        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-        let mut archive_path = Vec::new();
-        for part in rel.components() {
-            let bytes = component_bytes(part.as_os_str()).ok_or_else(|| {
-                ZarError::path(
-                    entry.path(),
-                    "the name is not valid Unicode and cannot be stored portably",
-                )
-            })?;
-            if !archive_path.is_empty() {
-                archive_path.push(b'/');
-            }
-            archive_path.extend_from_slice(&bytes);
+        let mut archive_path = level.archive_path.clone();
+        if !archive_path.is_empty() {
+            archive_path.push(b'/');
         }
-        let size = if ft.is_file() {
-            entry.metadata().map(|m| m.len()).unwrap_or(0)
-        } else {
-            0
-        };
+        archive_path.extend_from_slice(&bytes);
+        if meta.kind == Kind::File {
+            items.push(Item {
+                disk,
+                archive_path,
+                is_dir: false,
+                size: meta.size,
+            });
+            continue;
+        }
+        // A directory reached through a link that leads back to one being walked: a loop.
+        if via_link
+            && let Some(above) = stack
+                .iter()
+                .find(|l| l.id.is_some() && l.id == meta.id)
+        {
+            let why = format!("it loops back to {}", above.dir.path().display());
+            progress(PackEvent::Warning(&PackWarning::SkippedBrokenLink(disk.clone(), why.clone())));
+            warnings.push(PackWarning::SkippedBrokenLink(disk, why));
+            continue;
+        }
+        let Some(level) = stack.last() else { break };
+        let sub = level
+            .dir
+            .open_dir(&name, follow)
+            .map_err(|e| ZarError::path(&disk, format!("cannot read the directory: {e}")))?;
+        let names = sorted_names(&sub)?;
         items.push(Item {
-            disk: entry.path().to_path_buf(),
+            disk,
+            archive_path: archive_path.clone(),
+            is_dir: true,
+            size: 0,
+        });
+        stack.push(Level {
+            dir: sub,
             archive_path,
-            is_dir: ft.is_dir(),
-            size,
+            names,
+            id: meta.id,
         });
     }
     Ok(items)

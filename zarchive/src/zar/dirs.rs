@@ -1,0 +1,391 @@
+//! Directories on disk reached by handle, so a tree's depth is never limited by the
+//! system's path length (`PATH_MAX`, 4096 bytes on Linux).
+//!
+//! On Unix a [`DirHandle`] holds an open directory descriptor and every operation on an
+//! entry is relative to it (`openat`, `fstatat`, `mkdirat`, `renameat`, `linkat`,
+//! `unlinkat`, through the `rustix` crate): a path of any length is opened in pieces shorter
+//! than the limit. Elsewhere it holds the path and uses the ordinary path functions.
+//! Packing walks the tree with it; extraction creates directories and files with it.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What an entry of a directory is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A directory.
+    Dir,
+    /// A regular file.
+    File,
+    /// A symbolic link (only when links are not followed).
+    Symlink,
+    /// A fifo, socket or device.
+    Other,
+}
+
+/// The metadata of a directory entry that packing and extraction need.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Meta {
+    /// What it is.
+    pub kind: Kind,
+    /// Its size in bytes (files).
+    pub size: u64,
+    /// Device and inode, where the system has them: identifies directories on a followed
+    /// path (loops) and files not to pack (the archive being written).
+    pub id: Option<(u64, u64)>,
+}
+
+/// The metadata of `path` itself, following links; `None` if it does not exist.
+pub(crate) fn identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// An open directory.
+#[derive(Debug)]
+pub(crate) struct DirHandle {
+    path: PathBuf,
+    #[cfg(unix)]
+    fd: std::os::fd::OwnedFd,
+}
+
+/// Longest piece of a path opened in one call; far below `PATH_MAX`.
+#[cfg(unix)]
+const PIECE: usize = 1024;
+
+impl DirHandle {
+    /// Open the directory at `path`, however long the path is (symbolic links in it are
+    /// followed, as the ordinary path functions do).
+    pub(crate) fn open(path: &Path) -> io::Result<DirHandle> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{CWD, Mode, OFlags, openat};
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let mut fd: Option<std::os::fd::OwnedFd> = None;
+            let mut piece = PathBuf::new();
+            let open = |fd: &Option<std::os::fd::OwnedFd>, p: &Path| match fd {
+                Some(d) => openat(d, p, flags, Mode::empty()),
+                None => openat(CWD, p, flags, Mode::empty()),
+            };
+            for c in path.components() {
+                let c = c.as_os_str();
+                if !piece.as_os_str().is_empty() && piece.as_os_str().len() + c.len() + 1 > PIECE {
+                    fd = Some(open(&fd, &piece)?);
+                    piece = PathBuf::new();
+                }
+                piece.push(c);
+            }
+            if piece.as_os_str().is_empty() {
+                piece.push(".");
+            }
+            let fd = open(&fd, &piece)?;
+            Ok(DirHandle {
+                path: path.to_path_buf(),
+                fd,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            if !std::fs::metadata(path)?.is_dir() {
+                return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory"));
+            }
+            Ok(DirHandle {
+                path: path.to_path_buf(),
+            })
+        }
+    }
+
+    /// The directory's path (for messages; operations never go through it on Unix).
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Open the subdirectory `name`. Without `follow`, a symbolic link named `name` is
+    /// refused rather than followed.
+    pub(crate) fn open_dir(&self, name: &OsStr, follow: bool) -> io::Result<DirHandle> {
+        let path = self.path.join(name);
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags, openat};
+            let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            if !follow {
+                flags |= OFlags::NOFOLLOW;
+            }
+            let fd = openat(&self.fd, name, flags, Mode::empty())?;
+            Ok(DirHandle { path, fd })
+        }
+        #[cfg(not(unix))]
+        {
+            let m = if follow {
+                std::fs::metadata(&path)?
+            } else {
+                std::fs::symlink_metadata(&path)?
+            };
+            if !m.is_dir() {
+                return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory"));
+            }
+            Ok(DirHandle { path })
+        }
+    }
+
+    /// The names in the directory (without `.` and `..`), in no particular order.
+    pub(crate) fn names(&self) -> io::Result<Vec<OsString>> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let mut out = Vec::new();
+            for entry in rustix::fs::Dir::read_from(&self.fd)? {
+                let entry = entry?;
+                let name = entry.file_name().to_bytes();
+                if name != b"." && name != b".." {
+                    out.push(OsStr::from_bytes(name).to_os_string());
+                }
+            }
+            Ok(out)
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::read_dir(&self.path)?
+                .map(|e| e.map(|e| e.file_name()))
+                .collect()
+        }
+    }
+
+    /// The metadata of entry `name`; with `follow`, of what a symbolic link points to.
+    pub(crate) fn stat(&self, name: &OsStr, follow: bool) -> io::Result<Meta> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{AtFlags, FileType, statat};
+            let flags = if follow {
+                AtFlags::empty()
+            } else {
+                AtFlags::SYMLINK_NOFOLLOW
+            };
+            let st = statat(&self.fd, name, flags)?;
+            let kind = match FileType::from_raw_mode(st.st_mode as _) {
+                FileType::Directory => Kind::Dir,
+                FileType::RegularFile => Kind::File,
+                FileType::Symlink => Kind::Symlink,
+                _ => Kind::Other,
+            };
+            Ok(Meta {
+                kind,
+                size: st.st_size as u64,
+                id: Some((st.st_dev as u64, st.st_ino as u64)),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let path = self.path.join(name);
+            let m = if follow {
+                std::fs::metadata(&path)?
+            } else {
+                std::fs::symlink_metadata(&path)?
+            };
+            let ft = m.file_type();
+            let kind = if ft.is_dir() {
+                Kind::Dir
+            } else if ft.is_file() {
+                Kind::File
+            } else if ft.is_symlink() {
+                Kind::Symlink
+            } else {
+                Kind::Other
+            };
+            Ok(Meta {
+                kind,
+                size: m.len(),
+                id: None,
+            })
+        }
+    }
+
+    /// Open file `name` for reading (following a symbolic link only with `follow`).
+    pub(crate) fn open_file(&self, name: &OsStr, follow: bool) -> io::Result<File> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags, openat};
+            let mut flags = OFlags::RDONLY | OFlags::CLOEXEC;
+            if !follow {
+                flags |= OFlags::NOFOLLOW;
+            }
+            Ok(File::from(openat(&self.fd, name, flags, Mode::empty())?))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = follow;
+            File::open(self.path.join(name))
+        }
+    }
+
+    /// Create the subdirectory `name` (mode 0777 less the umask).
+    pub(crate) fn create_dir(&self, name: &OsStr) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            rustix::fs::mkdirat(&self.fd, name, rustix::fs::Mode::from_bits_truncate(0o777))?;
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::create_dir(self.path.join(name))
+        }
+    }
+
+    /// Create a new, empty temporary file in this directory, named `PREFIX<random>.partial`,
+    /// with the ordinary mode for new files (0666 less the umask). It is removed when
+    /// dropped unless [`TempFile::commit`] moved it into place.
+    pub(crate) fn temp_file(&self, prefix: &str) -> io::Result<TempFile<'_>> {
+        use std::hash::{BuildHasher, Hasher};
+        let mut last = None;
+        for _ in 0..16 {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u32(std::process::id());
+            let name = OsString::from(format!("{prefix}{:016x}.partial", h.finish()));
+            match self.create_new(&name) {
+                Ok(file) => {
+                    return Ok(TempFile {
+                        dir: self,
+                        name,
+                        file: Some(file),
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free temporary file name")))
+    }
+
+    fn create_new(&self, name: &OsStr) -> io::Result<File> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags, openat};
+            let flags = OFlags::WRONLY
+                | OFlags::CREATE
+                | OFlags::EXCL
+                | OFlags::NOFOLLOW
+                | OFlags::CLOEXEC;
+            let fd = openat(&self.fd, name, flags, Mode::from_bits_truncate(0o666))?;
+            Ok(File::from(fd))
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(self.path.join(name))
+        }
+    }
+
+    fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            rustix::fs::renameat(&self.fd, from, &self.fd, to)?;
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::rename(self.path.join(from), self.path.join(to))
+        }
+    }
+
+    fn link(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            rustix::fs::linkat(&self.fd, from, &self.fd, to, rustix::fs::AtFlags::empty())?;
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::hard_link(self.path.join(from), self.path.join(to))
+        }
+    }
+
+    fn remove_file(&self, name: &OsStr) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            rustix::fs::unlinkat(&self.fd, name, rustix::fs::AtFlags::empty())?;
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::remove_file(self.path.join(name))
+        }
+    }
+}
+
+/// A temporary file in a [`DirHandle`]'s directory; removed on drop unless committed.
+#[derive(Debug)]
+pub(crate) struct TempFile<'a> {
+    dir: &'a DirHandle,
+    name: OsString,
+    file: Option<File>,
+}
+
+impl TempFile<'_> {
+    /// The file, open for writing.
+    pub(crate) fn file(&mut self) -> &File {
+        self.file.as_ref().expect("open until commit")
+    }
+
+    /// Close the file and give it the name `target` in the same directory. Without
+    /// `overwrite`, an existing `target` is never replaced (a hard link, which fails if the
+    /// name exists, then the temporary name removed; where the file system has no hard
+    /// links, a check then a rename) and the error is [`io::ErrorKind::AlreadyExists`].
+    pub(crate) fn commit(mut self, target: &OsStr, overwrite: bool) -> io::Result<()> {
+        drop(self.file.take());
+        let moved = if overwrite {
+            self.dir.rename(&self.name, target)
+        } else {
+            match self.dir.link(&self.name, target) {
+                // Linked under its final name: the temporary name is dropped below.
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+                Err(_) => match self.dir.stat(target, false) {
+                    Ok(_) => Err(io::Error::from(io::ErrorKind::AlreadyExists)),
+                    Err(_) => self.dir.rename(&self.name, target).map(|()| {
+                        self.name.clear();
+                    }),
+                },
+            }
+        };
+        if moved.is_ok() && overwrite {
+            self.name.clear();
+        }
+        moved
+    }
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        drop(self.file.take());
+        if !self.name.is_empty() {
+            let _ = self.dir.remove_file(&self.name);
+        }
+    }
+}
+
+/// Open the file at `path` for reading, however long the path is.
+pub(crate) fn open_file(path: &Path, follow: bool) -> io::Result<File> {
+    match path.parent().zip(path.file_name()) {
+        Some((parent, name)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            DirHandle::open(parent)?.open_file(name, follow)
+        }
+        None => File::open(path),
+    }
+}
