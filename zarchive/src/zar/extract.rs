@@ -6,9 +6,9 @@
 //! directory and renamed into place only when complete, so a failed entry leaves nothing
 //! half-written. A failed entry does not stop the others; all failures are reported.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::dirs::{DirHandle, Kind};
 use super::error::ZarError;
@@ -179,13 +179,14 @@ fn extract_entries<'a>(
     // (position in `selected`, message), so failures are reported in archive order.
     let mut failures: Vec<(usize, String)> = Vec::new();
     // Phase 1, in walk order on this thread: directories, and the list of files to write.
-    // Directories already created and checked, by entry: a child needs one more component,
-    // not a walk from the destination (deep trees stay linear).
-    let mut made: HashMap<EntryId, PathBuf> =
-        HashMap::from([(archive.root().id(), dest.to_path_buf())]);
+    // Directories already created and checked, by entry; the one created last stays open,
+    // so a child needs one more step, not a walk from the destination (deep trees stay
+    // linear in time and memory).
+    let mut made: HashSet<EntryId> = HashSet::from([archive.root().id()]);
+    let mut last: Option<(EntryId, DirHandle)> = None;
     // Entries below a directory that failed: reported once, with the count, at that directory.
     let mut skipped: HashSet<EntryId> = HashSet::new();
-    let mut jobs: Vec<(usize, Entry<'a>, PathBuf)> = Vec::new();
+    let mut jobs: Vec<(usize, Entry<'a>)> = Vec::new();
     for (i, e) in selected.iter().copied().enumerate() {
         let parent = e.parent().id();
         if skipped.contains(&parent) {
@@ -199,21 +200,37 @@ fn extract_entries<'a>(
                 message: "the name is reserved on Windows; this entry cannot be extracted there",
             });
         }
-        let parent_dir = match made.get(&parent) {
-            Some(p) => Ok(p.clone()),
-            None => ensure_dirs(dest, &e.parent().path()),
-        };
-        let result = parent_dir.and_then(|dir| {
-            if e.is_dir() {
-                progress(ExtractEvent::Entry { entry: e });
-                let target = ensure_dirs(&dir, e.name())?;
-                made.insert(e.id(), target);
-                summary.dirs += 1;
-            } else {
-                jobs.push((i, e, dir));
+        // The parent's handle: the directory created last, or opened from the destination.
+        let parent_handle = |last: &mut Option<(EntryId, DirHandle)>,
+                             made: &mut HashSet<EntryId>|
+         -> Result<DirHandle, ZarError> {
+            match last.take() {
+                Some((id, h)) if id == parent => Ok(h),
+                _ => {
+                    let h = ensure_dirs(open_dest(dest)?, &e.parent().path())?;
+                    made.insert(parent);
+                    Ok(h)
+                }
             }
+        };
+        let result = if e.is_dir() {
+            progress(ExtractEvent::Entry { entry: e });
+            parent_handle(&mut last, &mut made)
+                .and_then(|h| ensure_dirs(h, e.name()))
+                .map(|h| {
+                    made.insert(e.id());
+                    last = Some((e.id(), h));
+                    summary.dirs += 1;
+                })
+        } else if made.contains(&parent) {
+            jobs.push((i, e));
             Ok(())
-        });
+        } else {
+            parent_handle(&mut last, &mut made).map(|h| {
+                last = Some((parent, h));
+                jobs.push((i, e));
+            })
+        };
         if let Err(err) = result {
             let shown = e.path_display();
             progress(ExtractEvent::Failed { path: &shown, error: &err });
@@ -226,7 +243,7 @@ fn extract_entries<'a>(
             }
         }
     }
-    drop(made);
+    drop((made, last));
 
     // Phase 2: the files, on `threads` workers; events come back to this thread.
     let threads = opts.threads.max(1).min(jobs.len().max(1));
@@ -236,10 +253,10 @@ fn extract_entries<'a>(
     let work = |tx: std::sync::mpsc::Sender<FileEvent<'a>>| {
         loop {
             let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some((i, e, dir)) = jobs.get(j) else { break };
+            let Some((i, e)) = jobs.get(j) else { break };
             let _ = tx.send(FileEvent::Start(*e));
             let mut data = |n| drop(tx.send(FileEvent::Data(n)));
-            let r = extract_file(e, dir, overwrite, &mut data);
+            let r = extract_file(e, dest, overwrite, &mut data);
             let _ = tx.send(FileEvent::Done(*i, *e, r));
         }
     };
@@ -292,31 +309,36 @@ enum FileEvent<'a> {
     Done(usize, Entry<'a>, Result<u64, ZarError>),
 }
 
-/// Create `base/<archive_path>` one component at a time, refusing anything on the way that
-/// is not a real directory (a file, or a symbolic link that could lead outside `dest`).
-/// Each step is relative to the directory above it, so no depth is too deep for the
-/// system's path limit.
-fn ensure_dirs(base: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
-    let mut dir = DirHandle::open(base)
-        .map_err(|e| ZarError::path(base, format!("cannot open the directory: {e}")))?;
+/// Open the destination directory.
+fn open_dest(dest: &Path) -> Result<DirHandle, ZarError> {
+    DirHandle::open(dest)
+        .map_err(|e| ZarError::path(dest, format!("cannot open the destination directory: {e}")))
+}
+
+/// Create `<start>/<archive_path>` one component at a time, refusing anything on the way
+/// that is not a real directory (a file, or a symbolic link that could lead outside the
+/// destination). Each step is relative to the directory above it, so no depth is too deep
+/// for the system's path limit. Returns the last directory, open.
+fn ensure_dirs(start: DirHandle, archive_path: &[u8]) -> Result<DirHandle, ZarError> {
+    let mut dir = start;
     for part in names::split_path(archive_path) {
         let name = disk_component(part, dir.path())?;
-        let cur = dir.path().join(&name);
+        let cur = || dir.path().join(&name);
         match dir.stat(&name, false) {
             Ok(m) if m.kind == Kind::Dir => {}
             Ok(m) if m.kind == Kind::Symlink => {
                 return Err(ZarError::path(
-                    &cur,
+                    cur(),
                     "is a symbolic link; refusing to follow it out of the destination",
                 ));
             }
-            Ok(_) => return Err(ZarError::path(&cur, "exists and is not a directory")),
+            Ok(_) => return Err(ZarError::path(cur(), "exists and is not a directory")),
             Err(_) => dir.create_dir(&name).or_else(|err| {
                 // Lost a race with another creator: fine if it is now a real directory.
                 match dir.stat(&name, false) {
                     Ok(m) if m.kind == Kind::Dir => Ok(()),
                     _ => Err(ZarError::path(
-                        &cur,
+                        cur(),
                         format!("cannot create directory: {err}"),
                     )),
                 }
@@ -326,21 +348,29 @@ fn ensure_dirs(base: &Path, archive_path: &[u8]) -> Result<PathBuf, ZarError> {
         // is refused here too.
         dir = dir
             .open_dir(&name, false)
-            .map_err(|e| ZarError::path(&cur, format!("cannot open the directory: {e}")))?;
+            .map_err(|e| ZarError::path(cur(), format!("cannot open the directory: {e}")))?;
     }
-    Ok(dir.path().to_path_buf())
+    Ok(dir)
 }
 
-/// Write one file: into a temporary file beside its target, then renamed into place.
-/// `dir` is the entry's directory, already created and checked.
+/// Write one file below `dest`: into a temporary file beside its target, then renamed
+/// into place.
 fn extract_file(
     e: &Entry<'_>,
-    dir: &Path,
+    dest: &Path,
     overwrite: bool,
     on_data: &mut dyn FnMut(u64),
 ) -> Result<u64, ZarError> {
-    let handle = DirHandle::open(dir)
-        .map_err(|err| ZarError::path(dir, format!("cannot open the directory: {err}")))?;
+    // The directory was created and checked in phase 1 (opened by path: one call for an
+    // ordinary depth, in pieces for a path beyond the system's limit).
+    let mut dir = dest.to_path_buf();
+    for part in names::split_path(&e.parent().path()) {
+        let name = disk_component(part, &dir)?;
+        dir.push(name);
+    }
+    let handle = DirHandle::open(&dir)
+        .map_err(|err| ZarError::path(&dir, format!("cannot open the directory: {err}")))?;
+    let dir = handle.path();
     let name = disk_component(e.name(), dir)?;
     let target = dir.join(&name);
     match handle.stat(&name, false) {
