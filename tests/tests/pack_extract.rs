@@ -166,21 +166,54 @@ fn failed_entries_leave_no_partial_file_and_are_all_reported() {
 
 #[test]
 fn hostile_fixtures_write_nothing_anywhere() {
+    // Every bad fixture, extracted two levels down: whatever it holds (`..`, separators,
+    // cycles), nothing may appear beside the destination, and the archives refused at
+    // open create no destination at all.
     let dir = tempfile::tempdir().unwrap();
-    for name in [
+    let base = dir.path().join("a").join("b");
+    std::fs::create_dir_all(&base).unwrap();
+    let refused_at_open = [
         "dotdot_dir.zar",
         "dotdot_file.zar",
         "backslash_name.zar",
         "slash_name.zar",
         "cycle.zar",
         "nul_name.zar",
-    ] {
-        assert!(
-            Archive::open(zar(&format!("bad/{name}"))).is_err(),
-            "{name}"
-        );
+        "dot_dir.zar",
+        "empty_name.zar",
+        "root_named.zar",
+    ];
+    let mut tried = 0;
+    for e in std::fs::read_dir(zar("bad")).unwrap() {
+        let p = e.unwrap().path();
+        let Some(name) = p.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        if !name.ends_with(".zar") {
+            continue;
+        }
+        tried += 1;
+        let dest = base.join(&name);
+        match Archive::open(&p) {
+            Ok(a) => {
+                assert!(!refused_at_open.contains(&name.as_str()), "{name} must be refused at open");
+                let _ = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {});
+            }
+            Err(_) => assert!(!dest.exists(), "{name}: refused, so nothing created"),
+        }
     }
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert!(tried >= 25, "the fixtures were found ({tried})");
+    let listing = |p: &Path| -> Vec<String> {
+        std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(listing(dir.path()), ["a"], "nothing beside a/");
+    assert_eq!(listing(&dir.path().join("a")), ["b"], "nothing beside a/b/");
+    for name in refused_at_open {
+        assert!(!base.join(name).exists(), "{name}");
+    }
 }
 
 #[test]
