@@ -104,7 +104,12 @@ fn extract_refuses_to_overwrite_unless_asked() {
         panic!("expected per-entry failures")
     };
     assert_eq!(failures.len(), 1);
-    assert!(failures[0].contains("a.txt") && failures[0].contains("already exists"));
+    assert_eq!(failures[0].path, "a.txt");
+    assert!(matches!(failures[0].error, ZarError::Exists { .. }), "{}", failures[0]);
+    assert_eq!(
+        failures[0].error.io_kind(),
+        Some(std::io::ErrorKind::AlreadyExists)
+    );
     assert_eq!(std::fs::read(dest.join("a.txt")).unwrap(), b"keep me");
     assert!(
         dest.join("sub/c.txt").is_file(),
@@ -156,7 +161,9 @@ fn failed_entries_leave_no_partial_file_and_are_all_reported() {
         panic!()
     };
     assert_eq!(failures.len(), 2);
-    assert!(failures.iter().all(|f| f.contains("block 0")));
+    assert!(failures.iter().all(|f| f.to_string().contains("block 0")));
+    let paths: Vec<&str> = failures.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["ok.txt", "text.txt"]);
     assert_eq!(
         std::fs::read_dir(&dest).unwrap().count(),
         0,

@@ -194,19 +194,21 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
             ),
         )),
         Err(ZarError::ExtractFailed { failures }) => {
-            let damaged: Vec<&String> = failures
+            let (damaged, entries): (Vec<_>, Vec<_>) = failures
                 .iter()
-                .filter(|f| f.starts_with("integrity hash mismatch"))
-                .collect();
+                .partition(|f| matches!(f.error, ZarError::HashMismatch { .. }));
             for d in &damaged {
-                eprintln!("zarchive: error: {}: the archive is damaged: {d}", a.archive.display());
+                eprintln!(
+                    "zarchive: error: {}: the archive is damaged: {}",
+                    a.archive.display(),
+                    d.error
+                );
             }
-            let n = (failures.len() - damaged.len()) as u64;
             Err(fail(
-                EXIT_FAILURE,
+                if entries.is_empty() { EXIT_DAMAGED } else { EXIT_FAILURE },
                 format!(
                     "{} could not be extracted (listed above)",
-                    count(n, "entry", "entries")
+                    count(entries.len() as u64, "entry", "entries")
                 ),
             ))
         }

@@ -156,8 +156,26 @@ pub enum ZarError {
     Path {
         /// The path on disk.
         path: PathBuf,
-        /// What is wrong.
+        /// What is wrong (including the system's message when `source` is set).
         reason: String,
+        /// The system's error, when one caused this.
+        #[source]
+        source: Option<io::Error>,
+    },
+    /// An archive writer that already failed was used again; start a new archive.
+    #[error("the archive writer already failed on an earlier error and cannot go on")]
+    WriterFailed,
+    /// A read of a file's bytes asked for a range outside the file.
+    #[error("file {path}: range {offset}+{len} is beyond its {size} bytes")]
+    OutOfRange {
+        /// The file.
+        path: String,
+        /// First byte asked for.
+        offset: u64,
+        /// Number of bytes asked for.
+        len: u64,
+        /// The file's size.
+        size: u64,
     },
     /// A file or directory on disk has a name a ZAR archive cannot hold (a `\\`, a drive
     /// letter, ...). Packing refuses it rather than store it under another name.
@@ -183,11 +201,11 @@ pub enum ZarError {
         /// The hash of the archive's bytes, in hex.
         computed: String,
     },
-    /// Extraction finished, but some entries failed; each is listed.
+    /// Extraction finished, but some entries failed; each is listed with its error.
     #[error("{} of the selected entries could not be extracted:\n{}", failures.len(), failures.iter().map(|f| format!("  {f}")).collect::<Vec<_>>().join("\n"))]
     ExtractFailed {
-        /// One message per failed entry.
-        failures: Vec<String>,
+        /// Every failed entry, in archive order.
+        failures: Vec<ExtractFailure>,
     },
 }
 
@@ -205,16 +223,93 @@ impl ZarError {
         ZarError::Path {
             path: path.into(),
             reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// An I/O error on a path on disk: `what` was being done ("cannot read"), `source` is the
+    /// system's error, kept as the source (and its kind survives a conversion to
+    /// [`io::Error`]).
+    pub fn path_io(path: impl Into<PathBuf>, what: impl Into<String>, source: io::Error) -> ZarError {
+        ZarError::Path {
+            path: path.into(),
+            reason: format!("{}: {source}", what.into()),
+            source: Some(source),
+        }
+    }
+
+    /// The kind of the I/O error at the root of this error, if one is.
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            ZarError::Io { source, .. } => Some(source.kind()),
+            ZarError::Path {
+                source: Some(source),
+                ..
+            } => Some(source.kind()),
+            ZarError::File { source, .. } => source.io_kind(),
+            ZarError::Exists { .. } => Some(io::ErrorKind::AlreadyExists),
+            _ => None,
+        }
+    }
+}
+
+/// One entry that failed to extract.
+#[derive(Debug)]
+pub struct ExtractFailure {
+    /// The entry's path in the archive (empty for a failure of the whole archive, such as a
+    /// hash mismatch).
+    pub path: String,
+    /// Why it failed.
+    pub error: ZarError,
+    /// For a directory: how many entries below it were therefore not extracted.
+    pub not_extracted_inside: u64,
+}
+
+impl std::fmt::Display for ExtractFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.error, f)?;
+        match self.not_extracted_inside {
+            0 => Ok(()),
+            1 => f.write_str(" (1 entry inside was not extracted)"),
+            n => write!(f, " ({n} entries inside were not extracted)"),
         }
     }
 }
 
 impl From<ZarError> for io::Error {
     fn from(e: ZarError) -> io::Error {
-        let kind = match &e {
-            ZarError::Io { source, .. } => source.kind(),
-            _ => io::ErrorKind::InvalidData,
-        };
+        // A system error keeps its kind (a permission denied stays one); everything the
+        // archive's own bytes caused is invalid data.
+        let kind = e.io_kind().unwrap_or(io::ErrorKind::InvalidData);
         io::Error::new(kind, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_system_error_keeps_its_kind_and_source_through_io_error() {
+        let e = ZarError::path_io(
+            "/x/y",
+            "cannot open",
+            io::Error::from(io::ErrorKind::PermissionDenied),
+        );
+        assert!(std::error::Error::source(&e).is_some());
+        assert!(e.to_string().starts_with("/x/y: cannot open: "), "{e}");
+        let as_io: io::Error = e.into();
+        assert_eq!(as_io.kind(), io::ErrorKind::PermissionDenied);
+        let wrapped = ZarError::File {
+            path: "f".into(),
+            source: Box::new(ZarError::io("reading", io::Error::from(io::ErrorKind::Interrupted))),
+        };
+        assert_eq!(io::Error::from(wrapped).kind(), io::ErrorKind::Interrupted);
+        let damage = ZarError::Block {
+            block: 3,
+            reason: "bad".into(),
+            source: None,
+        };
+        assert_eq!(io::Error::from(damage).kind(), io::ErrorKind::InvalidData);
     }
 }

@@ -11,7 +11,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use super::dirs::{DirHandle, Kind};
-use super::error::ZarError;
+use super::error::{ExtractFailure, ZarError};
 use super::names;
 use super::reader::{Archive, Entry, EntryId};
 
@@ -127,7 +127,11 @@ pub fn extract(
         (r, None) => r,
         (Ok(_), Some(e)) => Err(e),
         (Err(ZarError::ExtractFailed { mut failures }), Some(e)) => {
-            failures.push(e.to_string());
+            failures.push(ExtractFailure {
+                path: String::new(),
+                error: e,
+                not_extracted_inside: 0,
+            });
             Err(ZarError::ExtractFailed { failures })
         }
         (Err(other), Some(_)) => Err(other),
@@ -170,14 +174,11 @@ fn extract_entries<'a>(
     });
 
     std::fs::create_dir_all(dest).map_err(|e| {
-        ZarError::path(
-            dest,
-            format!("cannot create the destination directory: {e}"),
-        )
+        ZarError::path_io(dest, "cannot create the destination directory", e)
     })?;
     let mut summary = ExtractSummary::default();
     // (position in `selected`, message), so failures are reported in archive order.
-    let mut failures: Vec<(usize, String)> = Vec::new();
+    let mut failures: Vec<(usize, ExtractFailure)> = Vec::new();
     // Phase 1, in walk order on this thread: directories, and the list of files to write.
     // Directories already created and checked, by entry; the one created last stays open,
     // so a child needs one more step, not a walk from the destination (deep trees stay
@@ -237,10 +238,15 @@ fn extract_entries<'a>(
             let inside = if e.is_dir() { e.walk().count() } else { 0 };
             if inside > 0 {
                 skipped.insert(e.id());
-                failures.push((i, format!("{err} ({inside} entries inside were not extracted)")));
-            } else {
-                failures.push((i, err.to_string()));
             }
+            failures.push((
+                i,
+                ExtractFailure {
+                    path: shown,
+                    error: err,
+                    not_extracted_inside: inside as u64,
+                },
+            ));
         }
     }
     drop((made, last));
@@ -270,7 +276,14 @@ fn extract_entries<'a>(
         FileEvent::Done(i, e, Err(err)) => {
             let shown = e.path_display();
             progress(ExtractEvent::Failed { path: &shown, error: &err });
-            failures.push((i, err.to_string()));
+            failures.push((
+                i,
+                ExtractFailure {
+                    path: shown,
+                    error: err,
+                    not_extracted_inside: 0,
+                },
+            ));
         }
     };
     if threads == 1 {
@@ -298,7 +311,9 @@ fn extract_entries<'a>(
     if failures.is_empty() {
         Ok(summary)
     } else {
-        Err(ZarError::ExtractFailed { failures: failures.into_iter().map(|(_, m)| m).collect() })
+        Err(ZarError::ExtractFailed {
+            failures: failures.into_iter().map(|(_, f)| f).collect(),
+        })
     }
 }
 
@@ -312,7 +327,7 @@ enum FileEvent<'a> {
 /// Open the destination directory.
 fn open_dest(dest: &Path) -> Result<DirHandle, ZarError> {
     DirHandle::open(dest)
-        .map_err(|e| ZarError::path(dest, format!("cannot open the destination directory: {e}")))
+        .map_err(|e| ZarError::path_io(dest, "cannot open the destination directory", e))
 }
 
 /// Create `<start>/<archive_path>` one component at a time, refusing anything on the way
@@ -337,10 +352,7 @@ fn ensure_dirs(start: DirHandle, archive_path: &[u8]) -> Result<DirHandle, ZarEr
                 // Lost a race with another creator: fine if it is now a real directory.
                 match dir.stat(&name, false) {
                     Ok(m) if m.kind == Kind::Dir => Ok(()),
-                    _ => Err(ZarError::path(
-                        cur(),
-                        format!("cannot create directory: {err}"),
-                    )),
+                    _ => Err(ZarError::path_io(cur(), "cannot create directory", err)),
                 }
             })?,
         }
@@ -348,7 +360,7 @@ fn ensure_dirs(start: DirHandle, archive_path: &[u8]) -> Result<DirHandle, ZarEr
         // is refused here too.
         dir = dir
             .open_dir(&name, false)
-            .map_err(|e| ZarError::path(cur(), format!("cannot open the directory: {e}")))?;
+            .map_err(|e| ZarError::path_io(cur(), "cannot open the directory", e))?;
     }
     Ok(dir)
 }
@@ -369,7 +381,7 @@ fn extract_file(
         dir.push(name);
     }
     let handle = DirHandle::open(&dir)
-        .map_err(|err| ZarError::path(&dir, format!("cannot open the directory: {err}")))?;
+        .map_err(|err| ZarError::path_io(&dir, "cannot open the directory", err))?;
     let dir = handle.path();
     let name = disk_component(e.name(), dir)?;
     let target = dir.join(&name);
@@ -382,7 +394,7 @@ fn extract_file(
     }
     let mut tmp = handle
         .temp_file(".zar-extract.")
-        .map_err(|err| ZarError::path(dir, format!("cannot create a temporary file: {err}")))?;
+        .map_err(|err| ZarError::path_io(dir, "cannot create a temporary file", err))?;
     let mut reader = e.open()?;
     let mut w = BufWriter::with_capacity(1 << 16, tmp.file());
     let mut buf = vec![0u8; 1 << 16];
@@ -393,12 +405,12 @@ fn extract_file(
             break;
         }
         w.write_all(&buf[..n])
-            .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
+            .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
         written += n as u64;
         on_data(n as u64);
     }
     w.flush()
-        .map_err(|err| ZarError::path(&target, format!("cannot write: {err}")))?;
+        .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
     drop(w);
     tmp.commit(&name, overwrite).map_err(|err| {
         if err.kind() == std::io::ErrorKind::AlreadyExists {
@@ -406,10 +418,7 @@ fn extract_file(
                 path: target.clone(),
             }
         } else {
-            ZarError::path(
-                &target,
-                format!("cannot move the extracted file into place: {err}"),
-            )
+            ZarError::path_io(&target, "cannot move the extracted file into place", err)
         }
     })?;
     Ok(written)
@@ -419,14 +428,14 @@ fn extract_file(
 fn unwrap_io(err: std::io::Error, e: &Entry<'_>) -> ZarError {
     match err.into_inner().map(|inner| inner.downcast::<ZarError>()) {
         Some(Ok(z)) => *z,
-        Some(Err(other)) => ZarError::File {
-            path: e.path_display(),
-            source: Box::new(ZarError::Limit(other.to_string())),
-        },
-        None => ZarError::File {
-            path: e.path_display(),
-            source: Box::new(ZarError::Limit("read failed".into())),
-        },
+        Some(Err(other)) => ZarError::io(
+            format!("reading {}", e.path_display()),
+            std::io::Error::other(other),
+        ),
+        None => ZarError::io(
+            format!("reading {}", e.path_display()),
+            std::io::Error::other("read failed"),
+        ),
     }
 }
 

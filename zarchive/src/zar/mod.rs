@@ -20,7 +20,7 @@ mod verify;
 mod writer;
 
 pub use compressor::{BlockCompressor, BlockContext, REFERENCE_LEVEL, Stored, Zstd};
-pub use error::ZarError;
+pub use error::{ExtractFailure, ZarError};
 pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
 pub use names::UnsafeName;
 pub use pack::{PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to};

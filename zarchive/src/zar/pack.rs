@@ -135,10 +135,7 @@ pub fn pack_dir(
     let tmp = super::atomic::temp_builder(&format!(".{}.", name.to_string_lossy()))
         .tempfile_in(&parent)
         .map_err(|e| {
-            ZarError::path(
-                &parent,
-                format!("cannot create a temporary file for the archive: {e}"),
-            )
+            ZarError::path_io(&parent, "cannot create a temporary file for the archive", e)
         })?;
     // Never pack the archive into itself: skip the target and the temporary file.
     let canonical_parent = parent
@@ -167,12 +164,12 @@ pub fn pack_dir(
         )
     })?;
     file.sync_all()
-        .map_err(|e| ZarError::path(tmp.path(), format!("cannot write the archive: {e}")))?;
+        .map_err(|e| ZarError::path_io(tmp.path(), "cannot write the archive", e))?;
     super::atomic::move_into_place(tmp, out, opts.overwrite).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             ZarError::Exists { path: out.to_path_buf() }
         } else {
-            ZarError::path(out, format!("cannot move the finished archive into place: {e}"))
+            ZarError::path_io(out, "cannot move the finished archive into place", e)
         }
     })?;
     Ok(summary)
@@ -215,7 +212,7 @@ pub fn pack_dir_to<W: Write>(
             continue;
         }
         let mut f = dirs::open_file(&item.disk, opts.follow_symlinks)
-            .map_err(|e| ZarError::path(&item.disk, format!("cannot open: {e}")))?;
+            .map_err(|e| ZarError::path_io(&item.disk, "cannot open", e))?;
         writer.start_file(&item.archive_path).map_err(on_path)?;
         let mut read = 0u64;
         loop {
@@ -223,7 +220,7 @@ pub fn pack_dir_to<W: Write>(
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ZarError::path(&item.disk, format!("cannot read: {e}"))),
+                Err(e) => return Err(ZarError::path_io(&item.disk, "cannot read", e)),
             };
             writer.append(&buf[..n])?;
             read += n as u64;
@@ -262,7 +259,7 @@ struct Level {
 fn sorted_names(dir: &DirHandle) -> Result<std::vec::IntoIter<OsString>, ZarError> {
     let mut names = dir
         .names()
-        .map_err(|e| ZarError::path(dir.path(), format!("cannot read the directory: {e}")))?;
+        .map_err(|e| ZarError::path_io(dir.path(), "cannot read the directory", e))?;
     names.sort_by(|a, b| names::compare(&os_bytes(a), &os_bytes(b)));
     Ok(names.into_iter())
 }
@@ -279,12 +276,12 @@ fn scan(
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<Vec<Item>, ZarError> {
     let meta = std::fs::metadata(dir)
-        .map_err(|e| ZarError::path(dir, format!("cannot read the input directory: {e}")))?;
+        .map_err(|e| ZarError::path_io(dir, "cannot read the input directory", e))?;
     if !meta.is_dir() {
         return Err(ZarError::path(dir, "not a directory"));
     }
     let root = DirHandle::open(dir)
-        .map_err(|e| ZarError::path(dir, format!("cannot read the input directory: {e}")))?;
+        .map_err(|e| ZarError::path_io(dir, "cannot read the input directory", e))?;
     // The archive being written is never packed: known by identity where the system has
     // one, by name and canonical path elsewhere.
     let skip_ids: Vec<(u64, u64)> = skip.iter().filter_map(|p| dirs::identity(p)).collect();
@@ -310,7 +307,7 @@ fn scan(
         let mut meta = level
             .dir
             .stat(&name, false)
-            .map_err(|e| ZarError::path(&disk, format!("cannot read: {e}")))?;
+            .map_err(|e| ZarError::path_io(&disk, "cannot read", e))?;
         let via_link = meta.kind == Kind::Symlink;
         if via_link {
             if !follow {
@@ -392,7 +389,7 @@ fn scan(
         let sub = level
             .dir
             .open_dir(&name, follow)
-            .map_err(|e| ZarError::path(&disk, format!("cannot read the directory: {e}")))?;
+            .map_err(|e| ZarError::path_io(&disk, "cannot read the directory", e))?;
         let names = sorted_names(&sub)?;
         items.push(Item {
             disk,

@@ -859,12 +859,11 @@ impl<'a> Entry<'a> {
         match pos.checked_add(buf.len() as u64) {
             Some(end) if end <= size => {}
             _ => {
-                return Err(ZarError::File {
+                return Err(ZarError::OutOfRange {
                     path: self.path_display(),
-                    source: Box::new(ZarError::Limit(format!(
-                        "range {pos}+{} is beyond the file's {size} bytes",
-                        buf.len()
-                    ))),
+                    offset: pos,
+                    len: buf.len() as u64,
+                    size,
                 });
             }
         }

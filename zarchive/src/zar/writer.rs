@@ -320,7 +320,7 @@ impl<W: Write> ArchiveWriter<W> {
             });
         };
         if self.failed {
-            return Err(ZarError::Limit("the writer already failed".into()));
+            return Err(ZarError::WriterFailed);
         }
         if self.stream_pos + data.len() as u64 > MAX_FILE_SIZE {
             return Err(ZarError::Limit(format!(
@@ -499,7 +499,7 @@ impl<W: Write> ArchiveWriter<W> {
     /// file tree, meta sections and footer. Mirrors zarchivewriter.cpp `Finalize`.
     pub fn finish(mut self) -> Result<(W, Summary), ZarError> {
         if self.failed {
-            return Err(ZarError::Limit("the writer already failed".into()));
+            return Err(ZarError::WriterFailed);
         }
         self.current_file = None;
         if self.pending_len > 0 {
