@@ -13,3 +13,8 @@ pub mod zar;
 pub mod zstd;
 
 pub use zar::{Archive, ArchiveWriter, BlockCompressor, Stored, ZarError};
+
+/// The README's code examples, compiled and checked by `cargo test --doc`.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -91,8 +91,26 @@ pub struct ExtractSummary {
 /// Extract the selected entries of `archive` under `dest` (created if missing). Returns an
 /// error listing every failed entry if any failed; the others are extracted regardless.
 /// With [`ExtractOptions::verify`] and no paths selected, the archive's SHA-256 is checked
-/// on another thread while the files are written; a mismatch is
-/// [`ZarError::HashMismatch`] (or one more line of [`ZarError::ExtractFailed`]).
+/// on another thread while the files are written.
+///
+/// # Errors
+///
+/// [`ZarError::NotFound`] for a selected path the archive does not hold, before anything
+/// is written; [`ZarError::Path`] when the destination cannot be created;
+/// [`ZarError::ExtractFailed`] listing every entry that failed (an existing file without
+/// `overwrite` is [`ZarError::Exists`]; a damaged block, a name the file system refuses, a
+/// write error...); [`ZarError::HashMismatch`] when everything was written but the
+/// archive's hash does not match (with entry failures too, it is one more
+/// [`ExtractFailure`] with an empty path).
+///
+/// # Security
+///
+/// Nothing is written outside `dest`: names were validated at open (no `/`, `\`, NUL, `.`,
+/// `..` or drive letters), every directory is created and opened relative to the one above
+/// it without following symbolic links (a link planted in the destination is refused, not
+/// followed), and files are written under a temporary name in their directory and renamed
+/// into place only when complete, so a failed entry leaves no partial file. Existing files
+/// are replaced only with `overwrite`.
 pub fn extract(
     archive: &Archive,
     dest: &Path,

@@ -2,7 +2,7 @@
 //!
 //! * [`Archive`] opens and validates an archive, looks entries up and reads them;
 //! * [`ArchiveWriter`] writes one, streaming, to any `Write`, compressing blocks in parallel;
-//! * [`pack`], [`extract`] and [`verify`] are the directory-level operations the CLI uses.
+//! * [`pack_dir`], [`extract()`] and [`verify()`] are the directory-level operations the CLI uses.
 
 mod atomic;
 mod compressor;

@@ -43,7 +43,15 @@ impl OpenOptions {
         Self::default()
     }
     /// Whether to memory-map the file (default true; falls back to plain reads when the map
-    /// fails). Turn it off when another process may truncate the file while it is open.
+    /// fails).
+    ///
+    /// # Security
+    ///
+    /// A mapped file that another process truncates while it is open makes the next access
+    /// to the lost pages raise `SIGBUS`, which ends the process: the map cannot turn that
+    /// into an error. Turn the map off for archives that untrusted processes can modify
+    /// while they are open (plain positioned reads then fail with an error instead). The
+    /// bytes themselves are validated the same way either way.
     pub fn mmap(mut self, on: bool) -> Self {
         self.mmap = on;
         self
@@ -186,7 +194,26 @@ impl std::fmt::Debug for Entry<'_> {
 }
 
 impl Archive {
-    /// Open and validate the archive at `path` with default [`OpenOptions`].
+    /// Open and validate the archive at `path` with default [`OpenOptions`] (memory-mapped,
+    /// a 16-block cache).
+    ///
+    /// # Errors
+    ///
+    /// [`ZarError::Io`] or [`ZarError::Path`] when the file cannot be opened or read (or is
+    /// not a regular file); [`ZarError::NotAnArchive`], [`ZarError::UnsupportedVersion`],
+    /// [`ZarError::TotalSizeMismatch`], [`ZarError::BadSection`], [`ZarError::BadTree`],
+    /// [`ZarError::BadName`], [`ZarError::UnsafeName`], [`ZarError::DuplicateName`] or
+    /// [`ZarError::FileExtent`] when the index does not validate. Block contents are not
+    /// decoded here: a damaged block fails the reads that need it (or [`super::verify`]).
+    ///
+    /// # Security
+    ///
+    /// The archive's bytes are treated as hostile. The whole index is validated before this
+    /// returns (checked arithmetic for every section, child ranges, no node reached twice,
+    /// every name a single safe path component, no duplicate names ignoring ASCII case,
+    /// every file covered by existing blocks), memory is bounded by the file's real size,
+    /// and no size field drives an allocation. See [`OpenOptions::mmap`] for the one risk of
+    /// the memory map.
     pub fn open(path: impl AsRef<Path>) -> Result<Archive, ZarError> {
         OpenOptions::default().open(path)
     }
