@@ -91,10 +91,7 @@ pub fn pack_row(label: &str, tree: &Path, bytes: u64, level: i32, threads: usize
     let ours: Arc<dyn BlockCompressor> = Arc::new(Zstd::new(level).ok()?);
     let native: Arc<dyn BlockCompressor> = Arc::new(NativeZstd { level });
     let run = move |c: Arc<dyn BlockCompressor>, tree: std::path::PathBuf| {
-        let opts = PackOptions {
-            writer: WriterOptions::new().compressor(c).threads(threads),
-            ..Default::default()
-        };
+        let opts = PackOptions::new().writer(WriterOptions::new().compressor(c).threads(threads));
         move || {
             let out = Vec::with_capacity(bytes as usize);
             black_box(

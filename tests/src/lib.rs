@@ -260,7 +260,7 @@ pub mod exercise {
         assert_eq!(entries + 1, a.file_count() + a.dir_count());
         let _ = a.compute_hash();
         if a.block_count() <= 64 {
-            let _ = zarkit::zar::verify(&a, 1, &|_| {});
+            let _ = zarkit::zar::verify(&a, &zarkit::zar::VerifyOptions::new(), &mut |_| {});
         }
     }
 

@@ -60,7 +60,7 @@ fn basic_tree_packs_and_extracts_to_identical_files() {
     assert_eq!((es.files, es.dirs, es.bytes), (25, 5, 1_147_244));
     assert_same_tree(&tree, &dest);
     let parallel = dir.path().join("out4");
-    let opts = ExtractOptions { threads: 4, ..Default::default() };
+    let opts = ExtractOptions::new().threads(4);
     let es = extract(&a, &parallel, &opts, &mut |_| {}).unwrap();
     assert_eq!((es.files, es.dirs, es.bytes), (25, 5, 1_147_244));
     assert_same_tree(&tree, &parallel);
@@ -71,19 +71,13 @@ fn extract_selected_paths_only_and_keeps_their_archive_paths() {
     let dir = tempfile::tempdir().unwrap();
     let a = Archive::open(zar("basic/reference.zar")).unwrap();
     let dest = dir.path().join("sel");
-    let opts = ExtractOptions {
-        paths: vec!["sub/deeper".into(), "README.txt".into()],
-        ..Default::default()
-    };
+    let opts = ExtractOptions::new().paths(vec!["sub/deeper".into(), "README.txt".into()]);
     let s = extract(&a, &dest, &opts, &mut |_| {}).unwrap();
     assert_eq!(s.files, 4);
     assert!(dest.join("Sub/Deeper/Deepest/empty_too.dat").is_file());
     assert!(dest.join("README.txt").is_file());
     assert!(!dest.join("Sub/alpha.txt").exists());
-    let missing = ExtractOptions {
-        paths: vec!["nope.txt".into()],
-        ..Default::default()
-    };
+    let missing = ExtractOptions::new().paths(vec!["nope.txt".into()]);
     let err = extract(&a, &dir.path().join("none"), &missing, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("nope.txt"));
     assert!(
@@ -118,10 +112,7 @@ fn extract_refuses_to_overwrite_unless_asked() {
     extract(
         &a,
         &dest,
-        &ExtractOptions {
-            overwrite: true,
-            ..Default::default()
-        },
+        &ExtractOptions::new().overwrite(true),
         &mut |_| {},
     )
     .unwrap();
@@ -155,7 +146,7 @@ fn failed_entries_leave_no_partial_file_and_are_all_reported() {
     let dir = tempfile::tempdir().unwrap();
     let a = Archive::open(zar("bad/corrupt_block.zar")).unwrap();
     let dest = dir.path().join("cb");
-    let opts = ExtractOptions { threads: 2, ..Default::default() };
+    let opts = ExtractOptions::new().threads(2);
     let err = extract(&a, &dest, &opts, &mut |_| {}).unwrap_err();
     let ZarError::ExtractFailed { failures } = err else {
         panic!()
@@ -263,10 +254,7 @@ fn pack_refuses_an_existing_output_unless_overwriting() {
     quiet_pack(
         &tree,
         &out,
-        &PackOptions {
-            overwrite: true,
-            ..Default::default()
-        },
+        &PackOptions::new().overwrite(true),
     )
     .unwrap();
     Archive::open(&out).unwrap();
@@ -304,10 +292,7 @@ fn symlinks_are_skipped_with_a_warning_or_followed_on_request() {
             .file_count(),
         1
     );
-    let follow = PackOptions {
-        follow_symlinks: true,
-        ..Default::default()
-    };
+    let follow = PackOptions::new().follow_symlinks(true);
     let (bytes, s) = pack_dir_to(&tree, Vec::new(), &follow, &[], &mut |_| {}).unwrap();
     assert!(s.warnings.is_empty());
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
@@ -340,10 +325,7 @@ fn long_names_are_written_correctly_with_a_warning() {
     std::fs::create_dir_all(&tree).unwrap();
     let long = "n".repeat(200);
     std::fs::write(tree.join(&long), b"long").unwrap();
-    let opts = PackOptions {
-        writer: WriterOptions::new().compressor(Arc::new(Stored)),
-        ..Default::default()
-    };
+    let opts = PackOptions::new().writer(WriterOptions::new().compressor(Arc::new(Stored)));
     let (bytes, s) = pack_dir_to(&tree, Vec::new(), &opts, &[], &mut |_| {}).unwrap();
     assert!(
         s.warnings
@@ -370,7 +352,7 @@ fn names_an_archive_cannot_hold_fail_the_pack_or_are_skipped_never_renamed() {
         }
         other => panic!("expected UnstorableName, got {other}"),
     }
-    let skip = PackOptions { skip_invalid_names: true, ..Default::default() };
+    let skip = PackOptions::new().skip_invalid_names(true);
     let (bytes, s) = pack_dir_to(&tree, Vec::new(), &skip, &[], &mut |_| {}).unwrap();
     assert_eq!(
         s.warnings.iter().filter(|w| matches!(w, PackWarning::SkippedInvalidName(..))).count(),
@@ -390,7 +372,7 @@ fn following_links_skips_dangling_and_looping_ones_with_a_warning() {
     std::fs::write(tree.join("d/f"), b"x").unwrap();
     std::os::unix::fs::symlink("missing", tree.join("dangling")).unwrap();
     std::os::unix::fs::symlink("..", tree.join("d/up")).unwrap();
-    let follow = PackOptions { follow_symlinks: true, ..Default::default() };
+    let follow = PackOptions::new().follow_symlinks(true);
     let (bytes, s) = pack_dir_to(&tree, Vec::new(), &follow, &[], &mut |_| {}).unwrap();
     let broken: Vec<_> = s
         .warnings
@@ -444,4 +426,22 @@ fn trees_deeper_than_the_path_limit_pack_and_extract() {
     let mut back = String::new();
     std::io::Read::read_to_string(&mut std::fs::File::from(f), &mut back).unwrap();
     assert_eq!(back, "deep content");
+}
+
+#[test]
+fn a_pack_reports_each_warning_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::write(tree.join("L".repeat(200)), b"long name").unwrap();
+    let mut seen = 0;
+    let (_, s) = pack_dir_to(&tree, Vec::new(), &PackOptions::new(), &[], &mut |ev| {
+        if let zarkit::zar::PackEvent::Warning(_) = ev {
+            seen += 1;
+        }
+    })
+    .unwrap();
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    assert!(s.archive.warnings.is_empty(), "not repeated in the writer's summary");
+    assert_eq!(seen, 1);
 }

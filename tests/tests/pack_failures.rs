@@ -85,10 +85,7 @@ fn a_full_disk_is_an_error_at_every_stage_of_writing() {
     let t = tree(d.path());
     // Stored blocks, so the sizes of the stages are known: fail in the blocks, in the
     // alignment/records, in the names, in the tree, in the footer.
-    let stored = |threads| PackOptions {
-        writer: WriterOptions::new().compressor(Arc::new(Stored)).threads(threads),
-        ..Default::default()
-    };
+    let stored = |threads| PackOptions::new().writer(WriterOptions::new().compressor(Arc::new(Stored)).threads(threads));
     let full = pack_dir_to(&t, Vec::new(), &stored(1), &[], &mut |_| {}).unwrap().0.len();
     for room in [0, 70_000, 5 * 65536 + 3, full - 200, full - 100, full - 1] {
         for threads in [1, 3] {
@@ -128,10 +125,7 @@ fn an_unreadable_file_fails_naming_it() {
     std::fs::remove_file(&victim).unwrap();
     let opts = if cfg!(target_os = "linux") {
         std::os::unix::fs::symlink("/proc/self/mem", &victim).unwrap();
-        PackOptions {
-            follow_symlinks: true,
-            ..Default::default()
-        }
+        PackOptions::new().follow_symlinks(true)
     } else {
         use std::os::unix::fs::PermissionsExt;
         std::fs::write(&victim, b"secret").unwrap();

@@ -55,10 +55,7 @@ fn pack_with(
     compressor: Arc<dyn BlockCompressor>,
     threads: usize,
 ) -> Vec<u8> {
-    let opts = PackOptions {
-        writer: WriterOptions::new().compressor(compressor).threads(threads),
-        ..Default::default()
-    };
+    let opts = PackOptions::new().writer(WriterOptions::new().compressor(compressor).threads(threads));
     pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {})
         .unwrap()
         .0

@@ -68,7 +68,7 @@ fn level6_frames_equal_every_block_of_the_raw_reference_archive() {
 fn pack_at_reference_level(tree: &std::path::Path, threads: usize) -> Vec<u8> {
     let compressor = Arc::new(Zstd::new(REFERENCE_LEVEL).expect("level 6 is implemented"));
     let opts =
-        PackOptions { writer: WriterOptions::new().compressor(compressor).threads(threads), ..Default::default() };
+        PackOptions::new().writer(WriterOptions::new().compressor(compressor).threads(threads));
     pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {}).expect("pack").0
 }
 

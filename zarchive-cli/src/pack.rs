@@ -117,14 +117,9 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
         ));
     }
     let compressor = block_compressor(a.level.as_deref())?;
-    let opts = PackOptions {
-        writer: WriterOptions::new()
+    let opts = PackOptions::new().writer(WriterOptions::new()
             .compressor(compressor)
-            .threads(output::threads(a.threads)),
-        follow_symlinks: a.follow_symlinks,
-        overwrite: a.force,
-        skip_invalid_names: a.skip_invalid_names,
-    };
+            .threads(output::threads(a.threads))).follow_symlinks(a.follow_symlinks).overwrite(a.force).skip_invalid_names(a.skip_invalid_names);
     let to_stdout = a.output.as_deref().is_some_and(output::is_dash);
     let pb = output::bar(a.quiet, 0, true);
     let mut on_event = |ev: PackEvent<'_>| match ev {

@@ -131,12 +131,7 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
         eprintln!("Extracting to {}", dest.display());
     }
     let pb = output::bar(a.quiet, 0, true);
-    let opts = zar::ExtractOptions {
-        overwrite: a.force,
-        paths: a.paths,
-        threads: output::threads(a.threads),
-        verify: !a.no_verify,
-    };
+    let opts = zar::ExtractOptions::new().overwrite(a.force).paths(a.paths).threads(output::threads(a.threads)).verify(!a.no_verify);
     // Existing files are summarised (count and the first few), not listed one per line.
     let mut existing: Vec<String> = Vec::new();
     let result = zar::extract(&archive, &dest, &opts, &mut |ev| match ev {
@@ -277,8 +272,13 @@ pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
         }
     };
     let pb = output::bar(a.quiet, archive.block_count(), false);
-    let report = zar::verify(&archive, output::threads(a.threads), &|n| pb.set_position(n))
-        .map_err(Failure::from)?;
+    let opts = zar::VerifyOptions::new().threads(output::threads(a.threads));
+    let report = zar::verify(&archive, &opts, &mut |ev| {
+        if let zar::VerifyEvent::Blocks(n) = ev {
+            pb.inc(n)
+        }
+    })
+    .map_err(Failure::from)?;
     pb.finish_and_clear();
     let mut problems = Vec::new();
     if !report.hash_ok() {

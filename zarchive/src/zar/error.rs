@@ -162,6 +162,12 @@ pub enum ZarError {
         #[source]
         source: Option<io::Error>,
     },
+    /// An entry id that names no entry of this archive (taken from another one).
+    #[error("entry id {id} does not belong to this archive")]
+    ForeignEntry {
+        /// The id's index.
+        id: u32,
+    },
     /// An archive writer that already failed was used again; start a new archive.
     #[error("the archive writer already failed on an earlier error and cannot go on")]
     WriterFailed,

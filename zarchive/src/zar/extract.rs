@@ -15,21 +15,14 @@ use super::error::{ExtractFailure, ZarError};
 use super::names;
 use super::reader::{Archive, Entry, EntryId};
 
-/// How to extract.
+/// How to extract: `ExtractOptions::new().threads(4).overwrite(true)`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ExtractOptions {
-    /// Replace existing files (default: an existing file is an error for that entry).
-    pub overwrite: bool,
-    /// Archive paths to extract (a directory means its whole subtree); empty = everything.
-    pub paths: Vec<String>,
-    /// Files written in parallel (0 or 1: on the calling thread). Directories are always
-    /// created first, in archive order.
-    pub threads: usize,
-    /// When everything is extracted (`paths` empty), also check the archive's SHA-256
-    /// against its footer, alongside the extraction (default: on). A mismatch is reported
-    /// as [`ZarError::HashMismatch`] after the files were written. A partial extraction
-    /// reads only the blocks it needs and never checks the hash.
-    pub verify: bool,
+    overwrite: bool,
+    paths: Vec<String>,
+    threads: usize,
+    verify: bool,
 }
 
 impl Default for ExtractOptions {
@@ -37,9 +30,40 @@ impl Default for ExtractOptions {
         ExtractOptions {
             overwrite: false,
             paths: Vec::new(),
-            threads: 0,
+            threads: 1,
             verify: true,
         }
+    }
+}
+
+impl ExtractOptions {
+    /// Defaults: everything, on one thread, existing files kept, the hash checked.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Replace existing files (default: an existing file is an error for that entry).
+    pub fn overwrite(mut self, on: bool) -> Self {
+        self.overwrite = on;
+        self
+    }
+    /// Archive paths to extract (a directory means its whole subtree); empty = everything.
+    pub fn paths(mut self, paths: Vec<String>) -> Self {
+        self.paths = paths;
+        self
+    }
+    /// Files written in parallel (0 or 1: on the calling thread). Directories are always
+    /// created first, in archive order.
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
+    }
+    /// When everything is extracted (no paths selected), also check the archive's SHA-256
+    /// against its footer, alongside the extraction (default: on). A mismatch is reported
+    /// as [`ZarError::HashMismatch`] after the files were written. A partial extraction
+    /// reads only the blocks it needs and never checks the hash.
+    pub fn verify(mut self, on: bool) -> Self {
+        self.verify = on;
+        self
     }
 }
 

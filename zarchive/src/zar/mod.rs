@@ -28,5 +28,5 @@ pub use reader::{
     Archive, DEFAULT_CACHE_BLOCKS, Entry, EntryId, EntryKind, FileReader, OpenOptions, Walk,
 };
 pub use source::ReadAt;
-pub use verify::{BlockProblem, VerifyReport, verify};
-pub use writer::{ArchiveWriter, MAX_THREADS, Summary, Warning, WriterOptions};
+pub use verify::{BlockProblem, VerifyEvent, VerifyOptions, VerifyReport, verify};
+pub use writer::{ArchiveWriter, MAX_THREADS, WriteSummary, WriteWarning, WriterOptions};

@@ -89,6 +89,7 @@ pub fn is_windows_reserved(name: &[u8]) -> bool {
 /// Append one name-table entry: a 1-byte length below 128, otherwise two bytes
 /// `0x80 | (len & 0x7F), len >> 7`; names longer than [`MAX_NAME_LEN`] are cut.
 /// Mirrors the serialisation loop of zarchivewriter.cpp `WriteNameTable`.
+#[doc(hidden)]
 pub fn encode_entry(name: &[u8], out: &mut Vec<u8>) {
     let name = &name[..name.len().min(MAX_NAME_LEN)];
     let len = name.len();

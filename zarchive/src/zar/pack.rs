@@ -12,22 +12,49 @@ use std::path::{Path, PathBuf};
 use super::dirs::{self, DirHandle, Kind};
 use super::error::ZarError;
 use super::names;
-use super::writer::{ArchiveWriter, Summary, Warning, WriterOptions};
+use super::writer::{ArchiveWriter, WriteSummary, WriteWarning, WriterOptions};
 
-/// How to pack.
+/// How to pack: `PackOptions::new().writer(...).follow_symlinks(true)`.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct PackOptions {
+    writer: WriterOptions,
+    follow_symlinks: bool,
+    overwrite: bool,
+    skip_invalid_names: bool,
+}
+
+impl PackOptions {
+    /// Defaults: zstd level 6 on one thread, links skipped, an existing output refused,
+    /// names the archive cannot hold refused.
+    pub fn new() -> Self {
+        Self::default()
+    }
     /// Compressor and thread count.
-    pub writer: WriterOptions,
-    /// Follow symbolic links (default: skip them with a warning).
-    pub follow_symlinks: bool,
-    /// Replace an existing archive at the target path (default: refuse).
-    pub overwrite: bool,
+    pub fn writer(mut self, writer: WriterOptions) -> Self {
+        self.writer = writer;
+        self
+    }
+    /// Follow symbolic links (default: skip them with a warning). A dangling link, or one
+    /// that loops back to a directory being walked, is skipped with a warning.
+    pub fn follow_symlinks(mut self, on: bool) -> Self {
+        self.follow_symlinks = on;
+        self
+    }
+    /// Replace an existing archive at the target path (default: refuse with
+    /// [`ZarError::Exists`]).
+    pub fn overwrite(mut self, on: bool) -> Self {
+        self.overwrite = on;
+        self
+    }
     /// Leave out files and directories whose names a ZAR archive cannot hold (a `\\` in a
     /// Unix file name, a drive-letter prefix), with a warning each. By default such a name
     /// fails the pack with [`ZarError::UnstorableName`]: the archive would not hold the tree.
     /// Such a name is never stored under another name.
-    pub skip_invalid_names: bool,
+    pub fn skip_invalid_names(mut self, on: bool) -> Self {
+        self.skip_invalid_names = on;
+        self
+    }
 }
 
 /// Progress of a pack, reported through the callback.
@@ -66,7 +93,7 @@ pub enum PackWarning {
     /// to a directory above it (a loop), was skipped.
     SkippedBrokenLink(PathBuf, String),
     /// A warning from the archive writer.
-    Writer(Warning),
+    Writer(WriteWarning),
 }
 
 impl std::fmt::Display for PackWarning {
@@ -97,10 +124,11 @@ impl std::fmt::Display for PackWarning {
 
 /// The result of a pack.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct PackSummary {
-    /// What the writer wrote.
-    pub archive: Summary,
-    /// Every warning raised.
+    /// What the writer wrote (its warnings are in `warnings`, once).
+    pub archive: WriteSummary,
+    /// Every warning raised, in order: skipped entries, then the writer's.
     pub warnings: Vec<PackWarning>,
 }
 
@@ -237,9 +265,9 @@ pub fn pack_dir_to<W: Write>(
             ));
         }
     }
-    let (w, archive) = writer.finish()?;
-    for w in &archive.warnings {
-        let pw = PackWarning::Writer(w.clone());
+    let (w, mut archive) = writer.finish()?;
+    for w in std::mem::take(&mut archive.warnings) {
+        let pw = PackWarning::Writer(w);
         progress(PackEvent::Warning(&pw));
         warnings.push(pw);
     }

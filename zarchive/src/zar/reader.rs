@@ -547,9 +547,18 @@ impl Archive {
             id: EntryId::ROOT,
         }
     }
-    /// The entry `id` (as returned by this archive).
-    pub fn entry(&self, id: EntryId) -> Entry<'_> {
-        Entry { archive: self, id }
+    /// The entry `id`, as returned by this archive's [`Entry::id`].
+    ///
+    /// # Errors
+    ///
+    /// [`ZarError::ForeignEntry`] for an id that names no entry of this archive (one taken
+    /// from another archive).
+    pub fn entry(&self, id: EntryId) -> Result<Entry<'_>, ZarError> {
+        match self.nodes.get(id.0 as usize) {
+            // Nodes never reached from the root were left without a parent at open.
+            Some(n) if n.parent != u32::MAX => Ok(Entry { archive: self, id }),
+            _ => Err(ZarError::ForeignEntry { id: id.0 }),
+        }
     }
 
     /// Find an entry by path: components split on `/` and `\`, empty components ignored, ASCII

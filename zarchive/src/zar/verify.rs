@@ -10,6 +10,7 @@ use super::reader::Archive;
 
 /// A block that failed to decode.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BlockProblem {
     /// Block index in the data stream.
     pub block: u64,
@@ -23,6 +24,7 @@ pub struct BlockProblem {
 
 /// The outcome of [`verify`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct VerifyReport {
     /// The digest stored in the footer.
     pub stored_hash: [u8; HASH_SIZE],
@@ -45,19 +47,62 @@ impl VerifyReport {
     }
 }
 
-/// Check the integrity hash and decode every block with `threads` threads; `progress`
-/// receives the number of blocks finished so far.
+/// How to verify.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct VerifyOptions {
+    threads: usize,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions { threads: 1 }
+    }
+}
+
+impl VerifyOptions {
+    /// One thread.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Decode blocks on `n` threads (the hash is computed on one more, alongside); 0 or 1:
+    /// everything on the calling thread.
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
+    }
+}
+
+/// Progress of a verification, reported through the callback on the calling thread.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum VerifyEvent {
+    /// This many blocks will be decoded.
+    Started {
+        /// Blocks in the archive.
+        blocks: u64,
+    },
+    /// This many more blocks were decoded (or failed to).
+    Blocks(u64),
+}
+
+/// Check the integrity hash and decode every block; every problem is collected, none stops
+/// the others.
+///
+/// # Errors
+///
+/// Only when the archive's bytes cannot be read at all for the hash; damage is reported in
+/// the [`VerifyReport`], not as an error.
 pub fn verify(
     archive: &Archive,
-    threads: usize,
-    progress: &(dyn Fn(u64) + Sync),
+    opts: &VerifyOptions,
+    progress: &mut dyn FnMut(VerifyEvent),
 ) -> Result<VerifyReport, ZarError> {
-    let computed_hash = archive.compute_hash()?;
     let blocks = archive.block_count();
+    progress(VerifyEvent::Started { blocks });
     let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
     let bad = Mutex::new(Vec::new());
-    let work = || {
+    let work = |done: &mut dyn FnMut()| {
         loop {
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= blocks {
@@ -73,24 +118,48 @@ pub fn verify(
                     v.push((b, msg));
                 }
             }
-            progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+            done();
         }
     };
-    let threads = threads.max(1).min(blocks.max(1) as usize);
-    if threads == 1 {
-        work();
+    let threads = opts.threads.max(1).min(blocks.max(1) as usize);
+    let computed_hash = if threads == 1 {
+        let hash = archive.compute_hash()?;
+        work(&mut || progress(VerifyEvent::Blocks(1)));
+        hash
     } else {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|s| {
+            let hasher = std::thread::Builder::new()
+                .name("zar-verify-hash".into())
+                .spawn_scoped(s, || archive.compute_hash());
             // A thread the system refuses to start is not an error: the others (or this
             // thread, if none started) do its share.
             let started = (0..threads)
-                .take_while(|_| std::thread::Builder::new().spawn_scoped(s, work).is_ok())
+                .take_while(|_| {
+                    let tx = tx.clone();
+                    let work = &work;
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, move || work(&mut || {
+                            let _ = tx.send(());
+                        }))
+                        .is_ok()
+                })
                 .count();
             if started == 0 {
-                work();
+                work(&mut || {
+                            let _ = tx.send(());
+                        });
             }
-        });
-    }
+            drop(tx);
+            for () in rx.iter() {
+                progress(VerifyEvent::Blocks(1));
+            }
+            match hasher {
+                Ok(h) => h.join().unwrap_or_else(|_| archive.compute_hash()),
+                Err(_) => archive.compute_hash(),
+            }
+        })?
+    };
     let mut bad = bad.into_inner().unwrap_or_default();
     bad.sort_unstable();
     let problems = if bad.is_empty() {
@@ -122,3 +191,4 @@ pub fn verify(
         problems,
     })
 }
+

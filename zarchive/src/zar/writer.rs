@@ -20,7 +20,7 @@ use super::pipeline::{BlockBuf, Pipeline};
 /// Something the writer did that a user should know about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Warning {
+pub enum WriteWarning {
     /// A name of 128 bytes or more: stored correctly, but the reference reader (and Cemu)
     /// decode its length wrongly and cannot read the archive's entry.
     LongName {
@@ -34,14 +34,14 @@ pub enum Warning {
     NoDataBlocks,
 }
 
-impl std::fmt::Display for Warning {
+impl std::fmt::Display for WriteWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Warning::LongName { path, len } => write!(
+            WriteWarning::LongName { path, len } => write!(
                 f,
                 "{path}: the name is {len} bytes; names of 128 bytes or more are stored correctly but the reference ZArchive reader (and Cemu) cannot read them"
             ),
-            Warning::NoDataBlocks => f.write_str(
+            WriteWarning::NoDataBlocks => f.write_str(
                 "the archive holds no file data; the reference ZArchive reader (and Cemu) refuse to open an archive without data blocks",
             ),
         }
@@ -50,7 +50,7 @@ impl std::fmt::Display for Warning {
 
 /// What a finished archive looks like.
 #[derive(Debug, Clone, Default)]
-pub struct Summary {
+pub struct WriteSummary {
     /// Files added.
     pub files: u64,
     /// Directories added (the root not included).
@@ -66,7 +66,7 @@ pub struct Summary {
     /// The SHA-256 in the footer.
     pub hash: [u8; HASH_SIZE],
     /// Warnings, in the order they arose.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<WriteWarning>,
 }
 
 /// Options for an [`ArchiveWriter`].
@@ -177,7 +177,7 @@ pub struct ArchiveWriter<W: Write> {
     block_sizes: Vec<u16>,
     record_bases: Vec<u64>,
     raw_blocks: u64,
-    warnings: Vec<Warning>,
+    warnings: Vec<WriteWarning>,
     failed: bool,
 }
 
@@ -246,7 +246,7 @@ impl<W: Write> ArchiveWriter<W> {
     }
 
     /// Warnings so far.
-    pub fn warnings(&self) -> &[Warning] {
+    pub fn warnings(&self) -> &[WriteWarning] {
         &self.warnings
     }
 
@@ -413,7 +413,7 @@ impl<W: Write> ArchiveWriter<W> {
             }
         };
         if name.len() >= REFERENCE_READER_NAME_LIMIT {
-            self.warnings.push(Warning::LongName {
+            self.warnings.push(WriteWarning::LongName {
                 path: names::display(&parts.join(&b'/')),
                 len: name.len(),
             });
@@ -497,7 +497,7 @@ impl<W: Write> ArchiveWriter<W> {
 
     /// Finish the archive: the zero-padded last block, alignment, offset records, name table,
     /// file tree, meta sections and footer. Mirrors zarchivewriter.cpp `Finalize`.
-    pub fn finish(mut self) -> Result<(W, Summary), ZarError> {
+    pub fn finish(mut self) -> Result<(W, WriteSummary), ZarError> {
         if self.failed {
             return Err(ZarError::WriterFailed);
         }
@@ -575,7 +575,7 @@ impl<W: Write> ArchiveWriter<W> {
             .map_err(|e| ZarError::io("flushing the archive", e))?;
 
         if self.blocks_submitted == 0 {
-            self.warnings.push(Warning::NoDataBlocks);
+            self.warnings.push(WriteWarning::NoDataBlocks);
         }
         let (mut files, mut dirs) = (0, 0);
         for e in &self.entries[1..] {
@@ -584,7 +584,7 @@ impl<W: Write> ArchiveWriter<W> {
                 WKind::Dir { .. } => dirs += 1,
             }
         }
-        let summary = Summary {
+        let summary = WriteSummary {
             files,
             dirs,
             data_bytes: self.stream_pos,
