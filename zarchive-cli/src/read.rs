@@ -99,9 +99,15 @@ pub struct CatArgs {
 
 /// Arguments of `zarchive info`.
 #[derive(Args, Debug)]
+#[command(after_help = "For a .wua, the titles are listed: each top-level folder named \
+<title ID>_v<version>, whether it is a game, update, DLC, demo or system title (from the \
+title ID), and its English name from meta/meta.xml.")]
 pub struct InfoArgs {
     /// The archive, or `-` for standard input.
     archive: PathBuf,
+    /// JSON output: one object with the figures below and the titles.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Run `zarchive extract`.
@@ -372,36 +378,84 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
         }
     }
     let data: u64 = archive.walk().map(|e| e.size()).sum();
-    println!("archive:          {}", a.archive.display());
-    println!("format:           ZAR version 1");
-    println!(
-        "archive size:     {}",
-        count(archive.archive_size(), "byte", "bytes")
-    );
-    println!("files:            {}", archive.file_count());
-    println!("directories:      {} (with the root)", archive.dir_count());
-    println!("file data:        {}", count(data, "byte", "bytes"));
-    println!(
-        "blocks:           {} of 64 KiB ({raw} stored raw, {} compressed)",
-        archive.block_count(),
-        archive.block_count() - raw
-    );
-    println!(
-        "compressed data:  {}",
-        count(f.compressed_data.size, "byte", "bytes")
-    );
+    let titles = zar::wua::titles(&archive);
+    if a.json {
+        let titles: Vec<serde_json::Value> = titles
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "folder": t.folder,
+                    "title_id": format!("{:016x}", t.id),
+                    "version": t.version,
+                    "kind": t.kind.word(),
+                    "name": t.name,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "archive": a.archive.display().to_string(),
+            "format": "ZAR v1",
+            "archive_size": archive.archive_size(),
+            "files": archive.file_count(),
+            "directories": archive.dir_count(),
+            "file_data": data,
+            "blocks": archive.block_count(),
+            "raw_blocks": raw,
+            "compressed_data": f.compressed_data.size,
+            "sha256": hex(&f.integrity_hash),
+            "titles": titles,
+        });
+        let text = serde_json::to_string_pretty(&v).map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
+        return output::ignore_broken_pipe(writeln!(io::stdout().lock(), "{text}"));
+    }
+    let mut lines = vec![
+        format!("archive:          {}", a.archive.display()),
+        "format:           ZAR version 1".to_string(),
+        format!("archive size:     {}", count(archive.archive_size(), "byte", "bytes")),
+        format!("files:            {}", archive.file_count()),
+        format!("directories:      {} (with the root)", archive.dir_count()),
+        format!("file data:        {}", count(data, "byte", "bytes")),
+        format!(
+            "blocks:           {} of 64 KiB ({raw} stored raw, {} compressed)",
+            archive.block_count(),
+            archive.block_count() - raw
+        ),
+        format!(
+            "compressed data:  {}",
+            count(f.compressed_data.size, "byte", "bytes")
+        ),
+    ];
     if data > 0 {
-        println!(
+        lines.push(format!(
             "ratio:            {:.2} % of the file data",
             archive.archive_size() as f64 / data as f64 * 100.0
-        );
+        ));
     }
-    println!(
+    lines.push(format!(
         "index:            {} of offset records, {} of names, {}",
         count(f.offset_records.size, "byte", "bytes"),
         count(f.names.size, "byte", "bytes"),
         count(f.file_tree.size / 16, "node", "nodes")
-    );
-    println!("SHA-256 (footer): {}", hex(&f.integrity_hash));
-    Ok(())
+    ));
+    lines.push(format!("SHA-256 (footer): {}", hex(&f.integrity_hash)));
+    if !titles.is_empty() {
+        lines.push(format!("titles:           {}", titles.len()));
+        for t in &titles {
+            let name = t
+                .name
+                .as_deref()
+                .map(|n| zar::names::display(n.as_bytes()))
+                .unwrap_or_default();
+            let line = format!(
+                "  {:016x} v{:<5} {:<7} {name}",
+                t.id,
+                t.version,
+                t.kind.word()
+            );
+            lines.push(line.trim_end().to_string());
+        }
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    output::ignore_broken_pipe(io::stdout().lock().write_all(text.as_bytes()))
 }

@@ -17,6 +17,7 @@ mod pipeline;
 mod reader;
 mod source;
 mod verify;
+pub mod wua;
 mod writer;
 
 pub use compressor::{BlockCompressor, BlockContext, REFERENCE_LEVEL, Stored, Zstd};

@@ -1,0 +1,232 @@
+//! Wii U titles in a `.wua`: Cemu stores each title in a top-level folder named
+//! `<16 hex digits of the title ID>_v<decimal version>` (Cemu's
+//! `TitleInfo::ParseWuaTitleFolderName`), with the title's `code/`, `content/` and `meta/`
+//! inside. This module lists them, says what each is from the title ID's high word, and reads
+//! the long name from `meta/meta.xml`.
+
+use std::io::Read;
+
+use super::reader::Archive;
+
+/// The largest `meta/meta.xml` read for a title's name (real ones are a few KiB).
+const MAX_META_XML: u64 = 1 << 20;
+
+/// What a title is, from the high 32 bits of its ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TitleKind {
+    /// `00050000`: a game (application).
+    Game,
+    /// `00050002`: a demo (eShop or kiosk).
+    Demo,
+    /// `0005000E`: an update (application patch) of a game.
+    Update,
+    /// `0005000C`: downloadable content of a game.
+    Dlc,
+    /// `00050010`, `0005001B`, `00050030`: system software or data.
+    System,
+    /// Any other high word.
+    Other(u32),
+}
+
+impl TitleKind {
+    /// The kind of the title with this ID.
+    pub fn of(title_id: u64) -> TitleKind {
+        match (title_id >> 32) as u32 {
+            0x0005_0000 => TitleKind::Game,
+            0x0005_0002 => TitleKind::Demo,
+            0x0005_000E => TitleKind::Update,
+            0x0005_000C => TitleKind::Dlc,
+            0x0005_0010 | 0x0005_001B | 0x0005_0030 => TitleKind::System,
+            other => TitleKind::Other(other),
+        }
+    }
+
+    /// A short word for listings: `game`, `demo`, `update`, `dlc`, `system`, `other`.
+    pub fn word(self) -> &'static str {
+        match self {
+            TitleKind::Game => "game",
+            TitleKind::Demo => "demo",
+            TitleKind::Update => "update",
+            TitleKind::Dlc => "dlc",
+            TitleKind::System => "system",
+            TitleKind::Other(_) => "other",
+        }
+    }
+}
+
+/// One title of a `.wua`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Title {
+    /// The folder's name in the archive.
+    pub folder: String,
+    /// The 64-bit title ID.
+    pub id: u64,
+    /// The title version.
+    pub version: u16,
+    /// What it is.
+    pub kind: TitleKind,
+    /// The English long name from `meta/meta.xml` (line breaks as spaces), when present.
+    pub name: Option<String>,
+}
+
+/// Parse a title folder name: 16 hex digits, `_v`, a decimal version without leading zeros
+/// that fits 16 bits. Mirrors Cemu's `TitleInfo::ParseWuaTitleFolderName`.
+pub fn parse_title_folder(name: &str) -> Option<(u64, u16)> {
+    let (id, version) = name.split_at_checked(16)?;
+    if !id.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let version = version.strip_prefix("_v")?;
+    if version.is_empty()
+        || !version.bytes().all(|c| c.is_ascii_digit())
+        || (version.starts_with('0') && version.len() != 1)
+    {
+        return None;
+    }
+    Some((u64::from_str_radix(id, 16).ok()?, version.parse().ok()?))
+}
+
+/// The titles of `archive`, in archive order: every top-level folder whose name is a title
+/// folder. An archive that is not a `.wua` has none.
+pub fn titles(archive: &Archive) -> Vec<Title> {
+    archive
+        .root()
+        .children()
+        .filter(|e| e.is_dir())
+        .filter_map(|e| {
+            let folder = std::str::from_utf8(e.name()).ok()?;
+            let (id, version) = parse_title_folder(folder)?;
+            Some(Title {
+                folder: folder.to_string(),
+                id,
+                version,
+                kind: TitleKind::of(id),
+                name: long_name(archive, folder),
+            })
+        })
+        .collect()
+}
+
+/// The English long name from `<folder>/meta/meta.xml` (`longname_en`, or `shortname_en`
+/// when that is empty).
+fn long_name(archive: &Archive, folder: &str) -> Option<String> {
+    let file = archive.open_file(&format!("{folder}/meta/meta.xml")).ok()?;
+    let mut xml = Vec::new();
+    file.take(MAX_META_XML).read_to_end(&mut xml).ok()?;
+    let xml = String::from_utf8_lossy(&xml);
+    ["longname_en", "shortname_en"]
+        .iter()
+        .filter_map(|tag| element_text(&xml, tag))
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .find(|t| !t.is_empty())
+}
+
+/// The unescaped text of the first `<tag ...>text</tag>` element.
+fn element_text(xml: &str, tag: &str) -> Option<String> {
+    let open = format!("<{tag}");
+    let mut at = 0;
+    let start = loop {
+        let i = at + xml[at..].find(&open)?;
+        let after = &xml[i + open.len()..];
+        // `<longname_en>` or `<longname_en type=...>`, not `<longname_enx>`.
+        if after.starts_with('>') || after.starts_with(char::is_whitespace) {
+            break i + open.len() + after.find('>')? + 1;
+        }
+        at = i + open.len();
+    };
+    let end = start + xml[start..].find(&format!("</{tag}>"))?;
+    Some(unescape(&xml[start..end]))
+}
+
+/// XML character references and the five predefined entities.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let Some(end) = rest.find(';').filter(|&e| e <= 10) else {
+            out.push('&');
+            rest = &rest[1..];
+            continue;
+        };
+        let entity = &rest[1..end];
+        let decoded = match entity {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => entity
+                .strip_prefix("#x")
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_folders_parse_as_cemu_parses_them() {
+        assert_eq!(
+            parse_title_folder("0005000010101a00_v0"),
+            Some((0x0005_0000_1010_1a00, 0))
+        );
+        assert_eq!(
+            parse_title_folder("0005000E10101A00_v208"),
+            Some((0x0005_000E_1010_1A00, 208))
+        );
+        for bad in [
+            "0005000010101a00_v",
+            "0005000010101a00_v01",
+            "0005000010101a00_v70000",
+            "0005000010101a0_v1",
+            "0005000010101a0g_v1",
+            "0005000010101a00-v1",
+            "0005000010101a00_v1x",
+            "content",
+        ] {
+            assert_eq!(parse_title_folder(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn kinds_come_from_the_high_word() {
+        assert_eq!(TitleKind::of(0x0005_0000_1010_1a00), TitleKind::Game);
+        assert_eq!(TitleKind::of(0x0005_000E_1010_1a00), TitleKind::Update);
+        assert_eq!(TitleKind::of(0x0005_000C_1010_1a00), TitleKind::Dlc);
+        assert_eq!(TitleKind::of(0x0005_0002_1010_1a00), TitleKind::Demo);
+        assert_eq!(TitleKind::of(0x0005_0010_1000_0000), TitleKind::System);
+        assert_eq!(TitleKind::of(0x0001_0000_0000_0000), TitleKind::Other(0x0001_0000));
+    }
+
+    #[test]
+    fn the_long_name_is_unescaped_and_flattened() {
+        let xml = r#"<?xml version="1.0"?><menu><longname_ja type="string">x</longname_ja>
+            <longname_en type="string" length="512">Mario &amp; Sonic
+at the Games &#x263A;</longname_en><shortname_en>M&amp;S</shortname_en></menu>"#;
+        let t = element_text(xml, "longname_en").unwrap();
+        assert_eq!(t, "Mario & Sonic\nat the Games \u{263A}");
+        assert_eq!(element_text(xml, "shortname_en").unwrap(), "M&S");
+        assert_eq!(element_text(xml, "longname_fr"), None);
+        assert_eq!(unescape("a & b &bogus; &#65;"), "a & b &bogus; A");
+    }
+}
