@@ -14,17 +14,23 @@ const SHOWN_PATHS: usize = 5;
 
 /// Arguments of `zarchive extract`.
 #[derive(Args, Debug)]
-#[command(after_help = "A full extraction also checks the archive's SHA-256 while it writes \
-(exit 3 on a mismatch; --no-verify skips it). Extracting only some PATHs reads just the \
-blocks they need and does not check the hash.")]
+#[command(after_help = "Several archives: `zarchive extract a.wua b.wua -C out/` extracts each \
+into its own folder named after the archive (out/a, out/b; without -C, a_extracted and \
+b_extracted beside them), reports each, and exits with the worst status. The leading \
+arguments that name existing files are the archives; the rest are paths inside them.
+
+A full extraction also checks the archive's SHA-256 while it writes (exit 3 on a mismatch; \
+--no-verify skips it). Extracting only some PATHs reads just the blocks they need and does \
+not check the hash.")]
 pub struct ExtractArgs {
-    /// The archive, or `-` for standard input.
-    archive: PathBuf,
-    /// Destination directory (default: ARCHIVE_extracted beside the archive).
+    /// The archives (or `-` for one from standard input), then the archive paths to
+    /// extract (a directory extracts its subtree; none: everything).
+    #[arg(value_name = "ARCHIVE... [PATH]", required = true)]
+    args: Vec<PathBuf>,
+    /// Destination directory (default: ARCHIVE_extracted beside the archive). With several
+    /// archives, each goes into a folder of this directory named after the archive.
     #[arg(short = 'C', long = "directory")]
     dest: Option<PathBuf>,
-    /// Archive paths to extract (a directory extracts its subtree).
-    paths: Vec<String>,
     /// Overwrite existing files.
     #[arg(short, long)]
     force: bool,
@@ -43,9 +49,8 @@ impl ExtractArgs {
     /// The reference tool's `zarchive FILE.zar [OUTDIR]`.
     pub fn positional(archive: PathBuf, dest: Option<PathBuf>) -> ExtractArgs {
         ExtractArgs {
-            archive,
+            args: vec![archive],
             dest,
-            paths: Vec::new(),
             force: false,
             threads: None,
             no_verify: false,
@@ -60,11 +65,14 @@ pub struct ListArgs {
     /// The archive, or `-` for standard input.
     archive: PathBuf,
     /// JSON output: an array of {path, type, size, offset}.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "tree")]
     json: bool,
     /// Show sizes and stream offsets.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "tree")]
     long: bool,
+    /// An indented tree, with each file's size and each directory's total.
+    #[arg(long)]
+    tree: bool,
 }
 
 /// Arguments of `zarchive verify`.
@@ -110,37 +118,95 @@ pub struct InfoArgs {
     json: bool,
 }
 
-/// Run `zarchive extract`.
+/// Run `zarchive extract`: one archive, or several each into its own folder.
 pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
-    let dest = match a.dest {
-        Some(d) => d,
-        None if output::is_dash(&a.archive) => {
-            return Err(fail(
-                EXIT_USAGE,
-                "give the destination with -C DIR when the archive comes from standard input",
-            ));
-        }
-        None => {
-            let stem = a
-                .archive
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "archive".into());
-            a.archive
+    // The leading arguments that name existing files (or `-`) are archives.
+    let n_archives = a
+        .args
+        .iter()
+        .enumerate()
+        .take_while(|(i, p)| (*i == 0) || output::is_dash(p) || p.is_file())
+        .count();
+    let (archives, paths) = a.args.split_at(n_archives);
+    let paths: Vec<String> = paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    if archives.iter().filter(|p| output::is_dash(p)).count() > 1 {
+        return Err(fail(EXIT_USAGE, "standard input (`-`) can be given only once"));
+    }
+    let several = archives.len() > 1;
+    let mut worst: Option<Failure> = None;
+    for archive in archives {
+        let dest = match (&a.dest, several) {
+            (Some(d), false) => d.clone(),
+            (Some(d), true) => d.join(stem(archive)),
+            (None, _) if output::is_dash(archive) => {
+                return Err(fail(
+                    EXIT_USAGE,
+                    "give the destination with -C DIR when the archive comes from standard input",
+                ));
+            }
+            (None, _) => archive
                 .parent()
                 .unwrap_or(Path::new(""))
-                .join(format!("{stem}_extracted"))
+                .join(format!("{}_extracted", stem(archive))),
+        };
+        let result = extract_one(&a, archive, &dest, paths.clone());
+        if several {
+            match &result {
+                Ok(()) => {}
+                Err(f) => {
+                    let shown = archive.display().to_string();
+                    if f.message.starts_with(&shown) {
+                        eprintln!("zarchive: {}", f.message);
+                    } else {
+                        eprintln!("zarchive: {shown}: {}", f.message);
+                    }
+                }
+            }
         }
-    };
-    let archive = open_archive(&a.archive)?;
+        if let Err(f) = result {
+            if worst.as_ref().is_none_or(|w| f.code > w.code) {
+                worst = Some(f);
+            }
+        }
+    }
+    match worst {
+        None => Ok(()),
+        Some(f) if several => Err(fail(
+            f.code,
+            "some archives were not extracted completely (see above)",
+        )),
+        Some(f) => Err(f),
+    }
+}
+
+/// The archive's file name without its extension, for its destination folder.
+fn stem(archive: &Path) -> String {
+    archive
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty() && s != "-")
+        .unwrap_or_else(|| "archive".into())
+}
+
+fn extract_one(
+    a: &ExtractArgs,
+    archive_path: &Path,
+    dest: &Path,
+    paths: Vec<String>,
+) -> Result<(), Failure> {
+    let archive = open_archive(archive_path)?;
     if !a.quiet {
-        eprintln!("Extracting to {}", dest.display());
+        eprintln!("Extracting {} to {}", archive_path.display(), dest.display());
     }
     let pb = output::bar(a.quiet, 0, true);
-    let opts = zar::ExtractOptions::new().overwrite(a.force).paths(a.paths).threads(output::threads(a.threads)).verify(!a.no_verify);
+    let opts = zar::ExtractOptions::new()
+        .overwrite(a.force)
+        .paths(paths)
+        .threads(output::threads(a.threads))
+        .verify(!a.no_verify);
     // Existing files are summarised (count and the first few), not listed one per line.
     let mut existing: Vec<String> = Vec::new();
-    let result = zar::extract(&archive, &dest, &opts, &mut |ev| match ev {
+    let result = zar::extract(&archive, dest, &opts, &mut |ev| match ev {
         zar::ExtractEvent::Selected { bytes, .. } => pb.set_length(bytes),
         zar::ExtractEvent::Data(n) => pb.inc(n),
         zar::ExtractEvent::Entry { entry } if !pb.is_hidden() => {
@@ -179,7 +245,8 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
         Ok(s) => {
             if !a.quiet {
                 eprintln!(
-                    "{}, {}, {} extracted",
+                    "{}: {}, {}, {} extracted",
+                    archive_path.display(),
                     count(s.files, "file", "files"),
                     count(s.dirs, "directory", "directories"),
                     count(s.bytes, "byte", "bytes"),
@@ -191,7 +258,7 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
             EXIT_DAMAGED,
             format!(
                 "{}: the archive is damaged: {e}; the extracted files cannot be trusted",
-                a.archive.display()
+                archive_path.display()
             ),
         )),
         Err(ZarError::ExtractFailed { failures }) => {
@@ -201,7 +268,7 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
             for d in &damaged {
                 eprintln!(
                     "zarchive: error: {}: the archive is damaged: {}",
-                    a.archive.display(),
+                    archive_path.display(),
                     d.error
                 );
             }
@@ -240,6 +307,8 @@ pub fn list(a: ListArgs) -> Result<(), Failure> {
             let text = serde_json::to_string_pretty(&items).map_err(io::Error::other)?;
             out.write_all(text.as_bytes())?;
             writeln!(out)?;
+        } else if a.tree {
+            write_tree(&archive, &mut out)?;
         } else {
             for e in archive.walk() {
                 // Control characters escaped, as `ls` does on a terminal: one line per entry.
@@ -259,6 +328,41 @@ pub fn list(a: ListArgs) -> Result<(), Failure> {
         out.flush()
     })();
     output::ignore_broken_pipe(res)
+}
+
+/// `list --tree`: each entry on its own line, indented two spaces per level, after its size
+/// (a directory's is the total of everything below it).
+fn write_tree(archive: &zar::Archive, out: &mut impl Write) -> io::Result<()> {
+    // Directory totals, children before parents: the walk lists a directory before its
+    // contents, so summing it backwards finishes every subtree first.
+    let entries: Vec<zar::Entry<'_>> = archive.walk().collect();
+    let mut totals: std::collections::HashMap<zar::EntryId, u64> = std::collections::HashMap::new();
+    for e in entries.iter().rev() {
+        let own = if e.is_dir() {
+            totals.get(&e.id()).copied().unwrap_or(0)
+        } else {
+            e.size()
+        };
+        *totals.entry(e.parent().id()).or_default() += own;
+    }
+    let root_total = totals.get(&archive.root().id()).copied().unwrap_or(0);
+    writeln!(out, "{root_total:>14}  ./")?;
+    for e in &entries {
+        let depth = e.path().iter().filter(|&&b| b == b'/').count() + 1;
+        let size = if e.is_dir() {
+            totals.get(&e.id()).copied().unwrap_or(0)
+        } else {
+            e.size()
+        };
+        let slash = if e.is_dir() { "/" } else { "" };
+        writeln!(
+            out,
+            "{size:>14}  {}{}{slash}",
+            "  ".repeat(depth),
+            zar::names::display(e.name())
+        )?;
+    }
+    Ok(())
 }
 
 /// Run `zarchive verify`.

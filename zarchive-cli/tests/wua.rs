@@ -71,3 +71,58 @@ fn info_lists_the_titles_of_a_wua_with_kind_and_name() {
     let out = String::from_utf8_lossy(&run!("info", plain).stdout).into_owned();
     assert!(!out.contains("titles"), "{out}");
 }
+
+#[test]
+fn extract_takes_several_archives_each_into_its_own_folder_worst_status_wins() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let a = d.path().join("base.wua");
+    let b = d.path().join("update.wua");
+    assert_eq!(run!("pack", "-q", t, "-o", a).status.code(), Some(0));
+    assert_eq!(run!("pack", "-q", t.join("0005000E10101A00_v208"), "-o", b).status.code(), Some(0));
+    let out = d.path().join("out");
+    let o = run!("extract", a, b, "-C", out);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("base.wua: 4 files") && e.contains("update.wua: 1 file,"), "{e}");
+    assert!(out.join("base/0005000010101a00_v0/content/data.bin").is_file());
+    assert!(out.join("update/code/app.xml").is_file());
+
+    // A second archive that is damaged (hash) makes the whole command exit 3, after the
+    // first was extracted.
+    let mut bytes = std::fs::read(&b).unwrap();
+    let n = bytes.len();
+    bytes[n - 40] ^= 1; // inside the footer's hash (footer bytes 96..128)
+    let bad = d.path().join("bad.wua");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out2 = d.path().join("out2");
+    let o = run!("extract", "-q", a, bad, "-C", out2);
+    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out2.join("base/0005000010101a00_v0/meta/meta.xml").is_file());
+
+    // Paths after the archives select entries in each.
+    let out3 = d.path().join("out3");
+    let o = run!("extract", "-q", a, "-C", out3, "0005000c10101a00_v16");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out3.join("0005000c10101a00_v16/content/extra.bin").is_file());
+    assert!(!out3.join("0005000010101a00_v0").exists());
+}
+
+#[test]
+fn list_tree_indents_entries_with_sizes_and_directory_totals() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let a = d.path().join("t.wua");
+    assert_eq!(run!("pack", "-q", t, "-o", a).status.code(), Some(0));
+    let o = run!("list", "--tree", a);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].ends_with("  ./"), "{out}");
+    let root_total: u64 = lines[0].split_whitespace().next().unwrap().parse().unwrap();
+    // data.bin + meta.xml + app.xml + extra.bin.
+    let meta = std::fs::metadata(t.join("0005000010101a00_v0/meta/meta.xml")).unwrap().len();
+    assert_eq!(root_total, 70_000 + meta + 6 + 3, "{out}");
+    assert!(lines.contains(&"         70000        data.bin"), "{out}");
+    assert!(lines.contains(&"         70000      content/"), "{out}");
+    assert!(lines.iter().any(|l| l.ends_with("    0005000010101a00_v0/")), "{out}");
+}
