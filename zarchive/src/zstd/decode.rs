@@ -18,7 +18,9 @@ pub struct Decoder {
 
 impl std::fmt::Debug for Decoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Decoder").field("max_window", &self.ctx.max_window).finish_non_exhaustive()
+        f.debug_struct("Decoder")
+            .field("max_window", &self.ctx.max_window)
+            .finish_non_exhaustive()
     }
 }
 
@@ -31,7 +33,9 @@ impl Default for Decoder {
 impl Decoder {
     /// A fresh decoder context that accepts windows up to [`MAX_WINDOW_SIZE`].
     pub fn new() -> Self {
-        Decoder { ctx: Box::new(DCtx::new(MAX_WINDOW_SIZE)) }
+        Decoder {
+            ctx: Box::new(DCtx::new(MAX_WINDOW_SIZE)),
+        }
     }
 
     /// Accept frames whose window is at most `bytes` (default [`MAX_WINDOW_SIZE`]). The
@@ -85,7 +89,11 @@ impl Decoder {
 
     /// Decode every frame in `src`, streaming the output into `out` with memory bounded by
     /// the frames' window sizes; returns the bytes written.
-    pub fn decompress_to(&mut self, src: &[u8], out: &mut impl std::io::Write) -> Result<u64, ZstdError> {
+    pub fn decompress_to(
+        &mut self,
+        src: &[u8],
+        out: &mut impl std::io::Write,
+    ) -> Result<u64, ZstdError> {
         stream::decompress_to(&mut self.ctx, src, out)
     }
 }

@@ -53,14 +53,24 @@ impl<'a> BitReader<'a> {
         let mark_skip = last.leading_zeros() + 1;
         if src.len() >= 8 {
             let pos = src.len() - 8;
-            Some(BitReader { src, pos, container: read_le64(src, pos), consumed: mark_skip })
+            Some(BitReader {
+                src,
+                pos,
+                container: read_le64(src, pos),
+                consumed: mark_skip,
+            })
         } else {
             let mut container = 0u64;
             for (i, &b) in src.iter().enumerate() {
                 container |= (b as u64) << (8 * i);
             }
             let consumed = mark_skip + (8 - src.len() as u32) * 8;
-            Some(BitReader { src, pos: 0, container, consumed })
+            Some(BitReader {
+                src,
+                pos: 0,
+                container,
+                consumed,
+            })
         }
     }
 
@@ -124,7 +134,11 @@ impl<'a> BitReader<'a> {
     #[inline(never)]
     fn reload_tail(&mut self) -> Reload {
         if self.pos == 0 {
-            return if self.consumed < CONTAINER_BITS { Reload::EndOfBuffer } else { Reload::Completed };
+            return if self.consumed < CONTAINER_BITS {
+                Reload::EndOfBuffer
+            } else {
+                Reload::Completed
+            };
         }
         let mut step = (self.consumed >> 3) as usize;
         let mut result = Reload::Unfinished;

@@ -26,6 +26,20 @@ pub(crate) fn decompress_block(
     let seq = src.get(lit_used..).unwrap_or(&[]);
     let (nb_seq, hdr) = decode_seq_headers(ctx, seq, at)?;
     let cap_end = cap_end.min(buf.len());
-    let mut out = BlockOut { buf, start: op, block_end: op + block_max, cap_end, block_max };
-    decode_and_execute(ctx, &mut out, win, seq.get(hdr..).unwrap_or(&[]), nb_seq, lit_len, at)
+    let mut out = BlockOut {
+        buf,
+        start: op,
+        block_end: op + block_max,
+        cap_end,
+        block_max,
+    };
+    decode_and_execute(
+        ctx,
+        &mut out,
+        win,
+        seq.get(hdr..).unwrap_or(&[]),
+        nb_seq,
+        lit_len,
+        at,
+    )
 }

@@ -125,7 +125,9 @@ mod tests {
     }
 
     fn seed(n: usize) -> Vec<u8> {
-        (0..n).map(|i| (i as u32).wrapping_mul(2654435761).to_le_bytes()[3]).collect()
+        (0..n)
+            .map(|i| (i as u32).wrapping_mul(2654435761).to_le_bytes()[3])
+            .collect()
     }
 
     #[test]
@@ -139,7 +141,11 @@ mod tests {
                     let mut b = a.clone();
                     wild_copy_match(&mut a, start, offset, len);
                     naive(&mut b, start, offset, len);
-                    assert_eq!(a[..start + len], b[..start + len], "offset {offset} len {len} at {start}");
+                    assert_eq!(
+                        a[..start + len],
+                        b[..start + len],
+                        "offset {offset} len {len} at {start}"
+                    );
                 }
             }
         }

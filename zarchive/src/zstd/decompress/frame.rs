@@ -53,16 +53,24 @@ pub(crate) enum FrameKind {
 ///
 /// Mirrors the magic-number part of ZSTD_decompressMultiFrame and readSkippableFrameSize.
 pub(crate) fn frame_kind(src: &[u8], at: usize) -> Result<FrameKind, ZstdError> {
-    let m = src.get(..4).ok_or(ZstdError::Truncated { at, what: "frame" })?;
+    let m = src
+        .get(..4)
+        .ok_or(ZstdError::Truncated { at, what: "frame" })?;
     let magic = u32::from_le_bytes([m[0], m[1], m[2], m[3]]);
     if magic == ZSTD_MAGIC {
         return Ok(FrameKind::Zstd);
     }
     if magic & SKIPPABLE_MASK == SKIPPABLE_START {
-        let s = src.get(4..8).ok_or(ZstdError::Truncated { at, what: "skippable frame" })?;
+        let s = src.get(4..8).ok_or(ZstdError::Truncated {
+            at,
+            what: "skippable frame",
+        })?;
         let size = u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize + SKIPPABLE_HEADER;
         if size > src.len() {
-            return Err(ZstdError::Truncated { at, what: "skippable frame" });
+            return Err(ZstdError::Truncated {
+                at,
+                what: "skippable frame",
+            });
         }
         return Ok(FrameKind::Skippable(size));
     }
@@ -79,7 +87,10 @@ pub(crate) fn parse_frame_header(
     max_window: u64,
     dict_id: u32,
 ) -> Result<FrameHeader, ZstdError> {
-    let truncated = || ZstdError::Truncated { at, what: "frame header" };
+    let truncated = || ZstdError::Truncated {
+        at,
+        what: "frame header",
+    };
     let &fhd = src.get(4).ok_or_else(truncated)?;
     let fcs_code = fhd >> 6;
     let single = fhd & 0x20 != 0;
@@ -104,13 +115,20 @@ pub(crate) fn parse_frame_header(
         pos += 1;
         let log = (wd >> 3) as u32 + WINDOWLOG_MIN;
         if log > WINDOWLOG_MAX {
-            return Err(ZstdError::WindowTooLarge { at, window: 1 << log, limit: max_window });
+            return Err(ZstdError::WindowTooLarge {
+                at,
+                window: 1 << log,
+                limit: max_window,
+            });
         }
         let base = 1u64 << log;
         window = base + (base >> 3) * (wd & 7) as u64;
     }
     let mut le = |n: usize| {
-        let v = h[pos..pos + n].iter().rev().fold(0u64, |acc, &b| (acc << 8) | b as u64);
+        let v = h[pos..pos + n]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &b| (acc << 8) | b as u64);
         pos += n;
         v
     };
@@ -129,10 +147,21 @@ pub(crate) fn parse_frame_header(
         return Err(ZstdError::DictionaryRequired { at, dict_id: dict });
     }
     if window > max_window {
-        return Err(ZstdError::WindowTooLarge { at, window, limit: max_window });
+        return Err(ZstdError::WindowTooLarge {
+            at,
+            window,
+            limit: max_window,
+        });
     }
     let block_max = window.min(BLOCK_SIZE_MAX as u64) as usize;
-    Ok(FrameHeader { len, window, content_size, dict_id: dict, checksum, block_max })
+    Ok(FrameHeader {
+        len,
+        window,
+        content_size,
+        dict_id: dict,
+        checksum,
+        block_max,
+    })
 }
 
 /// A parsed block header.
@@ -154,7 +183,11 @@ pub(crate) enum BlockKind {
 impl BlockHeader {
     /// Bytes the block occupies after its header.
     pub(crate) fn stored(&self) -> usize {
-        if self.kind == BlockKind::Rle { 1 } else { self.size }
+        if self.kind == BlockKind::Rle {
+            1
+        } else {
+            self.size
+        }
     }
 }
 
@@ -162,8 +195,15 @@ impl BlockHeader {
 /// frame's block maximum.
 ///
 /// Mirrors ZSTD_getcBlockSize, with the size checks of ZSTD_decompressContinue.
-pub(crate) fn parse_block_header(src: &[u8], at: usize, block_max: usize) -> Result<BlockHeader, ZstdError> {
-    let b = src.get(..BLOCK_HEADER).ok_or(ZstdError::Truncated { at, what: "block header" })?;
+pub(crate) fn parse_block_header(
+    src: &[u8],
+    at: usize,
+    block_max: usize,
+) -> Result<BlockHeader, ZstdError> {
+    let b = src.get(..BLOCK_HEADER).ok_or(ZstdError::Truncated {
+        at,
+        what: "block header",
+    })?;
     let h = u32::from_le_bytes([b[0], b[1], b[2], 0]);
     let size = (h >> 3) as usize;
     let kind = match (h >> 1) & 3 {
@@ -175,19 +215,34 @@ pub(crate) fn parse_block_header(src: &[u8], at: usize, block_max: usize) -> Res
     // Deliberate: libzstd's one-shot ZSTD_decompress lets raw and RLE blocks exceed the
     // maximum; its streaming decoder refuses them, and so do we, on every path.
     if size > block_max {
-        return Err(ZstdError::BlockTooLarge { at, size, max: block_max });
+        return Err(ZstdError::BlockTooLarge {
+            at,
+            size,
+            max: block_max,
+        });
     }
-    Ok(BlockHeader { last: h & 1 != 0, kind, size })
+    Ok(BlockHeader {
+        last: h & 1 != 0,
+        kind,
+        size,
+    })
 }
 
 /// Decode every frame of `src` into `dst` (skippable frames skipped); returns the bytes
 /// written. Each frame's history starts at its own first byte.
 ///
 /// Mirrors ZSTD_decompressMultiFrame.
-pub(crate) fn decompress_frames(ctx: &mut DCtx, src: &[u8], dst: &mut [u8]) -> Result<usize, ZstdError> {
+pub(crate) fn decompress_frames(
+    ctx: &mut DCtx,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize, ZstdError> {
     // Deliberate: libzstd returns 0 bytes for an empty input; an empty input is no frame.
     if src.is_empty() {
-        return Err(ZstdError::Truncated { at: 0, what: "frame" });
+        return Err(ZstdError::Truncated {
+            at: 0,
+            what: "frame",
+        });
     }
     let mut pos = 0usize;
     let mut op = 0usize;
@@ -223,7 +278,10 @@ fn decompress_frame(
     }
     ctx.reset_for_frame();
     let frame_start = op;
-    let win = Window { prefix_start: op, ext: (0, 0) };
+    let win = Window {
+        prefix_start: op,
+        ext: (0, 0),
+    };
     let mut ip = hdr.len;
     let mut op = op;
     let cap = dst.len();
@@ -231,17 +289,24 @@ fn decompress_frame(
         let bat = at + ip;
         let bh = parse_block_header(&src[ip..], bat, hdr.block_max)?;
         ip += BLOCK_HEADER;
-        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated { at: bat, what: "block" })?;
+        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated {
+            at: bat,
+            what: "block",
+        })?;
         match bh.kind {
             BlockKind::Raw => {
                 let end = op + bh.size;
-                let d = dst.get_mut(op..end).ok_or(ZstdError::TooLarge { limit: cap })?;
+                let d = dst
+                    .get_mut(op..end)
+                    .ok_or(ZstdError::TooLarge { limit: cap })?;
                 d.copy_from_slice(body);
                 op = end;
             }
             BlockKind::Rle => {
                 let end = op + bh.size;
-                let d = dst.get_mut(op..end).ok_or(ZstdError::TooLarge { limit: cap })?;
+                let d = dst
+                    .get_mut(op..end)
+                    .ok_or(ZstdError::TooLarge { limit: cap })?;
                 d.fill(body[0]);
                 op = end;
             }
@@ -258,14 +323,25 @@ fn decompress_frame(
     if let Some(fcs) = hdr.content_size
         && fcs != produced as u64
     {
-        return Err(ZstdError::ContentSizeMismatch { at, declared: fcs, got: produced as u64 });
+        return Err(ZstdError::ContentSizeMismatch {
+            at,
+            declared: fcs,
+            got: produced as u64,
+        });
     }
     if hdr.checksum {
-        let c = src.get(ip..ip + 4).ok_or(ZstdError::Truncated { at: at + ip, what: "content checksum" })?;
+        let c = src.get(ip..ip + 4).ok_or(ZstdError::Truncated {
+            at: at + ip,
+            what: "content checksum",
+        })?;
         let stored = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         let computed = xxhash_rust::xxh64::xxh64(&dst[frame_start..op], 0) as u32;
         if stored != computed {
-            return Err(ZstdError::ChecksumMismatch { at, stored, computed });
+            return Err(ZstdError::ChecksumMismatch {
+                at,
+                stored,
+                computed,
+            });
         }
         ip += 4;
     }

@@ -89,7 +89,10 @@ pub(crate) struct SeqTable {
 
 impl Default for SeqTable {
     fn default() -> Self {
-        SeqTable { rows: [SeqRow::default(); SEQ_TABLE_ROWS], log: 0 }
+        SeqTable {
+            rows: [SeqRow::default(); SEQ_TABLE_ROWS],
+            log: 0,
+        }
     }
 }
 
@@ -103,12 +106,27 @@ pub(crate) struct SeqKind {
     pub(crate) bits: &'static [u8],
 }
 
-pub(crate) const LL_KIND: SeqKind =
-    SeqKind { name: "literal-length", max_symbol: MAX_LL, max_log: LL_FSE_LOG, base: &LL_BASE, bits: &LL_BITS };
-pub(crate) const OF_KIND: SeqKind =
-    SeqKind { name: "offset", max_symbol: MAX_OFF, max_log: OFF_FSE_LOG, base: &OF_BASE, bits: &OF_BITS };
-pub(crate) const ML_KIND: SeqKind =
-    SeqKind { name: "match-length", max_symbol: MAX_ML, max_log: ML_FSE_LOG, base: &ML_BASE, bits: &ML_BITS };
+pub(crate) const LL_KIND: SeqKind = SeqKind {
+    name: "literal-length",
+    max_symbol: MAX_LL,
+    max_log: LL_FSE_LOG,
+    base: &LL_BASE,
+    bits: &LL_BITS,
+};
+pub(crate) const OF_KIND: SeqKind = SeqKind {
+    name: "offset",
+    max_symbol: MAX_OFF,
+    max_log: OFF_FSE_LOG,
+    base: &OF_BASE,
+    bits: &OF_BITS,
+};
+pub(crate) const ML_KIND: SeqKind = SeqKind {
+    name: "match-length",
+    max_symbol: MAX_ML,
+    max_log: ML_FSE_LOG,
+    base: &ML_BASE,
+    bits: &ML_BITS,
+};
 
 /// Predefined literal-length table (`LL_defaultDTable`).
 pub(crate) static LL_PREDEFINED: LazyLock<SeqTable> =
@@ -172,7 +190,12 @@ pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &S
         let nb = log - (15 - n.max(1).leading_zeros()).min(log);
         let base = kind.base.get(s).copied().unwrap_or(0);
         let extra = kind.bits.get(s).copied().unwrap_or(0);
-        *row = SeqRow { base, next: ((n as u32) << nb).wrapping_sub(size as u32) as u16, extra, nb: nb as u8 };
+        *row = SeqRow {
+            base,
+            next: ((n as u32) << nb).wrapping_sub(size as u32) as u16,
+            extra,
+            nb: nb as u8,
+        };
     }
     t.log = log;
 }
@@ -181,7 +204,12 @@ pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &S
 ///
 /// Mirrors ZSTD_buildSeqTable_rle.
 pub(crate) fn build_rle_table(t: &mut SeqTable, symbol: usize, kind: &SeqKind) {
-    t.rows[0] = SeqRow { base: kind.base[symbol], next: 0, extra: kind.bits[symbol], nb: 0 };
+    t.rows[0] = SeqRow {
+        base: kind.base[symbol],
+        next: 0,
+        extra: kind.bits[symbol],
+        nb: 0,
+    };
     t.log = 0;
 }
 
@@ -273,7 +301,11 @@ pub(crate) fn read_ncount(
 /// Read a sequence table description from `src` and build it; returns the bytes read.
 ///
 /// Mirrors ZSTD_buildSeqTable (set_compressed).
-pub(crate) fn read_seq_table(t: &mut SeqTable, kind: &SeqKind, src: &[u8]) -> Result<usize, TableError> {
+pub(crate) fn read_seq_table(
+    t: &mut SeqTable,
+    kind: &SeqKind,
+    src: &[u8],
+) -> Result<usize, TableError> {
     let mut norm = [0i16; 256];
     let (max_sv, log, used) = read_ncount(&mut norm, kind.max_symbol, src)?;
     if log > kind.max_log {
@@ -307,14 +339,20 @@ pub(crate) fn build_fse_table(norm: &[i16], log: u32) -> FseTable {
     let mut cells = [0u8; SEQ_TABLE_ROWS];
     let mut next = [0u16; 256];
     spread(norm, log, &mut cells, &mut next);
-    let mut t = FseTable { rows: [FseRow::default(); 1 << WEIGHT_FSE_LOG] };
+    let mut t = FseTable {
+        rows: [FseRow::default(); 1 << WEIGHT_FSE_LOG],
+    };
     let size = 1usize << log;
     for (u, row) in t.rows.iter_mut().take(size).enumerate() {
         let s = cells[u] as usize;
         let n = next[s];
         next[s] = n.wrapping_add(1);
         let nb = log - (15 - n.max(1).leading_zeros()).min(log);
-        *row = FseRow { symbol: s as u8, nb: nb as u8, next: ((n as u32) << nb).wrapping_sub(size as u32) as u16 };
+        *row = FseRow {
+            symbol: s as u8,
+            nb: nb as u8,
+            next: ((n as u32) << nb).wrapping_sub(size as u32) as u16,
+        };
     }
     t
 }
@@ -325,15 +363,22 @@ mod tests {
 
     #[test]
     fn base_tables_match_the_format() {
-        assert_eq!(&LL_BASE[..], &[
-            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 0x80,
-            0x100, 0x200, 0x400, 0x800, 0x1000, 0x2000, 0x4000, 0x8000, 0x10000
-        ][..]);
-        assert_eq!(&ML_BASE[..], &[
-            3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-            30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99, 0x83, 0x103, 0x203, 0x403, 0x803,
-            0x1003, 0x2003, 0x4003, 0x8003, 0x10003
-        ][..]);
+        assert_eq!(
+            &LL_BASE[..],
+            &[
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20, 22, 24, 28, 32,
+                40, 48, 64, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000, 0x2000, 0x4000, 0x8000,
+                0x10000
+            ][..]
+        );
+        assert_eq!(
+            &ML_BASE[..],
+            &[
+                3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+                25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99,
+                0x83, 0x103, 0x203, 0x403, 0x803, 0x1003, 0x2003, 0x4003, 0x8003, 0x10003
+            ][..]
+        );
         assert_eq!(OF_BASE[..6], [0, 1, 1, 5, 0xD, 0x1D]);
         assert_eq!(OF_BASE[31], 0x7FFF_FFFD);
     }
@@ -345,26 +390,77 @@ mod tests {
         let check = |t: &SeqTable, log: u32, rows: &[(usize, u16, u8, u8, u32)]| {
             assert_eq!(t.log, log);
             for &(i, next, extra, nb, base) in rows {
-                assert_eq!(t.rows[i], SeqRow { base, next, extra, nb }, "row {i}");
+                assert_eq!(
+                    t.rows[i],
+                    SeqRow {
+                        base,
+                        next,
+                        extra,
+                        nb
+                    },
+                    "row {i}"
+                );
             }
         };
-        check(&LL_PREDEFINED, 6, &[
-            (0, 0, 0, 4, 0), (1, 16, 0, 4, 0), (2, 32, 0, 5, 1), (3, 0, 0, 5, 3), (10, 0, 0, 6, 14),
-            (11, 0, 1, 5, 16), (17, 32, 6, 5, 64), (21, 0, 12, 6, 4096), (22, 32, 0, 4, 0),
-            (56, 32, 2, 5, 24), (57, 32, 2, 5, 28), (58, 32, 3, 5, 40), (59, 32, 4, 5, 48), (60, 0, 16, 6, 65536), (61, 0, 15, 6, 32768),
-            (62, 0, 14, 6, 16384), (63, 0, 13, 6, 8192),
-        ]);
-        check(&OF_PREDEFINED, 5, &[
-            (0, 0, 0, 5, 0), (1, 0, 6, 4, 61), (2, 0, 9, 5, 509), (3, 0, 15, 5, 32765),
-            (4, 0, 21, 5, 2097149), (5, 0, 3, 5, 5), (6, 0, 7, 4, 125), (7, 0, 12, 5, 4093),
-            (8, 0, 18, 5, 262141), (9, 0, 23, 5, 8388605),
-        ]);
-        check(&ML_PREDEFINED, 6, &[
-            (0, 0, 0, 6, 3), (1, 0, 0, 4, 4), (2, 32, 0, 5, 5), (3, 0, 0, 5, 6), (15, 0, 1, 6, 37),
-            (19, 0, 4, 6, 83), (56, 0, 0, 6, 32), (57, 0, 16, 6, 65539), (58, 0, 15, 6, 32771),
-            (59, 0, 14, 6, 16387), (60, 0, 13, 6, 8195), (61, 0, 12, 6, 4099), (62, 0, 11, 6, 2051),
-            (63, 0, 10, 6, 1027),
-        ]);
+        check(
+            &LL_PREDEFINED,
+            6,
+            &[
+                (0, 0, 0, 4, 0),
+                (1, 16, 0, 4, 0),
+                (2, 32, 0, 5, 1),
+                (3, 0, 0, 5, 3),
+                (10, 0, 0, 6, 14),
+                (11, 0, 1, 5, 16),
+                (17, 32, 6, 5, 64),
+                (21, 0, 12, 6, 4096),
+                (22, 32, 0, 4, 0),
+                (56, 32, 2, 5, 24),
+                (57, 32, 2, 5, 28),
+                (58, 32, 3, 5, 40),
+                (59, 32, 4, 5, 48),
+                (60, 0, 16, 6, 65536),
+                (61, 0, 15, 6, 32768),
+                (62, 0, 14, 6, 16384),
+                (63, 0, 13, 6, 8192),
+            ],
+        );
+        check(
+            &OF_PREDEFINED,
+            5,
+            &[
+                (0, 0, 0, 5, 0),
+                (1, 0, 6, 4, 61),
+                (2, 0, 9, 5, 509),
+                (3, 0, 15, 5, 32765),
+                (4, 0, 21, 5, 2097149),
+                (5, 0, 3, 5, 5),
+                (6, 0, 7, 4, 125),
+                (7, 0, 12, 5, 4093),
+                (8, 0, 18, 5, 262141),
+                (9, 0, 23, 5, 8388605),
+            ],
+        );
+        check(
+            &ML_PREDEFINED,
+            6,
+            &[
+                (0, 0, 0, 6, 3),
+                (1, 0, 0, 4, 4),
+                (2, 32, 0, 5, 5),
+                (3, 0, 0, 5, 6),
+                (15, 0, 1, 6, 37),
+                (19, 0, 4, 6, 83),
+                (56, 0, 0, 6, 32),
+                (57, 0, 16, 6, 65539),
+                (58, 0, 15, 6, 32771),
+                (59, 0, 14, 6, 16387),
+                (60, 0, 13, 6, 8195),
+                (61, 0, 12, 6, 4099),
+                (62, 0, 11, 6, 2051),
+                (63, 0, 10, 6, 1027),
+            ],
+        );
     }
 
     #[test]

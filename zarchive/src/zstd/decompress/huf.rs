@@ -31,7 +31,10 @@ pub(crate) struct HufTable {
 
 impl Default for HufTable {
     fn default() -> Self {
-        HufTable { cells: [0; HUF_TABLE_CELLS], log: 1 }
+        HufTable {
+            cells: [0; HUF_TABLE_CELLS],
+            log: 1,
+        }
     }
 }
 
@@ -94,7 +97,9 @@ impl HufTable {
         let (count, used) = if head >= 128 {
             let n = head as usize - 127;
             let bytes = n.div_ceil(2);
-            let packed = src.get(1..1 + bytes).ok_or("direct weights run past the end")?;
+            let packed = src
+                .get(1..1 + bytes)
+                .ok_or("direct weights run past the end")?;
             for i in 0..n {
                 let b = packed[i / 2];
                 weights[i] = if i % 2 == 0 { b >> 4 } else { b & 15 };
@@ -102,7 +107,9 @@ impl HufTable {
             (n, bytes + 1)
         } else {
             let size = head as usize;
-            let body = src.get(1..1 + size).ok_or("compressed weights run past the end")?;
+            let body = src
+                .get(1..1 + size)
+                .ok_or("compressed weights run past the end")?;
             (decode_fse_weights(body, &mut weights)?, size + 1)
         };
         // Rank statistics and the implied last weight.
@@ -190,7 +197,8 @@ impl HufTable {
     ///
     /// Mirrors HUF_decompress1X1_usingDTable_internal.
     pub(crate) fn decode_1x(&self, src: &[u8], out: &mut [u8]) -> Result<(), StreamError> {
-        let mut r = BitReader::new(src).ok_or(StreamError::Malformed("Huffman stream has no end mark"))?;
+        let mut r =
+            BitReader::new(src).ok_or(StreamError::Malformed("Huffman stream has no end mark"))?;
         self.decode_stream(&mut r, out);
         if !r.finished() {
             return Err(StreamError::NotConsumed);
@@ -211,7 +219,9 @@ impl HufTable {
         let l3 = u16::from_le_bytes([src[4], src[5]]) as usize;
         let body = &src[6..];
         if l1 + l2 + l3 > body.len() {
-            return Err(StreamError::Malformed("Huffman jump table points past the section"));
+            return Err(StreamError::Malformed(
+                "Huffman jump table points past the section",
+            ));
         }
         let (s1, rest) = body.split_at(l1);
         let (s2, rest) = rest.split_at(l2);
@@ -233,7 +243,9 @@ impl HufTable {
         let mut done = 0usize;
         let rounds = o4.len() / 4;
         while done < rounds {
-            let ok = rs.iter_mut().fold(true, |ok, r| (r.reload() == Reload::Unfinished) & ok);
+            let ok = rs
+                .iter_mut()
+                .fold(true, |ok, r| (r.reload() == Reload::Unfinished) & ok);
             if !ok {
                 break;
             }
@@ -251,6 +263,10 @@ impl HufTable {
         self.decode_stream(&mut rs[1], &mut o2[at..]);
         self.decode_stream(&mut rs[2], &mut o3[at..]);
         self.decode_stream(&mut rs[3], &mut o4[at..]);
-        if rs.iter().all(|r| r.finished()) { Ok(()) } else { Err(StreamError::NotConsumed) }
+        if rs.iter().all(|r| r.finished()) {
+            Ok(())
+        } else {
+            Err(StreamError::NotConsumed)
+        }
     }
 }

@@ -27,7 +27,10 @@ pub(crate) fn decode_literals(
     room: usize,
 ) -> Result<(usize, usize), ZstdError> {
     let malformed = |reason| ZstdError::Malformed { at, reason };
-    let truncated = || ZstdError::Malformed { at, reason: "literals section runs past the end of the block" };
+    let truncated = || ZstdError::Malformed {
+        at,
+        reason: "literals section runs past the end of the block",
+    };
     if src.len() < 2 {
         return Err(malformed("compressed block shorter than 2 bytes"));
     }
@@ -36,7 +39,11 @@ pub(crate) fn decode_literals(
     let size_format = (b0 >> 2) & 3;
     let check_size = |n: usize| -> Result<(), ZstdError> {
         if n > block_max {
-            return Err(ZstdError::BlockTooLarge { at, size: n, max: block_max });
+            return Err(ZstdError::BlockTooLarge {
+                at,
+                size: n,
+                max: block_max,
+            });
         }
         if n > room {
             return Err(ZstdError::TooLarge { limit: room });
@@ -66,26 +73,55 @@ pub(crate) fn decode_literals(
         }
         _ => {
             if kind == LIT_TREELESS && !ctx.huf_valid {
-                return Err(malformed("treeless literals without a previous Huffman table"));
+                return Err(malformed(
+                    "treeless literals without a previous Huffman table",
+                ));
             }
             if src.len() < 5 {
-                return Err(malformed("compressed literals header runs past the end of the block"));
+                return Err(malformed(
+                    "compressed literals header runs past the end of the block",
+                ));
             }
             let h = u64::from_le_bytes([src[0], src[1], src[2], src[3], src[4], 0, 0, 0]);
             let (header, n, csize, single) = match size_format {
-                0 | 1 => (3, ((h >> 4) & 0x3FF) as usize, ((h >> 14) & 0x3FF) as usize, size_format == 0),
-                2 => (4, ((h >> 4) & 0x3FFF) as usize, ((h >> 18) & 0x3FFF) as usize, false),
-                _ => (5, ((h >> 4) & 0x3FFFF) as usize, ((h >> 22) & 0x3FFFF) as usize, false),
+                0 | 1 => (
+                    3,
+                    ((h >> 4) & 0x3FF) as usize,
+                    ((h >> 14) & 0x3FF) as usize,
+                    size_format == 0,
+                ),
+                2 => (
+                    4,
+                    ((h >> 4) & 0x3FFF) as usize,
+                    ((h >> 18) & 0x3FFF) as usize,
+                    false,
+                ),
+                _ => (
+                    5,
+                    ((h >> 4) & 0x3FFFF) as usize,
+                    ((h >> 22) & 0x3FFFF) as usize,
+                    false,
+                ),
             };
             if n > block_max {
-                return Err(ZstdError::BlockTooLarge { at, size: n, max: block_max });
+                return Err(ZstdError::BlockTooLarge {
+                    at,
+                    size: n,
+                    max: block_max,
+                });
             }
             if !single && n < MIN_LITERALS_FOR_4_STREAMS {
-                return Err(malformed("4-stream literals section with fewer than 6 literals"));
+                return Err(malformed(
+                    "4-stream literals section with fewer than 6 literals",
+                ));
             }
             let body = src.get(header..header + csize).ok_or_else(truncated)?;
             check_size(n)?;
-            let bad_table = |reason| ZstdError::BadTable { at, table: "Huffman", reason };
+            let bad_table = |reason| ZstdError::BadTable {
+                at,
+                table: "Huffman",
+                reason,
+            };
             let streams = if kind != LIT_TREELESS {
                 let used = ctx.huf.read(body).map_err(bad_table)?;
                 ctx.huf_valid = true;
@@ -97,10 +133,17 @@ pub(crate) fn decode_literals(
                 body
             };
             let out = &mut ctx.lit[..n];
-            let res = if single { ctx.huf.decode_1x(streams, out) } else { ctx.huf.decode_4x(streams, out) };
+            let res = if single {
+                ctx.huf.decode_1x(streams, out)
+            } else {
+                ctx.huf.decode_4x(streams, out)
+            };
             res.map_err(|e| match e {
                 StreamError::Malformed(reason) => malformed(reason),
-                StreamError::NotConsumed => ZstdError::BitstreamNotConsumed { at, stream: "Huffman literals" },
+                StreamError::NotConsumed => ZstdError::BitstreamNotConsumed {
+                    at,
+                    stream: "Huffman literals",
+                },
             })?;
             Ok((header + csize, n))
         }

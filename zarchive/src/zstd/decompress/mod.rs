@@ -68,14 +68,19 @@ pub(crate) struct DCtx {
 
 impl std::fmt::Debug for DCtx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DCtx").field("max_window", &self.max_window).finish_non_exhaustive()
+        f.debug_struct("DCtx")
+            .field("max_window", &self.max_window)
+            .finish_non_exhaustive()
     }
 }
 
 impl DCtx {
     pub(crate) fn new(max_window: u64) -> Self {
         DCtx {
-            lit: vec![0u8; LIT_BUFFER_SIZE].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!()),
+            lit: vec![0u8; LIT_BUFFER_SIZE]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!()),
             huf: Box::default(),
             huf_valid: false,
             ll: Box::default(),

@@ -35,14 +35,20 @@ fn build_table(
     src: &[u8],
     at: usize,
 ) -> Result<usize, ZstdError> {
-    let bad = |reason| ZstdError::BadTable { at, table: kind.name, reason };
+    let bad = |reason| ZstdError::BadTable {
+        at,
+        table: kind.name,
+        reason,
+    };
     match mode {
         SET_BASIC => {
             *source = TableSource::Predefined;
             Ok(0)
         }
         SET_RLE => {
-            let &symbol = src.first().ok_or(bad("RLE symbol runs past the end of the block"))?;
+            let &symbol = src
+                .first()
+                .ok_or(bad("RLE symbol runs past the end of the block"))?;
             if symbol as usize > kind.max_symbol {
                 return Err(bad("RLE symbol above the alphabet"));
             }
@@ -68,13 +74,23 @@ fn build_table(
 /// the three tables; returns `(sequence count, bytes read)`.
 ///
 /// Mirrors ZSTD_decodeSeqHeaders.
-pub(crate) fn decode_seq_headers(ctx: &mut DCtx, src: &[u8], at: usize) -> Result<(usize, usize), ZstdError> {
-    let short = || ZstdError::Malformed { at, reason: "sequences header runs past the end of the block" };
+pub(crate) fn decode_seq_headers(
+    ctx: &mut DCtx,
+    src: &[u8],
+    at: usize,
+) -> Result<(usize, usize), ZstdError> {
+    let short = || ZstdError::Malformed {
+        at,
+        reason: "sequences header runs past the end of the block",
+    };
     let &b0 = src.first().ok_or_else(short)?;
     let (nb_seq, mut pos) = match b0 {
         0 => {
             if src.len() != 1 {
-                return Err(ZstdError::Malformed { at, reason: "bytes after a sequences section with no sequences" });
+                return Err(ZstdError::Malformed {
+                    at,
+                    reason: "bytes after a sequences section with no sequences",
+                });
             }
             return Ok((0, 1));
         }
@@ -90,14 +106,41 @@ pub(crate) fn decode_seq_headers(ctx: &mut DCtx, src: &[u8], at: usize) -> Resul
     };
     let &modes = src.get(pos).ok_or_else(short)?;
     if modes & 3 != 0 {
-        return Err(ZstdError::Malformed { at, reason: "reserved bits of the sequences modes byte are set" });
+        return Err(ZstdError::Malformed {
+            at,
+            reason: "reserved bits of the sequences modes byte are set",
+        });
     }
     pos += 1;
     let fse_valid = ctx.fse_valid;
     let rest = |pos: usize| src.get(pos..).unwrap_or(&[]);
-    pos += build_table(modes >> 6, &mut ctx.ll, &mut ctx.ll_src, &LL_KIND, fse_valid, rest(pos), at)?;
-    pos += build_table((modes >> 4) & 3, &mut ctx.of, &mut ctx.of_src, &OF_KIND, fse_valid, rest(pos), at)?;
-    pos += build_table((modes >> 2) & 3, &mut ctx.ml, &mut ctx.ml_src, &ML_KIND, fse_valid, rest(pos), at)?;
+    pos += build_table(
+        modes >> 6,
+        &mut ctx.ll,
+        &mut ctx.ll_src,
+        &LL_KIND,
+        fse_valid,
+        rest(pos),
+        at,
+    )?;
+    pos += build_table(
+        (modes >> 4) & 3,
+        &mut ctx.of,
+        &mut ctx.of_src,
+        &OF_KIND,
+        fse_valid,
+        rest(pos),
+        at,
+    )?;
+    pos += build_table(
+        (modes >> 2) & 3,
+        &mut ctx.ml,
+        &mut ctx.ml_src,
+        &ML_KIND,
+        fse_valid,
+        rest(pos),
+        at,
+    )?;
     Ok((nb_seq, pos))
 }
 
@@ -132,11 +175,25 @@ pub(crate) fn decode_and_execute(
     let lits: &[u8] = &ctx.lit[..];
     if nb_seq > 0 {
         ctx.fse_valid = true;
-        let ll_t: &SeqTable = if ctx.ll_src == TableSource::Predefined { &LL_PREDEFINED } else { &ctx.ll };
-        let of_t: &SeqTable = if ctx.of_src == TableSource::Predefined { &OF_PREDEFINED } else { &ctx.of };
-        let ml_t: &SeqTable = if ctx.ml_src == TableSource::Predefined { &ML_PREDEFINED } else { &ctx.ml };
-        let mut r = BitReader::new(src)
-            .ok_or(ZstdError::Malformed { at, reason: "sequence bitstream is empty or has no end mark" })?;
+        let ll_t: &SeqTable = if ctx.ll_src == TableSource::Predefined {
+            &LL_PREDEFINED
+        } else {
+            &ctx.ll
+        };
+        let of_t: &SeqTable = if ctx.of_src == TableSource::Predefined {
+            &OF_PREDEFINED
+        } else {
+            &ctx.of
+        };
+        let ml_t: &SeqTable = if ctx.ml_src == TableSource::Predefined {
+            &ML_PREDEFINED
+        } else {
+            &ctx.ml
+        };
+        let mut r = BitReader::new(src).ok_or(ZstdError::Malformed {
+            at,
+            reason: "sequence bitstream is empty or has no end mark",
+        })?;
         let mut ll_s = r.read(ll_t.log) as usize;
         r.reload();
         let mut of_s = r.read(of_t.log) as usize;
@@ -147,7 +204,9 @@ pub(crate) fn decode_and_execute(
         let buf_len = out.buf.len();
         // Sequences ending at or before this point take the fast path: their wild copies
         // stay inside the buffer and the block maximum is respected.
-        let fast_end = out.block_end.min(buf_len.saturating_sub(WILDCOPY_OVERLENGTH));
+        let fast_end = out
+            .block_end
+            .min(buf_len.saturating_sub(WILDCOPY_OVERLENGTH));
         let prefix_start = win.prefix_start;
         for i in 0..nb_seq {
             let ll = ll_t.rows[ll_s & 511];
@@ -167,7 +226,11 @@ pub(crate) fn decode_and_execute(
                     o
                 } else {
                     let code = of.base as usize + ll0 + r.read(1) as usize;
-                    let mut o = if code == 3 { reps[0].wrapping_sub(1) } else { reps[code & 3] };
+                    let mut o = if code == 3 {
+                        reps[0].wrapping_sub(1)
+                    } else {
+                        reps[code & 3]
+                    };
                     // A zero offset is corrupt: make it impossible so execution refuses it.
                     if o == 0 {
                         o = usize::MAX;
@@ -204,7 +267,10 @@ pub(crate) fn decode_and_execute(
             lp += ll_len;
         }
         if !r.finished() {
-            return Err(ZstdError::BitstreamNotConsumed { at, stream: "sequences" });
+            return Err(ZstdError::BitstreamNotConsumed {
+                at,
+                stream: "sequences",
+            });
         }
         ctx.reps = reps;
     }
@@ -219,7 +285,11 @@ pub(crate) fn decode_and_execute(
 #[inline]
 fn check_room(out: &BlockOut<'_>, end: usize, at: usize) -> Result<(), ZstdError> {
     if end > out.block_end {
-        return Err(ZstdError::BlockTooLarge { at, size: end - out.start, max: out.block_max });
+        return Err(ZstdError::BlockTooLarge {
+            at,
+            size: end - out.start,
+            max: out.block_max,
+        });
     }
     if end > out.cap_end {
         return Err(ZstdError::TooLarge { limit: out.cap_end });
@@ -250,10 +320,16 @@ fn exec_sequence_end(
     let m_end = lit_end + ml_len;
     check_room(out, m_end, at)?;
     if lp + ll_len > lit_len {
-        return Err(ZstdError::Malformed { at, reason: "sequences use more literals than the literals section holds" });
+        return Err(ZstdError::Malformed {
+            at,
+            reason: "sequences use more literals than the literals section holds",
+        });
     }
     if offset == usize::MAX {
-        return Err(ZstdError::Malformed { at, reason: "a repeat offset resolves to zero" });
+        return Err(ZstdError::Malformed {
+            at,
+            reason: "a repeat offset resolves to zero",
+        });
     }
     out.buf[op..lit_end].copy_from_slice(&lits[lp..lp + ll_len]);
     let in_prefix = lit_end - win.prefix_start;

@@ -6,7 +6,8 @@
 
 use super::block::decompress_block;
 use super::frame::{
-    BLOCK_HEADER, BlockKind, FrameKind, FrameHeader, Window, frame_kind, parse_block_header, parse_frame_header,
+    BLOCK_HEADER, BlockKind, FrameHeader, FrameKind, Window, frame_kind, parse_block_header,
+    parse_frame_header,
 };
 use super::{DCtx, WILDCOPY_OVERLENGTH};
 use crate::zstd::ZstdError;
@@ -34,7 +35,11 @@ impl Ring {
     pub(crate) fn for_frame(hdr: &FrameHeader) -> Ring {
         let history = hdr.content_size.map_or(hdr.window, |c| c.min(hdr.window)) as usize;
         let size = history + 2 * hdr.block_max + 2 * WILDCOPY_OVERLENGTH;
-        Ring { buf: vec![0u8; size], win: Window::default(), op: 0 }
+        Ring {
+            buf: vec![0u8; size],
+            win: Window::default(),
+            op: 0,
+        }
     }
 
     /// Make room for one block of up to `block_max` bytes at the write position, wrapping
@@ -48,7 +53,10 @@ impl Ring {
         // The block may write up to `block_max + 32` bytes from `op`: older bytes below
         // that point are about to be overwritten and leave the history.
         let (lo, hi) = self.win.ext;
-        self.win.ext = (lo.max(self.op + block_max + WILDCOPY_OVERLENGTH).min(hi), hi);
+        self.win.ext = (
+            lo.max(self.op + block_max + WILDCOPY_OVERLENGTH).min(hi),
+            hi,
+        );
         self.win
     }
 }
@@ -73,7 +81,10 @@ pub(crate) fn stream_frame(
         let bat = at + ip;
         let bh = parse_block_header(&src[ip..], bat, hdr.block_max)?;
         ip += BLOCK_HEADER;
-        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated { at: bat, what: "block" })?;
+        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated {
+            at: bat,
+            what: "block",
+        })?;
         let win = ring.prepare(hdr.block_max);
         let op = ring.op;
         let end = match bh.kind {
@@ -105,14 +116,25 @@ pub(crate) fn stream_frame(
     if let Some(fcs) = hdr.content_size
         && fcs != produced
     {
-        return Err(ZstdError::ContentSizeMismatch { at, declared: fcs, got: produced });
+        return Err(ZstdError::ContentSizeMismatch {
+            at,
+            declared: fcs,
+            got: produced,
+        });
     }
     if let Some(h) = hasher {
-        let c = src.get(ip..ip + 4).ok_or(ZstdError::Truncated { at: at + ip, what: "content checksum" })?;
+        let c = src.get(ip..ip + 4).ok_or(ZstdError::Truncated {
+            at: at + ip,
+            what: "content checksum",
+        })?;
         let stored = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         let computed = h.digest() as u32;
         if stored != computed {
-            return Err(ZstdError::ChecksumMismatch { at, stored, computed });
+            return Err(ZstdError::ChecksumMismatch {
+                at,
+                stored,
+                computed,
+            });
         }
         ip += 4;
     }
@@ -123,9 +145,16 @@ pub(crate) fn stream_frame(
 /// the largest window; returns the bytes written.
 ///
 /// Mirrors ZSTD_decompressStream over a whole input.
-pub(crate) fn decompress_to(ctx: &mut DCtx, src: &[u8], out: &mut dyn Write) -> Result<u64, ZstdError> {
+pub(crate) fn decompress_to(
+    ctx: &mut DCtx,
+    src: &[u8],
+    out: &mut dyn Write,
+) -> Result<u64, ZstdError> {
     if src.is_empty() {
-        return Err(ZstdError::Truncated { at: 0, what: "frame" });
+        return Err(ZstdError::Truncated {
+            at: 0,
+            what: "frame",
+        });
     }
     let mut pos = 0usize;
     let mut total = 0u64;
