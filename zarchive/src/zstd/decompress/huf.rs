@@ -14,6 +14,8 @@ pub(crate) enum StreamError {
     NotConsumed,
 }
 
+/// Bits every lookup reads; shorter trees are rescaled (`HUF_DECODER_FAST_TABLELOG`).
+const HUF_DECODER_FAST_TABLELOG: u32 = 11;
 /// Largest Huffman table log (`HUF_TABLELOG_MAX`).
 pub(crate) const HUF_TABLELOG_MAX: u32 = 12;
 const HUF_TABLE_CELLS: usize = 1 << HUF_TABLELOG_MAX;
@@ -140,19 +142,23 @@ impl HufTable {
             return Err("weights do not form a valid tree");
         }
         let symbols = count + 1;
+        // Lookups always read HUF_DECODER_FAST_TABLELOG bits (more for a 12-bit tree): a
+        // shorter tree is rescaled, each code filling 2^(lookup - nbBits) cells.
+        let lookup = log.max(HUF_DECODER_FAST_TABLELOG);
+        let scale = lookup - log;
         // Each weight's first cell, lowest weights first.
         let mut start = [0u32; HUF_TABLELOG_MAX as usize + 2];
         let mut next = 0u32;
         for w in 1..=log as usize {
             start[w] = next;
-            next += rank[w] << (w - 1);
+            next += rank[w] << (w - 1 + scale as usize);
         }
         for (s, &w) in weights[..symbols].iter().enumerate() {
             if w == 0 {
                 continue;
             }
             let w = w as usize;
-            let len = 1usize << (w - 1);
+            let len = 1usize << (w - 1 + scale as usize);
             let first = start[w] as usize;
             start[w] += len as u32;
             let cell = ((s as u16) << 8) | (log + 1 - w as u32) as u16;
@@ -160,18 +166,8 @@ impl HufTable {
                 dst.fill(cell);
             }
         }
-        self.log = log;
+        self.log = lookup;
         Ok(used)
-    }
-
-    /// Decode one symbol.
-    ///
-    /// Mirrors HUF_decodeSymbolX1.
-    #[inline(always)]
-    fn decode(&self, r: &mut BitReader<'_>) -> u8 {
-        let cell = self.cells[r.peek_fast(self.log) as usize & (HUF_TABLE_CELLS - 1)];
-        r.skip((cell & 0xFF) as u32);
-        (cell >> 8) as u8
     }
 
     /// Decode exactly `out.len()` symbols from one stream, reloading as needed; the caller
@@ -179,17 +175,10 @@ impl HufTable {
     ///
     /// Mirrors HUF_decodeStreamX1.
     fn decode_stream(&self, r: &mut BitReader<'_>, out: &mut [u8]) {
-        let mut chunks = out.chunks_exact_mut(4);
-        for c in &mut chunks {
-            r.reload();
-            c[0] = self.decode(r);
-            c[1] = self.decode(r);
-            c[2] = self.decode(r);
-            c[3] = self.decode(r);
-        }
-        r.reload();
-        for b in chunks.into_remainder() {
-            *b = self.decode(r);
+        if self.log == HUF_DECODER_FAST_TABLELOG {
+            decode_stream::<HUF_DECODER_FAST_TABLELOG>(&self.cells, r, out)
+        } else {
+            decode_stream::<HUF_TABLELOG_MAX>(&self.cells, r, out)
         }
     }
 
@@ -233,40 +222,93 @@ impl HufTable {
             BitReader::new(s3).ok_or(no_mark)?,
             BitReader::new(s4).ok_or(no_mark)?,
         ];
+        if self.log == HUF_DECODER_FAST_TABLELOG {
+            decode_4_streams::<HUF_DECODER_FAST_TABLELOG>(&self.cells, &mut rs, out);
+        } else {
+            decode_4_streams::<HUF_TABLELOG_MAX>(&self.cells, &mut rs, out);
+        }
+        if rs.iter().all(|r| r.finished()) {
+            Ok(())
+        } else {
+            Err(StreamError::NotConsumed)
+        }
+    }
+}
+
+/// Decode one symbol with a `LOG`-bit lookup.
+///
+/// Mirrors HUF_decodeSymbolX1.
+#[inline(always)]
+fn decode_symbol<const LOG: u32>(cells: &[u16; HUF_TABLE_CELLS], r: &mut BitReader<'_>) -> u8 {
+    let cell = cells[r.peek_fast(LOG) as usize & (HUF_TABLE_CELLS - 1)];
+    r.skip((cell & 0xFF) as u32);
+    (cell >> 8) as u8
+}
+
+/// Decode exactly `out.len()` symbols from one stream, 4 per reload.
+///
+/// Mirrors HUF_decodeStreamX1.
+fn decode_stream<const LOG: u32>(
+    cells: &[u16; HUF_TABLE_CELLS],
+    r: &mut BitReader<'_>,
+    out: &mut [u8],
+) {
+    let mut chunks = out.chunks_exact_mut(4);
+    for c in &mut chunks {
+        r.reload();
+        c[0] = decode_symbol::<LOG>(cells, r);
+        c[1] = decode_symbol::<LOG>(cells, r);
+        c[2] = decode_symbol::<LOG>(cells, r);
+        c[3] = decode_symbol::<LOG>(cells, r);
+    }
+    r.reload();
+    for b in chunks.into_remainder() {
+        *b = decode_symbol::<LOG>(cells, r);
+    }
+}
+
+/// Decode the four streams into the four quarters of `out`: interleaved rounds of 4
+/// symbols per stream while every stream has 57 fresh bits, then each stream's tail.
+///
+/// Mirrors HUF_decompress4X1_usingDTable_internal_body.
+fn decode_4_streams<const LOG: u32>(
+    cells: &[u16; HUF_TABLE_CELLS],
+    rs: &mut [BitReader<'_>; 4],
+    out: &mut [u8],
+) {
+    {
         let n = out.len();
         let seg = n.div_ceil(4);
         let (o1, rest) = out.split_at_mut(seg);
         let (o2, rest) = rest.split_at_mut(seg);
         let (o3, o4) = rest.split_at_mut(seg);
-        // Interleaved rounds while every stream has 57 fresh bits and every output has room
-        // for 4 more symbols (stream 4 is the shortest).
         let mut done = 0usize;
-        let rounds = o4.len() / 4;
-        while done < rounds {
+        let quads = o1
+            .chunks_exact_mut(4)
+            .zip(o2.chunks_exact_mut(4))
+            .zip(o3.chunks_exact_mut(4))
+            .zip(o4.chunks_exact_mut(4));
+        for (((c1, c2), c3), c4) in quads {
             let ok = rs
                 .iter_mut()
                 .fold(true, |ok, r| (r.reload() == Reload::Unfinished) & ok);
             if !ok {
                 break;
             }
-            let at = done * 4;
+            let [r1, r2, r3, r4] = rs;
             for k in 0..4 {
-                o1[at + k] = self.decode(&mut rs[0]);
-                o2[at + k] = self.decode(&mut rs[1]);
-                o3[at + k] = self.decode(&mut rs[2]);
-                o4[at + k] = self.decode(&mut rs[3]);
+                c1[k] = decode_symbol::<LOG>(cells, r1);
+                c2[k] = decode_symbol::<LOG>(cells, r2);
+                c3[k] = decode_symbol::<LOG>(cells, r3);
+                c4[k] = decode_symbol::<LOG>(cells, r4);
             }
             done += 1;
         }
         let at = done * 4;
-        self.decode_stream(&mut rs[0], &mut o1[at..]);
-        self.decode_stream(&mut rs[1], &mut o2[at..]);
-        self.decode_stream(&mut rs[2], &mut o3[at..]);
-        self.decode_stream(&mut rs[3], &mut o4[at..]);
-        if rs.iter().all(|r| r.finished()) {
-            Ok(())
-        } else {
-            Err(StreamError::NotConsumed)
-        }
+        let [r1, r2, r3, r4] = rs;
+        decode_stream::<LOG>(cells, r1, &mut o1[at..]);
+        decode_stream::<LOG>(cells, r2, &mut o2[at..]);
+        decode_stream::<LOG>(cells, r3, &mut o3[at..]);
+        decode_stream::<LOG>(cells, r4, &mut o4[at..]);
     }
 }
