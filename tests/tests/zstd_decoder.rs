@@ -57,6 +57,35 @@ fn stream(src: &[u8]) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
+/// A reader that hands out at most `chunk` bytes per call.
+struct Trickle<'a> {
+    src: &'a [u8],
+    chunk: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.chunk).min(self.src.len());
+        buf[..n].copy_from_slice(&self.src[..n]);
+        self.src = &self.src[n..];
+        Ok(n)
+    }
+}
+
+/// Decode through [`zstd::StreamDecoder`] reading `chunk` bytes at a time.
+fn read_stream(src: &[u8], chunk: usize, max_window: u64) -> Result<Vec<u8>, ZstdError> {
+    use std::io::Read;
+    let mut d = zstd::StreamDecoder::with_max_window_size(Trickle { src, chunk }, max_window);
+    let mut out = Vec::new();
+    match d.read_to_end(&mut out) {
+        Ok(_) => Ok(out),
+        Err(e) => {
+            let inner = e.into_inner().expect("decoder errors carry the zstd error");
+            Err(*inner.downcast::<ZstdError>().expect("a ZstdError"))
+        }
+    }
+}
+
 /// Decode through every entry point and require the same result from each.
 fn decode_all_ways(src: &[u8], expected_len: usize) -> Result<Vec<u8>, ZstdError> {
     let one = zstd::decompress(src, expected_len + 100);
@@ -65,6 +94,18 @@ fn decode_all_ways(src: &[u8], expected_len: usize) -> Result<Vec<u8>, ZstdError
         (Ok(a), Ok(b)) => assert_eq!(a, b, "one-shot and streaming agree"),
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "same error both ways"),
         _ => panic!("one-shot {one:?} vs streaming {streamed:?}"),
+    }
+    for chunk in [1, 7, 1 << 20] {
+        let read = read_stream(src, chunk, decode::MAX_WINDOW_SIZE);
+        match (&one, &read) {
+            (Ok(a), Ok(b)) => assert!(a == b, "one-shot and StreamDecoder agree"),
+            (Err(a), Err(b)) => assert_eq!(
+                a.to_string(),
+                b.to_string(),
+                "same error from StreamDecoder"
+            ),
+            _ => panic!("one-shot {one:?} vs StreamDecoder {read:?}"),
+        }
     }
     if let Ok(v) = &one {
         let mut exact = vec![0u8; v.len()];
@@ -314,6 +355,14 @@ fn window_above_the_limit_is_refused_until_the_caller_raises_it() {
     let mut streamed = Vec::new();
     dec.decompress_to(&src, &mut streamed).unwrap();
     assert_eq!(sha256_hex(&streamed), RECORDS_SHA);
+    assert!(matches!(
+        read_stream(&src, 4096, 1 << 23),
+        Err(ZstdError::WindowTooLarge { .. })
+    ));
+    assert_eq!(
+        sha256_hex(&read_stream(&src, 4096, 1 << 24).unwrap()),
+        RECORDS_SHA
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -827,6 +876,12 @@ fn mutated_frames_never_panic_and_paths_agree() {
         let one = dec.decompress(&m, 1 << 20);
         let mut streamed = Vec::new();
         let st = dec.decompress_to(&m, &mut streamed);
+        let read = read_stream(&m, 1000, decode::MAX_WINDOW_SIZE);
+        match (&st, &read) {
+            (Ok(_), Ok(r)) => assert!(*r == streamed, "round {round}: StreamDecoder differs"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "round {round}"),
+            _ => panic!("round {round}: streaming {st:?} vs StreamDecoder {read:?}"),
+        }
         match (&one, &st) {
             (Ok(a), Ok(n)) => {
                 assert_eq!(a.len() as u64, *n, "round {round}");

@@ -113,3 +113,46 @@ pub fn decompress_exact(src: &[u8], dst: &mut [u8]) -> Result<(), ZstdError> {
 pub fn decompress_to(src: &[u8], out: &mut impl std::io::Write) -> Result<u64, ZstdError> {
     Decoder::new().decompress_to(src, out)
 }
+
+/// A [`std::io::Read`] adapter that decodes every zstd frame read from `R` (skippable frames
+/// are skipped), with memory bounded by the frames' windows: the input is read one block at
+/// a time and each block is decoded into the frame's ring buffer
+/// (window + 2 × block maximum).
+///
+/// # Errors
+/// Reads fail with [`std::io::ErrorKind::InvalidData`] whose inner error is the
+/// [`ZstdError`] (with the byte offset in the input); a failed decoder keeps failing.
+pub struct StreamDecoder<R: std::io::Read> {
+    inner: stream::StreamReader<R>,
+}
+
+impl<R: std::io::Read> StreamDecoder<R> {
+    /// Decode from `src`, accepting windows up to [`MAX_WINDOW_SIZE`].
+    pub fn new(src: R) -> Self {
+        Self::with_max_window_size(src, MAX_WINDOW_SIZE)
+    }
+
+    /// Decode from `src`, accepting windows up to `bytes` (memory use is about this much).
+    pub fn with_max_window_size(src: R, bytes: u64) -> Self {
+        StreamDecoder {
+            inner: stream::StreamReader::new(src, Box::new(DCtx::new(bytes))),
+        }
+    }
+
+    /// The underlying reader (positioned after the bytes consumed so far).
+    pub fn into_inner(self) -> R {
+        self.inner.into_inner()
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for StreamDecoder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+impl<R: std::io::Read> std::fmt::Debug for StreamDecoder<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamDecoder").finish_non_exhaustive()
+    }
+}

@@ -23,7 +23,7 @@ mod sequences;
 mod split;
 mod window;
 
-pub use decode::{decompress, decompress_exact, Decoder};
+pub use decode::{Decoder, StreamDecoder, decompress, decompress_exact};
 pub use params::{CParams, Strategy};
 
 /// Errors of the zstd codec.
