@@ -108,7 +108,7 @@ fn decompress_of_a_bad_frame_exits_1_names_the_problem_and_leaves_no_output() {
         // single segment + checksum flag, FCS 5, checksum that cannot match.
         ("checksum", frame(0x24, &[5], b"hello", &[0xEF, 0xBE, 0xAD, 0xDE])),
         // single segment, declared 10 bytes, holds 5.
-        ("content size", frame(0x20, &[10], b"hello", &[])),
+        ("declares 10", frame(0x20, &[10], b"hello", &[])),
         // reserved bit 3 set.
         ("reserved", frame(0x28, &[5], b"hello", &[])),
     ];

@@ -1,21 +1,26 @@
-//! Decoding facade. Today the frames are decoded by `ruzstd`; callers only see these
-//! functions, so our own decoder can replace it without touching them.
+//! Decoding facade: one-shot into a caller's buffer, one-shot into a `Vec` with a limit, and
+//! streaming into a writer with memory bounded by the window. The work is done by our own
+//! decoder (`decompress`), which follows libzstd's accept/refuse decisions (the few
+//! deliberate differences are noted where they are made).
 
 use super::ZstdError;
-use ruzstd::decoding::FrameDecoder;
+use super::decompress::{DCtx, frame, stream};
 
 /// Largest window a frame may declare before we refuse it. Bounds the decoder's allocation
-/// for hostile input; every standard level up to 19 fits (windowLog ≤ 23).
+/// for hostile input; every standard level up to 19 fits (windowLog ≤ 23). A caller decoding
+/// standalone streams with larger windows raises it with [`Decoder::set_max_window_size`].
 pub const MAX_WINDOW_SIZE: u64 = 1 << 23;
 
-/// A reusable decoder context (keeps its buffers between calls).
+/// A reusable decoder context (keeps its tables and literal buffer between calls).
 pub struct Decoder {
-    inner: FrameDecoder,
+    ctx: Box<DCtx>,
 }
 
 impl std::fmt::Debug for Decoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Decoder").finish_non_exhaustive()
+        f.debug_struct("Decoder")
+            .field("max_window", &self.ctx.max_window)
+            .finish_non_exhaustive()
     }
 }
 
@@ -26,30 +31,27 @@ impl Default for Decoder {
 }
 
 impl Decoder {
-    /// A fresh decoder context.
+    /// A fresh decoder context that accepts windows up to [`MAX_WINDOW_SIZE`].
     pub fn new() -> Self {
-        let mut inner = FrameDecoder::new();
-        inner.set_max_window_size(MAX_WINDOW_SIZE);
-        Decoder { inner }
+        Decoder {
+            ctx: Box::new(DCtx::new(MAX_WINDOW_SIZE)),
+        }
+    }
+
+    /// Accept frames whose window is at most `bytes` (default [`MAX_WINDOW_SIZE`]). The
+    /// streaming decoder allocates about this much per frame.
+    pub fn set_max_window_size(&mut self, bytes: u64) {
+        self.ctx.max_window = bytes;
     }
 
     /// Decode every frame in `src` (skippable frames are skipped) into `dst`, which must be
     /// large enough; returns the number of bytes written.
+    ///
+    /// # Errors
+    /// [`ZstdError::TooLarge`] when the output does not fit `dst`; a typed error naming the
+    /// byte offset for any invalid input.
     pub fn decompress_into(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize, ZstdError> {
-        if src.is_empty() {
-            return Err(ZstdError::Corrupt {
-                reason: "no frame".into(),
-            });
-        }
-        let limit = dst.len();
-        self.inner.decode_all(src, dst).map_err(|e| match e {
-            ruzstd::decoding::errors::FrameDecoderError::TargetTooSmall => {
-                ZstdError::TooLarge { limit }
-            }
-            other => ZstdError::Corrupt {
-                reason: other.to_string(),
-            },
-        })
+        frame::decompress_frames(&mut self.ctx, src, dst)
     }
 
     /// Decode `src` into `dst`, requiring exactly `dst.len()` bytes of output.
@@ -61,14 +63,44 @@ impl Decoder {
         }
         Ok(())
     }
+
+    /// Decode all frames in `src` into a new `Vec`, allowing at most `limit` bytes of output.
+    pub fn decompress(&mut self, src: &[u8], limit: usize) -> Result<Vec<u8>, ZstdError> {
+        // Size the output from the frame headers when they are walkable; a frame that
+        // outgrows its declared size is corrupt, and the retry with the full limit names
+        // the precise error.
+        let bound = frame::decompressed_bound(src, self.ctx.max_window).unwrap_or(u64::MAX);
+        let first = bound.min(limit as u64) as usize;
+        let mut out = vec![0u8; first];
+        match self.decompress_into(src, &mut out) {
+            Ok(n) => {
+                out.truncate(n);
+                Ok(out)
+            }
+            Err(ZstdError::TooLarge { .. }) if first < limit => {
+                out.resize(limit, 0);
+                let n = self.decompress_into(src, &mut out)?;
+                out.truncate(n);
+                Ok(out)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Decode every frame in `src`, streaming the output into `out` with memory bounded by
+    /// the frames' window sizes; returns the bytes written.
+    pub fn decompress_to(
+        &mut self,
+        src: &[u8],
+        out: &mut impl std::io::Write,
+    ) -> Result<u64, ZstdError> {
+        stream::decompress_to(&mut self.ctx, src, out)
+    }
 }
 
 /// Decode all frames in `src`, allowing at most `limit` bytes of output.
 pub fn decompress(src: &[u8], limit: usize) -> Result<Vec<u8>, ZstdError> {
-    let mut out = vec![0u8; limit];
-    let n = Decoder::new().decompress_into(src, &mut out)?;
-    out.truncate(n);
-    Ok(out)
+    Decoder::new().decompress(src, limit)
 }
 
 /// Decode all frames in `src` into `dst`, requiring exactly `dst.len()` bytes.
@@ -78,42 +110,49 @@ pub fn decompress_exact(src: &[u8], dst: &mut [u8]) -> Result<(), ZstdError> {
 
 /// Decode every frame in `src` (skippable frames are skipped), streaming the output into
 /// `out` with memory bounded by the frames' window sizes; returns the bytes written.
-pub fn decompress_to(mut src: &[u8], out: &mut impl std::io::Write) -> Result<u64, ZstdError> {
-    use ruzstd::decoding::BlockDecodingStrategy;
-    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-    let corrupt = |e: &dyn std::fmt::Display| ZstdError::Corrupt {
-        reason: e.to_string(),
-    };
-    let mut dec = FrameDecoder::new();
-    dec.set_max_window_size(MAX_WINDOW_SIZE);
-    let mut total = 0u64;
-    if src.is_empty() {
-        return Err(ZstdError::Corrupt {
-            reason: "no frame".into(),
-        });
+pub fn decompress_to(src: &[u8], out: &mut impl std::io::Write) -> Result<u64, ZstdError> {
+    Decoder::new().decompress_to(src, out)
+}
+
+/// A [`std::io::Read`] adapter that decodes every zstd frame read from `R` (skippable frames
+/// are skipped), with memory bounded by the frames' windows: the input is read one block at
+/// a time and each block is decoded into the frame's ring buffer
+/// (window + 2 × block maximum).
+///
+/// # Errors
+/// Reads fail with [`std::io::ErrorKind::InvalidData`] whose inner error is the
+/// [`ZstdError`] (with the byte offset in the input); a failed decoder keeps failing.
+pub struct StreamDecoder<R: std::io::Read> {
+    inner: stream::StreamReader<R>,
+}
+
+impl<R: std::io::Read> StreamDecoder<R> {
+    /// Decode from `src`, accepting windows up to [`MAX_WINDOW_SIZE`].
+    pub fn new(src: R) -> Self {
+        Self::with_max_window_size(src, MAX_WINDOW_SIZE)
     }
-    while !src.is_empty() {
-        match dec.init(&mut src) {
-            Ok(()) => {}
-            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                length,
-                ..
-            })) => {
-                src = src
-                    .get(length as usize..)
-                    .ok_or_else(|| ZstdError::Corrupt {
-                        reason: "truncated skippable frame".into(),
-                    })?;
-                continue;
-            }
-            Err(e) => return Err(corrupt(&e)),
+
+    /// Decode from `src`, accepting windows up to `bytes` (memory use is about this much).
+    pub fn with_max_window_size(src: R, bytes: u64) -> Self {
+        StreamDecoder {
+            inner: stream::StreamReader::new(src, Box::new(DCtx::new(bytes))),
         }
-        while !dec.is_finished() {
-            dec.decode_blocks(&mut src, BlockDecodingStrategy::UptoBytes(1 << 20))
-                .map_err(|e| corrupt(&e))?;
-            total += dec.collect_to_writer(&mut *out).map_err(|e| corrupt(&e))? as u64;
-        }
-        total += dec.collect_to_writer(&mut *out).map_err(|e| corrupt(&e))? as u64;
     }
-    Ok(total)
+
+    /// The underlying reader (positioned after the bytes consumed so far).
+    pub fn into_inner(self) -> R {
+        self.inner.into_inner()
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for StreamDecoder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+impl<R: std::io::Read> std::fmt::Debug for StreamDecoder<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamDecoder").finish_non_exhaustive()
+    }
 }

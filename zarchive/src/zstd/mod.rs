@@ -9,6 +9,7 @@
 mod bits;
 mod block;
 pub mod decode;
+mod decompress;
 mod frame;
 mod fse;
 mod hist;
@@ -22,7 +23,7 @@ mod sequences;
 mod split;
 mod window;
 
-pub use decode::{decompress, decompress_exact, Decoder};
+pub use decode::{Decoder, StreamDecoder, decompress, decompress_exact};
 pub use params::{CParams, Strategy};
 
 /// Errors of the zstd codec.
@@ -48,6 +49,51 @@ pub enum ZstdError {
     /// The frames decode to a different number of bytes than the caller required.
     #[error("zstd data decodes to {got} bytes, expected exactly {expected}")]
     SizeMismatch { expected: usize, got: usize },
+    /// The input ends inside the structure that starts at byte `at`.
+    #[error("zstd data is truncated: the {what} at byte {at} runs past the end of the input")]
+    Truncated { at: usize, what: &'static str },
+    /// The bytes at `at` are neither a zstd frame nor a skippable frame.
+    #[error("zstd data at byte {at}: not a zstd frame (magic number {magic:#010x})")]
+    UnknownFrame { at: usize, magic: u32 },
+    /// The frame header at `at` has its reserved bit set.
+    #[error("zstd frame at byte {at}: the reserved bit of the frame header is set")]
+    ReservedBit { at: usize },
+    /// The frame at `at` declares a window larger than the decoder accepts.
+    #[error("zstd frame at byte {at}: its window of {window} bytes is above the decoder's limit of {limit} bytes")]
+    WindowTooLarge { at: usize, window: u64, limit: u64 },
+    /// The frame at `at` was compressed with a dictionary, and none was given.
+    #[error("zstd frame at byte {at}: it needs dictionary {dict_id}, and no dictionary was given")]
+    DictionaryRequired { at: usize, dict_id: u32 },
+    /// The block header at `at` has the reserved block type 3.
+    #[error("zstd block at byte {at}: reserved block type 3")]
+    ReservedBlockType { at: usize },
+    /// The block at `at` is larger (stored or decoded) than its frame allows.
+    #[error("zstd block at byte {at}: {size} bytes, above the block maximum of {max} bytes")]
+    BlockTooLarge { at: usize, size: usize, max: usize },
+    /// The frame at `at` decodes to another size than its header declares.
+    #[error("zstd frame at byte {at}: it decodes to {got} bytes but its header declares {declared}")]
+    ContentSizeMismatch { at: usize, declared: u64, got: u64 },
+    /// The content checksum of the frame at `at` does not match its decoded bytes.
+    #[error("zstd frame at byte {at}: content checksum does not match (stored {stored:#010x}, computed {computed:#010x})")]
+    ChecksumMismatch { at: usize, stored: u32, computed: u32 },
+    /// A match in the block at `at` reaches before the first byte of its frame's history.
+    #[error("zstd block at byte {at}: match offset {offset} reaches before the start of the data ({available} bytes available)")]
+    OffsetBeyondHistory { at: usize, offset: u64, available: u64 },
+    /// An FSE or Huffman table description in the block at `at` is invalid.
+    #[error("zstd block at byte {at}: invalid {table} table description ({reason})")]
+    BadTable { at: usize, table: &'static str, reason: &'static str },
+    /// A bitstream in the block at `at` is not consumed exactly by the symbols it holds.
+    #[error("zstd block at byte {at}: the {stream} bitstream is not consumed exactly")]
+    BitstreamNotConsumed { at: usize, stream: &'static str },
+    /// The writer given to [`decode::decompress_to`] refused the decoded bytes.
+    #[error("decoded zstd data could not be written: {source}")]
+    Write {
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another inconsistency in the block at `at`, described in plain words.
+    #[error("zstd block at byte {at}: {reason}")]
+    Malformed { at: usize, reason: &'static str },
 }
 
 /// The highest compression level libzstd accepts.

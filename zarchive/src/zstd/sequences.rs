@@ -60,26 +60,26 @@ pub(crate) const ML_BITS: [u8; 53] = [
 ];
 /// Predefined distributions (`LL_defaultNorm`, `ML_defaultNorm`, `OF_defaultNorm`).
 #[rustfmt::skip]
-const LL_DEFAULT_NORM: [i16; 36] = [
+pub(crate) const LL_DEFAULT_NORM: [i16; 36] = [
     4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1,
     -1, -1, -1, -1,
 ];
 #[rustfmt::skip]
-const ML_DEFAULT_NORM: [i16; 53] = [
+pub(crate) const ML_DEFAULT_NORM: [i16; 53] = [
     1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
     -1, -1, -1, -1, -1,
 ];
 #[rustfmt::skip]
-const OF_DEFAULT_NORM: [i16; 29] = [
+pub(crate) const OF_DEFAULT_NORM: [i16; 29] = [
     1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1,
 ];
-const LL_DEFAULT_NORM_LOG: u32 = 6;
-const ML_DEFAULT_NORM_LOG: u32 = 6;
-const OF_DEFAULT_NORM_LOG: u32 = 5;
+pub(crate) const LL_DEFAULT_NORM_LOG: u32 = 6;
+pub(crate) const ML_DEFAULT_NORM_LOG: u32 = 6;
+pub(crate) const OF_DEFAULT_NORM_LOG: u32 = 5;
 
 /// `kInverseProbabilityLog256[x] = floor(-log2(x / 256) * 256)`.
 #[rustfmt::skip]

@@ -1,0 +1,261 @@
+//! Bit readers: the backward reader of FSE and Huffman streams (`BIT_DStream_t`) and the
+//! forward reader of FSE table descriptions (`FSE_readNCount`'s little-endian bit cursor).
+
+/// How far a [`BitReader`] has got after a reload (`BIT_DStream_status`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Reload {
+    /// At least 57 fresh bits are in the container.
+    Unfinished,
+    /// The container holds the first bytes of the stream: fewer bits may be left.
+    EndOfBuffer,
+    /// Every bit of the stream has been read.
+    Completed,
+    /// More bits were read than the stream holds: the stream is corrupt.
+    Overflow,
+}
+
+const CONTAINER_BITS: u32 = 64;
+
+/// A backward bit reader over one stream, read from its last byte towards its first, with a
+/// 64-bit container refilled by whole words.
+///
+/// Mirrors `BIT_DStream_t` (`BIT_initDStream`, `BIT_readBitsFast`, `BIT_reloadDStream`,
+/// `BIT_endOfDStream`). Reading past the start yields zero bits and drives the reader into
+/// the overflow state, which every caller turns into an error.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BitReader<'a> {
+    src: &'a [u8],
+    /// Index of the 8 bytes loaded in `container` (0 once the start is reached).
+    pos: usize,
+    container: u64,
+    /// Bits consumed from the top of `container`.
+    consumed: u32,
+}
+
+#[inline(always)]
+fn read_le64(src: &[u8], pos: usize) -> u64 {
+    match src.get(pos..pos + 8) {
+        Some(b) => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
+        None => 0,
+    }
+}
+
+impl<'a> BitReader<'a> {
+    /// Start reading `src` from its end. `None` when the stream is empty or its last byte
+    /// holds no end mark (the stream must end with a 1 bit followed by zero padding).
+    ///
+    /// Mirrors BIT_initDStream.
+    pub(crate) fn new(src: &'a [u8]) -> Option<Self> {
+        let &last = src.last()?;
+        if last == 0 {
+            return None;
+        }
+        let mark_skip = last.leading_zeros() + 1;
+        if src.len() >= 8 {
+            let pos = src.len() - 8;
+            Some(BitReader {
+                src,
+                pos,
+                container: read_le64(src, pos),
+                consumed: mark_skip,
+            })
+        } else {
+            let mut container = 0u64;
+            for (i, &b) in src.iter().enumerate() {
+                container |= (b as u64) << (8 * i);
+            }
+            let consumed = mark_skip + (8 - src.len() as u32) * 8;
+            Some(BitReader {
+                src,
+                pos: 0,
+                container,
+                consumed,
+            })
+        }
+    }
+
+    /// The next `n` bits (0..=56 after a reload that returned `Unfinished`), without
+    /// consuming them. Bits past the start of the stream read as zero.
+    ///
+    /// Mirrors BIT_lookBits.
+    #[inline(always)]
+    pub(crate) fn peek(&self, n: u32) -> u64 {
+        debug_assert!(n < 64);
+        (self.container.wrapping_shl(self.consumed) >> 1) >> (63 - n)
+    }
+
+    /// The next `n` bits for a caller that knows `1 <= n <= 56`: no masking.
+    ///
+    /// Mirrors BIT_lookBitsFast.
+    #[inline(always)]
+    pub(crate) fn peek_fast(&self, n: u32) -> u64 {
+        debug_assert!((1..64).contains(&n));
+        self.container.wrapping_shl(self.consumed) >> ((64 - n) & 63)
+    }
+
+    /// Consume `n` bits.
+    ///
+    /// Mirrors BIT_skipBits.
+    #[inline(always)]
+    pub(crate) fn skip(&mut self, n: u32) {
+        self.consumed += n;
+    }
+
+    /// Read `n` bits (`n` may be 0).
+    ///
+    /// Mirrors BIT_readBits.
+    #[inline(always)]
+    pub(crate) fn read(&mut self, n: u32) -> u64 {
+        let v = self.peek(n);
+        self.consumed += n;
+        v
+    }
+
+    /// Refill the container so that at most 7 consumed bits remain, when the stream still
+    /// holds enough bytes.
+    ///
+    /// Mirrors BIT_reloadDStream.
+    #[inline(always)]
+    pub(crate) fn reload(&mut self) -> Reload {
+        if self.consumed > CONTAINER_BITS {
+            return Reload::Overflow;
+        }
+        if self.pos >= 8 {
+            self.pos -= (self.consumed >> 3) as usize;
+            self.consumed &= 7;
+            self.container = read_le64(self.src, self.pos);
+            return Reload::Unfinished;
+        }
+        self.reload_tail()
+    }
+
+    /// The last bytes of the stream: move back as far as the start allows.
+    #[cold]
+    #[inline(never)]
+    fn reload_tail(&mut self) -> Reload {
+        if self.pos == 0 {
+            return if self.consumed < CONTAINER_BITS {
+                Reload::EndOfBuffer
+            } else {
+                Reload::Completed
+            };
+        }
+        let mut step = (self.consumed >> 3) as usize;
+        let mut result = Reload::Unfinished;
+        if step > self.pos {
+            step = self.pos;
+            result = Reload::EndOfBuffer;
+        }
+        self.pos -= step;
+        self.consumed -= (step * 8) as u32;
+        self.container = read_le64(self.src, self.pos);
+        result
+    }
+
+    /// Whether every bit of the stream has been read, and no more.
+    ///
+    /// Mirrors BIT_endOfDStream.
+    #[inline]
+    pub(crate) fn finished(&self) -> bool {
+        self.pos == 0 && self.consumed == CONTAINER_BITS
+    }
+
+    /// Whether more bits were read than the stream holds.
+    #[cfg(test)]
+    pub(crate) fn overflowed(&self) -> bool {
+        self.consumed > CONTAINER_BITS
+    }
+}
+
+/// A forward little-endian bit cursor over a table description; bits past the end read as
+/// zero, and [`ForwardBits::bytes_used`] tells the caller whether the end was crossed.
+pub(crate) struct ForwardBits<'a> {
+    src: &'a [u8],
+    bitpos: usize,
+}
+
+impl<'a> ForwardBits<'a> {
+    pub(crate) fn new(src: &'a [u8]) -> Self {
+        ForwardBits { src, bitpos: 0 }
+    }
+
+    /// The next 32 bits, without consuming them.
+    #[inline]
+    pub(crate) fn peek32(&self) -> u32 {
+        let byte = self.bitpos / 8;
+        let mut w = [0u8; 8];
+        if let Some(rest) = self.src.get(byte..) {
+            let n = rest.len().min(8);
+            w[..n].copy_from_slice(&rest[..n]);
+        }
+        (u64::from_le_bytes(w) >> (self.bitpos % 8)) as u32
+    }
+
+    #[inline]
+    pub(crate) fn skip(&mut self, n: u32) {
+        self.bitpos += n as usize;
+    }
+
+    /// Bytes touched so far (rounded up).
+    pub(crate) fn bytes_used(&self) -> usize {
+        self.bitpos.div_ceil(8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_bits_from_the_end_after_the_mark() {
+        // Stream bytes: [0b1010_1100, 0b0000_0101]: the last byte's top set bit (bit 2) is the
+        // mark; then bits 1..0 = 01, then the first byte from bit 7 down.
+        let src = [0b1010_1100u8, 0b0000_0101];
+        let mut r = BitReader::new(&src).unwrap();
+        assert_eq!(r.read(2), 0b01);
+        assert_eq!(r.read(3), 0b101);
+        assert_eq!(r.read(5), 0b01100);
+        assert!(r.finished());
+        assert_eq!(r.reload(), Reload::Completed);
+        r.read(1);
+        assert!(r.overflowed());
+        assert_eq!(r.reload(), Reload::Overflow);
+    }
+
+    #[test]
+    fn long_stream_reloads_by_words_and_ends_exactly() {
+        // 40 bytes of a known pattern then a mark byte 0x01: read it back 7 bits at a time.
+        let mut src: Vec<u8> = (0..40u32).map(|i| (i * 37 + 11) as u8).collect();
+        src.push(1);
+        let total_bits = 40 * 8;
+        let mut r = BitReader::new(&src).unwrap();
+        let mut got = Vec::new();
+        let mut read = 0;
+        while read + 7 <= total_bits {
+            r.reload();
+            got.push(r.read(7));
+            read += 7;
+        }
+        let rest = total_bits - read;
+        r.reload();
+        r.read(rest as u32);
+        assert!(r.finished());
+        // Check against a naive big-endian-from-the-end bit walk.
+        let mut bitpos = total_bits as i64; // bit index counted from the start, LSB-first
+        for v in got {
+            let mut x = 0u64;
+            for _ in 0..7 {
+                bitpos -= 1;
+                let b = (src[(bitpos / 8) as usize] >> (bitpos % 8)) & 1;
+                x = (x << 1) | b as u64;
+            }
+            assert_eq!(v, x);
+        }
+    }
+
+    #[test]
+    fn empty_or_unmarked_streams_are_refused() {
+        assert!(BitReader::new(&[]).is_none());
+        assert!(BitReader::new(&[1, 2, 0]).is_none());
+    }
+}

@@ -1,0 +1,385 @@
+//! Frames and blocks: magic numbers, skippable frames, frame headers, block headers, the
+//! content size and checksum checks, and one-shot decoding of every frame of an input into
+//! one output slice.
+
+use super::block::decompress_block;
+use super::{BLOCK_SIZE_MAX, DCtx};
+use crate::zstd::ZstdError;
+
+/// Magic number of a zstd frame (`ZSTD_MAGICNUMBER`).
+pub(crate) const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+/// Skippable frames have magic numbers `0x184D2A50..=0x184D2A5F` (`ZSTD_MAGIC_SKIPPABLE_START`).
+const SKIPPABLE_START: u32 = 0x184D_2A50;
+const SKIPPABLE_MASK: u32 = 0xFFFF_FFF0;
+/// Bytes of a skippable frame's header (`ZSTD_SKIPPABLEHEADERSIZE`).
+const SKIPPABLE_HEADER: usize = 8;
+/// Bytes of a block header (`ZSTD_blockHeaderSize`).
+pub(crate) const BLOCK_HEADER: usize = 3;
+/// Largest window log a frame may declare at all (`ZSTD_WINDOWLOG_MAX_64`).
+const WINDOWLOG_MAX: u32 = 31;
+/// Smallest window log (`ZSTD_WINDOWLOG_ABSOLUTEMIN`).
+const WINDOWLOG_MIN: u32 = 10;
+
+/// The history a block's matches may reach: the current frame's contiguous output from
+/// `prefix_start`, plus an older segment `ext` (`lo..hi` in the same buffer) that holds the
+/// bytes just before it (the ring buffer's previous lap; a dictionary's content later).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Window {
+    pub(crate) prefix_start: usize,
+    pub(crate) ext: (usize, usize),
+}
+
+/// A parsed frame header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FrameHeader {
+    /// Header bytes including the magic number.
+    pub(crate) len: usize,
+    pub(crate) window: u64,
+    pub(crate) content_size: Option<u64>,
+    pub(crate) dict_id: u32,
+    pub(crate) checksum: bool,
+    /// Largest block content: min(window, 128 KiB).
+    pub(crate) block_max: usize,
+}
+
+/// What the bytes at a frame boundary are.
+pub(crate) enum FrameKind {
+    Zstd,
+    /// A skippable frame of this many bytes in all.
+    Skippable(usize),
+}
+
+/// Classify the frame starting at `src[0]` (at byte `at` of the input).
+///
+/// Mirrors the magic-number part of ZSTD_decompressMultiFrame and readSkippableFrameSize.
+pub(crate) fn frame_kind(src: &[u8], at: usize) -> Result<FrameKind, ZstdError> {
+    let m = src
+        .get(..4)
+        .ok_or(ZstdError::Truncated { at, what: "frame" })?;
+    let magic = u32::from_le_bytes([m[0], m[1], m[2], m[3]]);
+    if magic == ZSTD_MAGIC {
+        return Ok(FrameKind::Zstd);
+    }
+    if magic & SKIPPABLE_MASK == SKIPPABLE_START {
+        let s = src.get(4..8).ok_or(ZstdError::Truncated {
+            at,
+            what: "skippable frame",
+        })?;
+        let size = u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize + SKIPPABLE_HEADER;
+        if size > src.len() {
+            return Err(ZstdError::Truncated {
+                at,
+                what: "skippable frame",
+            });
+        }
+        return Ok(FrameKind::Skippable(size));
+    }
+    Err(ZstdError::UnknownFrame { at, magic })
+}
+
+/// Parse the header of the zstd frame at `src[0]` (magic included; at byte `at`), and
+/// apply the decoder's refusals: reserved bit, window limit, unknown dictionary.
+///
+/// Mirrors ZSTD_getFrameHeader_advanced + ZSTD_decodeFrameHeader.
+pub(crate) fn parse_frame_header(
+    src: &[u8],
+    at: usize,
+    max_window: u64,
+    dict_id: u32,
+) -> Result<FrameHeader, ZstdError> {
+    let truncated = || ZstdError::Truncated {
+        at,
+        what: "frame header",
+    };
+    let &fhd = src.get(4).ok_or_else(truncated)?;
+    let fcs_code = fhd >> 6;
+    let single = fhd & 0x20 != 0;
+    let checksum = fhd & 0x04 != 0;
+    let did_code = fhd & 3;
+    let did_len = [0usize, 1, 2, 4][did_code as usize];
+    let fcs_len = match fcs_code {
+        0 => single as usize,
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let len = 5 + (!single) as usize + did_len + fcs_len;
+    let h = src.get(..len).ok_or_else(truncated)?;
+    if fhd & 0x08 != 0 {
+        return Err(ZstdError::ReservedBit { at });
+    }
+    let mut pos = 5;
+    let mut window = 0u64;
+    if !single {
+        let wd = h[pos];
+        pos += 1;
+        let log = (wd >> 3) as u32 + WINDOWLOG_MIN;
+        if log > WINDOWLOG_MAX {
+            return Err(ZstdError::WindowTooLarge {
+                at,
+                window: 1 << log,
+                limit: max_window,
+            });
+        }
+        let base = 1u64 << log;
+        window = base + (base >> 3) * (wd & 7) as u64;
+    }
+    let mut le = |n: usize| {
+        let v = h[pos..pos + n]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &b| (acc << 8) | b as u64);
+        pos += n;
+        v
+    };
+    let dict = le(did_len) as u32;
+    let content_size = match fcs_code {
+        0 if !single => None,
+        0 => Some(le(1)),
+        1 => Some(le(2) + 256),
+        2 => Some(le(4)),
+        _ => Some(le(8)),
+    };
+    if single {
+        window = content_size.unwrap_or(0);
+    }
+    if dict != 0 && dict != dict_id {
+        return Err(ZstdError::DictionaryRequired { at, dict_id: dict });
+    }
+    if window > max_window {
+        return Err(ZstdError::WindowTooLarge {
+            at,
+            window,
+            limit: max_window,
+        });
+    }
+    let block_max = window.min(BLOCK_SIZE_MAX as u64) as usize;
+    Ok(FrameHeader {
+        len,
+        window,
+        content_size,
+        dict_id: dict,
+        checksum,
+        block_max,
+    })
+}
+
+/// A parsed block header.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockHeader {
+    pub(crate) last: bool,
+    pub(crate) kind: BlockKind,
+    /// Stored size for raw and compressed blocks, content size for RLE blocks.
+    pub(crate) size: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlockKind {
+    Raw,
+    Rle,
+    Compressed,
+}
+
+impl BlockHeader {
+    /// Bytes the block occupies after its header.
+    pub(crate) fn stored(&self) -> usize {
+        if self.kind == BlockKind::Rle {
+            1
+        } else {
+            self.size
+        }
+    }
+}
+
+/// Parse the block header at `src[0]` (at byte `at`) and check its size against the
+/// frame's block maximum.
+///
+/// Mirrors ZSTD_getcBlockSize, with the size checks of ZSTD_decompressContinue.
+pub(crate) fn parse_block_header(
+    src: &[u8],
+    at: usize,
+    block_max: usize,
+) -> Result<BlockHeader, ZstdError> {
+    let b = src.get(..BLOCK_HEADER).ok_or(ZstdError::Truncated {
+        at,
+        what: "block header",
+    })?;
+    let h = u32::from_le_bytes([b[0], b[1], b[2], 0]);
+    let size = (h >> 3) as usize;
+    let kind = match (h >> 1) & 3 {
+        0 => BlockKind::Raw,
+        1 => BlockKind::Rle,
+        2 => BlockKind::Compressed,
+        _ => return Err(ZstdError::ReservedBlockType { at }),
+    };
+    // Deliberate: libzstd's one-shot ZSTD_decompress lets raw and RLE blocks exceed the
+    // maximum; its streaming decoder refuses them, and so do we, on every path.
+    if size > block_max {
+        return Err(ZstdError::BlockTooLarge {
+            at,
+            size,
+            max: block_max,
+        });
+    }
+    Ok(BlockHeader {
+        last: h & 1 != 0,
+        kind,
+        size,
+    })
+}
+
+/// Decode every frame of `src` into `dst` (skippable frames skipped); returns the bytes
+/// written. Each frame's history starts at its own first byte.
+///
+/// Mirrors ZSTD_decompressMultiFrame.
+pub(crate) fn decompress_frames(
+    ctx: &mut DCtx,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize, ZstdError> {
+    // Deliberate: libzstd returns 0 bytes for an empty input; an empty input is no frame.
+    if src.is_empty() {
+        return Err(ZstdError::Truncated {
+            at: 0,
+            what: "frame",
+        });
+    }
+    let mut pos = 0usize;
+    let mut op = 0usize;
+    while pos < src.len() {
+        match frame_kind(&src[pos..], pos)? {
+            FrameKind::Skippable(n) => pos += n,
+            FrameKind::Zstd => {
+                let (used, produced) = decompress_frame(ctx, &src[pos..], pos, dst, op)?;
+                pos += used;
+                op += produced;
+            }
+        }
+    }
+    Ok(op)
+}
+
+/// Decode the zstd frame at `src[0]` (at byte `at`) into `dst[op..]`; returns
+/// `(input bytes used, bytes produced)`.
+///
+/// Mirrors ZSTD_decompressFrame.
+fn decompress_frame(
+    ctx: &mut DCtx,
+    src: &[u8],
+    at: usize,
+    dst: &mut [u8],
+    op: usize,
+) -> Result<(usize, usize), ZstdError> {
+    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id)?;
+    if let Some(fcs) = hdr.content_size
+        && fcs > (dst.len() - op) as u64
+    {
+        return Err(ZstdError::TooLarge { limit: dst.len() });
+    }
+    ctx.reset_for_frame();
+    let frame_start = op;
+    let win = Window {
+        prefix_start: op,
+        ext: (0, 0),
+    };
+    let mut ip = hdr.len;
+    let mut op = op;
+    let cap = dst.len();
+    loop {
+        let bat = at + ip;
+        let bh = parse_block_header(&src[ip..], bat, hdr.block_max)?;
+        ip += BLOCK_HEADER;
+        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated {
+            at: bat,
+            what: "block",
+        })?;
+        match bh.kind {
+            BlockKind::Raw => {
+                let end = op + bh.size;
+                let d = dst
+                    .get_mut(op..end)
+                    .ok_or(ZstdError::TooLarge { limit: cap })?;
+                d.copy_from_slice(body);
+                op = end;
+            }
+            BlockKind::Rle => {
+                let end = op + bh.size;
+                let d = dst
+                    .get_mut(op..end)
+                    .ok_or(ZstdError::TooLarge { limit: cap })?;
+                d.fill(body[0]);
+                op = end;
+            }
+            BlockKind::Compressed => {
+                op = decompress_block(ctx, body, bat, dst, op, cap, &win, hdr.block_max)?;
+            }
+        }
+        ip += bh.stored();
+        if bh.last {
+            break;
+        }
+    }
+    let produced = op - frame_start;
+    if let Some(fcs) = hdr.content_size
+        && fcs != produced as u64
+    {
+        return Err(ZstdError::ContentSizeMismatch {
+            at,
+            declared: fcs,
+            got: produced as u64,
+        });
+    }
+    if hdr.checksum {
+        let c = src.get(ip..ip + 4).ok_or(ZstdError::Truncated {
+            at: at + ip,
+            what: "content checksum",
+        })?;
+        let stored = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let computed = xxhash_rust::xxh64::xxh64(&dst[frame_start..op], 0) as u32;
+        if stored != computed {
+            return Err(ZstdError::ChecksumMismatch {
+                at,
+                stored,
+                computed,
+            });
+        }
+        ip += 4;
+    }
+    Ok((ip, produced))
+}
+
+/// An upper bound of the bytes every frame of `src` decodes to, from frame and block
+/// headers only (no decoding); `None` when the headers are not walkable.
+///
+/// Mirrors ZSTD_decompressBound.
+pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
+    let mut pos = 0usize;
+    let mut total = 0u64;
+    while pos < src.len() {
+        match frame_kind(&src[pos..], pos).ok()? {
+            FrameKind::Skippable(n) => pos += n,
+            FrameKind::Zstd => {
+                let hdr = parse_frame_header(&src[pos..], pos, max_window, u32::MAX).ok()?;
+                let mut ip = pos + hdr.len;
+                let mut blocks = 0u64;
+                loop {
+                    let bh = parse_block_header(src.get(ip..)?, ip, hdr.block_max).ok()?;
+                    ip += BLOCK_HEADER + bh.stored();
+                    blocks += 1;
+                    if bh.last {
+                        break;
+                    }
+                }
+                if hdr.checksum {
+                    ip += 4;
+                }
+                pos = ip;
+                total += match hdr.content_size {
+                    Some(fcs) => fcs,
+                    None => blocks * hdr.block_max as u64,
+                };
+            }
+        }
+    }
+    Some(total)
+}

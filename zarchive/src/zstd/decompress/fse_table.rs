@@ -1,0 +1,480 @@
+//! FSE decoding tables: table descriptions (`FSE_readNCount`), the sequence tables with
+//! 8-byte rows (`ZSTD_seqSymbol`, `ZSTD_buildFSETable`), the predefined tables, and the
+//! small table that decodes Huffman weights (`FSE_buildDTable`).
+
+use super::bits::ForwardBits;
+use crate::zstd::sequences::{
+    LL_BITS, LL_DEFAULT_NORM, LL_DEFAULT_NORM_LOG, ML_BITS, ML_DEFAULT_NORM, ML_DEFAULT_NORM_LOG,
+    OF_DEFAULT_NORM, OF_DEFAULT_NORM_LOG,
+};
+use std::sync::LazyLock;
+
+/// Largest table log a table description may declare (`FSE_TABLELOG_ABSOLUTE_MAX`).
+const FSE_TABLELOG_ABSOLUTE_MAX: u32 = 15;
+/// Smallest table log (`FSE_MIN_TABLELOG`).
+const FSE_MIN_TABLELOG: u32 = 5;
+/// Rows of the largest sequence table (log 9).
+pub(crate) const SEQ_TABLE_ROWS: usize = 512;
+/// Highest literal-length code (`MaxLL`).
+pub(crate) const MAX_LL: usize = 35;
+/// Highest match-length code (`MaxML`).
+pub(crate) const MAX_ML: usize = 52;
+/// Highest offset code (`MaxOff`).
+pub(crate) const MAX_OFF: usize = 31;
+/// Table log limits of the three sequence tables (`LLFSELog`, `MLFSELog`, `OffFSELog`).
+pub(crate) const LL_FSE_LOG: u32 = 9;
+pub(crate) const ML_FSE_LOG: u32 = 9;
+pub(crate) const OFF_FSE_LOG: u32 = 8;
+
+/// Base value of each code, from its extra-bit counts: code `c + 1` starts where code `c`'s
+/// range ends (this reproduces `LL_base` and `ML_base`).
+const fn bases<const N: usize>(first: u32, bits: &[u8; N]) -> [u32; N] {
+    let mut out = [0u32; N];
+    out[0] = first;
+    let mut c = 1;
+    while c < N {
+        out[c] = out[c - 1] + (1 << bits[c - 1]);
+        c += 1;
+    }
+    out
+}
+
+/// Literal-length base values (`LL_base`).
+pub(crate) const LL_BASE: [u32; MAX_LL + 1] = bases(0, &LL_BITS);
+/// Match-length base values (`ML_base`).
+pub(crate) const ML_BASE: [u32; MAX_ML + 1] = bases(3, &ML_BITS);
+/// Offset base values (`OF_base`): code 0 is 0, code 1 is 1, code `c >= 2` is `2^c - 3`.
+pub(crate) const OF_BASE: [u32; MAX_OFF + 1] = {
+    let mut out = [0u32; MAX_OFF + 1];
+    out[1] = 1;
+    let mut c = 2;
+    while c <= MAX_OFF {
+        out[c] = (1u32 << c) - 3;
+        c += 1;
+    }
+    out
+};
+/// Offset extra bits (`OF_bits`): code `c` has `c` extra bits.
+pub(crate) const OF_BITS: [u8; MAX_OFF + 1] = {
+    let mut out = [0u8; MAX_OFF + 1];
+    let mut c = 0;
+    while c <= MAX_OFF {
+        out[c] = c as u8;
+        c += 1;
+    }
+    out
+};
+
+/// One decoding state of a sequence table: everything a state needs in one 8-byte load.
+///
+/// Mirrors ZSTD_seqSymbol.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(crate) struct SeqRow {
+    /// Base value of the symbol (length or offset base).
+    pub(crate) base: u32,
+    /// Base of the next state, before the `nb` low bits are added.
+    pub(crate) next: u16,
+    /// Extra bits of the symbol's value.
+    pub(crate) extra: u8,
+    /// Bits read to move to the next state.
+    pub(crate) nb: u8,
+}
+
+/// A sequence decoding table of up to 512 states, indexed by `state & 511`.
+#[derive(Clone, Debug)]
+pub(crate) struct SeqTable {
+    pub(crate) rows: [SeqRow; SEQ_TABLE_ROWS],
+    pub(crate) log: u32,
+}
+
+impl Default for SeqTable {
+    fn default() -> Self {
+        SeqTable {
+            rows: [SeqRow::default(); SEQ_TABLE_ROWS],
+            log: 0,
+        }
+    }
+}
+
+/// The three kinds of sequence tables, with their format constants.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SeqKind {
+    pub(crate) name: &'static str,
+    pub(crate) max_symbol: usize,
+    pub(crate) max_log: u32,
+    pub(crate) base: &'static [u32],
+    pub(crate) bits: &'static [u8],
+}
+
+pub(crate) const LL_KIND: SeqKind = SeqKind {
+    name: "literal-length",
+    max_symbol: MAX_LL,
+    max_log: LL_FSE_LOG,
+    base: &LL_BASE,
+    bits: &LL_BITS,
+};
+pub(crate) const OF_KIND: SeqKind = SeqKind {
+    name: "offset",
+    max_symbol: MAX_OFF,
+    max_log: OFF_FSE_LOG,
+    base: &OF_BASE,
+    bits: &OF_BITS,
+};
+pub(crate) const ML_KIND: SeqKind = SeqKind {
+    name: "match-length",
+    max_symbol: MAX_ML,
+    max_log: ML_FSE_LOG,
+    base: &ML_BASE,
+    bits: &ML_BITS,
+};
+
+/// Predefined literal-length table (`LL_defaultDTable`).
+pub(crate) static LL_PREDEFINED: LazyLock<SeqTable> =
+    LazyLock::new(|| predefined(&LL_DEFAULT_NORM, LL_DEFAULT_NORM_LOG, &LL_KIND));
+/// Predefined offset table (`OF_defaultDTable`).
+pub(crate) static OF_PREDEFINED: LazyLock<SeqTable> =
+    LazyLock::new(|| predefined(&OF_DEFAULT_NORM, OF_DEFAULT_NORM_LOG, &OF_KIND));
+/// Predefined match-length table (`ML_defaultDTable`).
+pub(crate) static ML_PREDEFINED: LazyLock<SeqTable> =
+    LazyLock::new(|| predefined(&ML_DEFAULT_NORM, ML_DEFAULT_NORM_LOG, &ML_KIND));
+
+fn predefined(norm: &[i16], log: u32, kind: &SeqKind) -> SeqTable {
+    let mut t = SeqTable::default();
+    build_seq_table(&mut t, norm, log, kind);
+    t
+}
+
+/// Lay the symbols of a normalised distribution over a table of `1 << log` cells, in the
+/// order FSE requires, and return each cell's symbol; low-probability (-1) symbols take the
+/// last cells. `next` receives each symbol's first next-state counter.
+///
+/// Mirrors the spreading part of ZSTD_buildFSETable / FSE_buildDTable_internal.
+fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [u16; 256]) {
+    let size = 1usize << log;
+    let mask = size - 1;
+    let mut high = size - 1;
+    for (s, &n) in norm.iter().enumerate() {
+        if n == -1 {
+            cells[high & (SEQ_TABLE_ROWS - 1)] = s as u8;
+            high = high.wrapping_sub(1);
+            next[s] = 1;
+        } else {
+            next[s] = n.max(0) as u16;
+        }
+    }
+    let step = (size >> 1) + (size >> 3) + 3;
+    let mut pos = 0usize;
+    for (s, &n) in norm.iter().enumerate() {
+        for _ in 0..n.max(0) {
+            cells[pos & (SEQ_TABLE_ROWS - 1)] = s as u8;
+            pos = (pos + step) & mask;
+            while pos > high {
+                pos = (pos + step) & mask;
+            }
+        }
+    }
+}
+
+/// Build a sequence table from a validated distribution (sum `1 << log`, `log <= 9`).
+///
+/// Mirrors ZSTD_buildFSETable.
+pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &SeqKind) {
+    let mut cells = [0u8; SEQ_TABLE_ROWS];
+    let mut next = [0u16; 256];
+    spread(norm, log, &mut cells, &mut next);
+    let size = 1usize << log;
+    for (u, row) in t.rows.iter_mut().take(size).enumerate() {
+        let s = cells[u] as usize;
+        let n = next[s];
+        next[s] = n.wrapping_add(1);
+        let nb = log - (15 - n.max(1).leading_zeros()).min(log);
+        let base = kind.base.get(s).copied().unwrap_or(0);
+        let extra = kind.bits.get(s).copied().unwrap_or(0);
+        *row = SeqRow {
+            base,
+            next: ((n as u32) << nb).wrapping_sub(size as u32) as u16,
+            extra,
+            nb: nb as u8,
+        };
+    }
+    t.log = log;
+}
+
+/// Build a one-state table that always yields `symbol` and reads no state bits.
+///
+/// Mirrors ZSTD_buildSeqTable_rle.
+pub(crate) fn build_rle_table(t: &mut SeqTable, symbol: usize, kind: &SeqKind) {
+    t.rows[0] = SeqRow {
+        base: kind.base[symbol],
+        next: 0,
+        extra: kind.bits[symbol],
+        nb: 0,
+    };
+    t.log = 0;
+}
+
+/// Why a table description was refused.
+pub(crate) type TableError = &'static str;
+
+/// Read a normalised distribution from the start of `src` into `norm`, allowing symbols up
+/// to `max_symbol`; returns `(highest symbol, table log, bytes read)`.
+///
+/// Mirrors FSE_readNCount.
+pub(crate) fn read_ncount(
+    norm: &mut [i16; 256],
+    max_symbol: usize,
+    src: &[u8],
+) -> Result<(usize, u32, usize), TableError> {
+    norm.fill(0);
+    let mut r = ForwardBits::new(src);
+    let log = (r.peek32() & 0xF) + FSE_MIN_TABLELOG;
+    if log > FSE_TABLELOG_ABSOLUTE_MAX {
+        return Err("table log above 15");
+    }
+    r.skip(4);
+    let mut remaining: i32 = (1 << log) + 1;
+    let mut threshold: i32 = 1 << log;
+    let mut nb_bits = log + 1;
+    let mut symbol = 0usize;
+    let mut previous0 = false;
+    let limit = max_symbol + 1;
+    loop {
+        if previous0 {
+            // Runs of zero-probability symbols: 2-bit repeat codes, 3 means "and more".
+            loop {
+                let code = (r.peek32() & 3) as usize;
+                r.skip(2);
+                symbol += code;
+                if code != 3 {
+                    break;
+                }
+                if symbol >= limit {
+                    break;
+                }
+            }
+            if symbol >= limit {
+                break;
+            }
+        }
+        let bits = r.peek32() as i32;
+        let max = (2 * threshold - 1) - remaining;
+        let mut count;
+        if (bits & (threshold - 1)) < max {
+            count = bits & (threshold - 1);
+            r.skip(nb_bits - 1);
+        } else {
+            count = bits & (2 * threshold - 1);
+            if count >= threshold {
+                count -= max;
+            }
+            r.skip(nb_bits);
+        }
+        count -= 1;
+        remaining -= count.abs();
+        norm[symbol] = count as i16;
+        symbol += 1;
+        previous0 = count == 0;
+        if remaining < threshold {
+            if remaining <= 1 {
+                break;
+            }
+            nb_bits = 32 - (remaining as u32).leading_zeros();
+            threshold = 1 << (nb_bits - 1);
+        }
+        if symbol >= limit {
+            break;
+        }
+    }
+    if remaining != 1 {
+        return Err("probabilities do not add up to the table size");
+    }
+    if symbol > limit {
+        return Err("more symbols than the alphabet holds");
+    }
+    let used = r.bytes_used();
+    if used > src.len() {
+        return Err("description runs past the end of its section");
+    }
+    Ok((symbol - 1, log, used))
+}
+
+/// Read a sequence table description from `src` and build it; returns the bytes read.
+///
+/// Mirrors ZSTD_buildSeqTable (set_compressed).
+pub(crate) fn read_seq_table(
+    t: &mut SeqTable,
+    kind: &SeqKind,
+    src: &[u8],
+) -> Result<usize, TableError> {
+    let mut norm = [0i16; 256];
+    let (max_sv, log, used) = read_ncount(&mut norm, kind.max_symbol, src)?;
+    if log > kind.max_log {
+        return Err("table log above the format's maximum");
+    }
+    build_seq_table(t, &norm[..=max_sv], log, kind);
+    Ok(used)
+}
+
+/// One state of the table that decodes Huffman weights.
+#[derive(Clone, Copy, Default, Debug)]
+pub(crate) struct FseRow {
+    pub(crate) symbol: u8,
+    pub(crate) nb: u8,
+    pub(crate) next: u16,
+}
+
+/// Largest table log of the Huffman-weight FSE table.
+pub(crate) const WEIGHT_FSE_LOG: u32 = 6;
+
+/// A small FSE table (log <= 6) for Huffman weights.
+#[derive(Clone, Debug)]
+pub(crate) struct FseTable {
+    pub(crate) rows: [FseRow; 1 << WEIGHT_FSE_LOG],
+}
+
+/// Build the weight table from a validated distribution.
+///
+/// Mirrors FSE_buildDTable_internal.
+pub(crate) fn build_fse_table(norm: &[i16], log: u32) -> FseTable {
+    let mut cells = [0u8; SEQ_TABLE_ROWS];
+    let mut next = [0u16; 256];
+    spread(norm, log, &mut cells, &mut next);
+    let mut t = FseTable {
+        rows: [FseRow::default(); 1 << WEIGHT_FSE_LOG],
+    };
+    let size = 1usize << log;
+    for (u, row) in t.rows.iter_mut().take(size).enumerate() {
+        let s = cells[u] as usize;
+        let n = next[s];
+        next[s] = n.wrapping_add(1);
+        let nb = log - (15 - n.max(1).leading_zeros()).min(log);
+        *row = FseRow {
+            symbol: s as u8,
+            nb: nb as u8,
+            next: ((n as u32) << nb).wrapping_sub(size as u32) as u16,
+        };
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_tables_match_the_format() {
+        assert_eq!(
+            &LL_BASE[..],
+            &[
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20, 22, 24, 28, 32,
+                40, 48, 64, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000, 0x2000, 0x4000, 0x8000,
+                0x10000
+            ][..]
+        );
+        assert_eq!(
+            &ML_BASE[..],
+            &[
+                3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+                25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99,
+                0x83, 0x103, 0x203, 0x403, 0x803, 0x1003, 0x2003, 0x4003, 0x8003, 0x10003
+            ][..]
+        );
+        assert_eq!(OF_BASE[..6], [0, 1, 1, 5, 0xD, 0x1D]);
+        assert_eq!(OF_BASE[31], 0x7FFF_FFFD);
+    }
+
+    /// Rows of libzstd's `LL/OF/ML_defaultDTable` (RFC 8878 Appendix A), transcribed as
+    /// (row, nextState, nbAddBits, nbBits, baseVal).
+    #[test]
+    fn predefined_tables_match_libzstd_default_tables() {
+        let check = |t: &SeqTable, log: u32, rows: &[(usize, u16, u8, u8, u32)]| {
+            assert_eq!(t.log, log);
+            for &(i, next, extra, nb, base) in rows {
+                assert_eq!(
+                    t.rows[i],
+                    SeqRow {
+                        base,
+                        next,
+                        extra,
+                        nb
+                    },
+                    "row {i}"
+                );
+            }
+        };
+        check(
+            &LL_PREDEFINED,
+            6,
+            &[
+                (0, 0, 0, 4, 0),
+                (1, 16, 0, 4, 0),
+                (2, 32, 0, 5, 1),
+                (3, 0, 0, 5, 3),
+                (10, 0, 0, 6, 14),
+                (11, 0, 1, 5, 16),
+                (17, 32, 6, 5, 64),
+                (21, 0, 12, 6, 4096),
+                (22, 32, 0, 4, 0),
+                (56, 32, 2, 5, 24),
+                (57, 32, 2, 5, 28),
+                (58, 32, 3, 5, 40),
+                (59, 32, 4, 5, 48),
+                (60, 0, 16, 6, 65536),
+                (61, 0, 15, 6, 32768),
+                (62, 0, 14, 6, 16384),
+                (63, 0, 13, 6, 8192),
+            ],
+        );
+        check(
+            &OF_PREDEFINED,
+            5,
+            &[
+                (0, 0, 0, 5, 0),
+                (1, 0, 6, 4, 61),
+                (2, 0, 9, 5, 509),
+                (3, 0, 15, 5, 32765),
+                (4, 0, 21, 5, 2097149),
+                (5, 0, 3, 5, 5),
+                (6, 0, 7, 4, 125),
+                (7, 0, 12, 5, 4093),
+                (8, 0, 18, 5, 262141),
+                (9, 0, 23, 5, 8388605),
+            ],
+        );
+        check(
+            &ML_PREDEFINED,
+            6,
+            &[
+                (0, 0, 0, 6, 3),
+                (1, 0, 0, 4, 4),
+                (2, 32, 0, 5, 5),
+                (3, 0, 0, 5, 6),
+                (15, 0, 1, 6, 37),
+                (19, 0, 4, 6, 83),
+                (56, 0, 0, 6, 32),
+                (57, 0, 16, 6, 65539),
+                (58, 0, 15, 6, 32771),
+                (59, 0, 14, 6, 16387),
+                (60, 0, 13, 6, 8195),
+                (61, 0, 12, 6, 4099),
+                (62, 0, 11, 6, 2051),
+                (63, 0, 10, 6, 1027),
+            ],
+        );
+    }
+
+    #[test]
+    fn ncount_round_trips_the_encoder() {
+        let mut out = Vec::new();
+        let norm: [i16; 36] = LL_DEFAULT_NORM;
+        crate::zstd::fse::write_ncount(&mut out, &norm, 35, 6);
+        let mut back = [0i16; 256];
+        let (max, log, used) = read_ncount(&mut back, 35, &out).unwrap();
+        assert_eq!((max, log, used), (35, 6, out.len()));
+        assert_eq!(&back[..36], &norm[..]);
+        // Truncated descriptions are refused, never read past the end.
+        assert!(read_ncount(&mut back, 35, &out[..out.len() - 1]).is_err());
+        // A description over the symbol limit is refused.
+        assert!(read_ncount(&mut back, 20, &out).is_err());
+    }
+}

@@ -1,0 +1,445 @@
+//! Streaming decoding with memory bounded by the window: each frame decodes block by block
+//! into a ring buffer of `window + 2 × block maximum + slack` bytes, and every block is
+//! handed to the writer as soon as it is decoded. When a block would not fit before the
+//! buffer's end, decoding wraps to its start and the previous lap becomes the older history
+//! segment that matches may still reach.
+
+use super::block::decompress_block;
+use super::frame::{
+    BLOCK_HEADER, BlockHeader, BlockKind, FrameHeader, FrameKind, Window, frame_kind,
+    parse_block_header, parse_frame_header,
+};
+use super::{DCtx, WILDCOPY_OVERLENGTH};
+use crate::zstd::ZstdError;
+use std::io::Write;
+
+/// Map a writer failure: the output side refused the bytes.
+fn write_error(e: std::io::Error) -> ZstdError {
+    ZstdError::Write { source: e }
+}
+
+/// A frame's ring buffer and where decoding stands in it.
+///
+/// Mirrors the `outBuff` handling of ZSTD_decompressStream with ZSTD_checkContinuity.
+pub(crate) struct Ring {
+    buf: Vec<u8>,
+    win: Window,
+    op: usize,
+}
+
+impl Ring {
+    /// A ring for a frame with this header: the window (or the content size, when smaller)
+    /// plus two blocks and the wild-copy slack. The window was checked against the limit.
+    ///
+    /// Mirrors ZSTD_decodingBufferSize_internal.
+    pub(crate) fn for_frame(hdr: &FrameHeader) -> Ring {
+        let history = hdr.content_size.map_or(hdr.window, |c| c.min(hdr.window)) as usize;
+        let size = history + 2 * hdr.block_max + 2 * WILDCOPY_OVERLENGTH;
+        Ring {
+            buf: vec![0u8; size],
+            win: Window::default(),
+            op: 0,
+        }
+    }
+
+    /// Make room for one block of up to `block_max` bytes at the write position, wrapping
+    /// to the start when needed, and return the history that block may use.
+    pub(crate) fn prepare(&mut self, block_max: usize) -> Window {
+        if self.op + block_max + WILDCOPY_OVERLENGTH > self.buf.len() {
+            self.win.ext = (self.win.prefix_start, self.op);
+            self.win.prefix_start = 0;
+            self.op = 0;
+        }
+        // The block may write up to `block_max + 32` bytes from `op`: older bytes below
+        // that point are about to be overwritten and leave the history.
+        let (lo, hi) = self.win.ext;
+        self.win.ext = (
+            lo.max(self.op + block_max + WILDCOPY_OVERLENGTH).min(hi),
+            hi,
+        );
+        self.win
+    }
+}
+
+impl Ring {
+    /// Decode one block (its header at byte `at`) at the write position; returns the range
+    /// of the ring holding its content.
+    pub(crate) fn decode_block(
+        &mut self,
+        ctx: &mut DCtx,
+        bh: &BlockHeader,
+        body: &[u8],
+        at: usize,
+        block_max: usize,
+    ) -> Result<std::ops::Range<usize>, ZstdError> {
+        let win = self.prepare(block_max);
+        let op = self.op;
+        let end = match bh.kind {
+            BlockKind::Raw => {
+                self.buf[op..op + bh.size].copy_from_slice(body);
+                op + bh.size
+            }
+            BlockKind::Rle => {
+                self.buf[op..op + bh.size].fill(body[0]);
+                op + bh.size
+            }
+            BlockKind::Compressed => {
+                let cap = self.buf.len();
+                decompress_block(ctx, body, at, &mut self.buf, op, cap, &win, block_max)?
+            }
+        };
+        self.op = end;
+        Ok(op..end)
+    }
+}
+
+/// Check the end of a frame: the declared content size, then the checksum (`stored`, when
+/// the frame has one) against the hash of its content.
+///
+/// Mirrors the end of ZSTD_decompressFrame.
+pub(crate) fn finish_frame(
+    hdr: &FrameHeader,
+    at: usize,
+    produced: u64,
+    hasher: Option<xxhash_rust::xxh64::Xxh64>,
+    stored: Option<[u8; 4]>,
+) -> Result<(), ZstdError> {
+    if let Some(fcs) = hdr.content_size
+        && fcs != produced
+    {
+        return Err(ZstdError::ContentSizeMismatch {
+            at,
+            declared: fcs,
+            got: produced,
+        });
+    }
+    if let (Some(h), Some(c)) = (hasher, stored) {
+        let stored = u32::from_le_bytes(c);
+        let computed = h.digest() as u32;
+        if stored != computed {
+            return Err(ZstdError::ChecksumMismatch {
+                at,
+                stored,
+                computed,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Decode one frame (header at `src[0]`, byte `at`), writing its content to `out` block by
+/// block; returns `(input bytes used, bytes written)`.
+///
+/// Mirrors ZSTD_decompressStream for one frame.
+pub(crate) fn stream_frame(
+    ctx: &mut DCtx,
+    src: &[u8],
+    at: usize,
+    out: &mut dyn Write,
+) -> Result<(usize, u64), ZstdError> {
+    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id)?;
+    ctx.reset_for_frame();
+    let mut ring = Ring::for_frame(&hdr);
+    let mut hasher = hdr.checksum.then(|| xxhash_rust::xxh64::Xxh64::new(0));
+    let mut ip = hdr.len;
+    let mut produced = 0u64;
+    loop {
+        let bat = at + ip;
+        let bh = parse_block_header(&src[ip..], bat, hdr.block_max)?;
+        ip += BLOCK_HEADER;
+        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated {
+            at: bat,
+            what: "block",
+        })?;
+        let range = ring.decode_block(ctx, &bh, body, bat, hdr.block_max)?;
+        let block = &ring.buf[range];
+        if let Some(h) = hasher.as_mut() {
+            h.update(block);
+        }
+        out.write_all(block).map_err(write_error)?;
+        produced += block.len() as u64;
+        ip += bh.stored();
+        if bh.last {
+            break;
+        }
+    }
+    // The content size is checked before the checksum is read, as libzstd does.
+    finish_frame(&hdr, at, produced, None, None)?;
+    let mut stored = None;
+    if hdr.checksum {
+        let c = src.get(ip..ip + 4).ok_or(ZstdError::Truncated {
+            at: at + ip,
+            what: "content checksum",
+        })?;
+        stored = Some([c[0], c[1], c[2], c[3]]);
+        ip += 4;
+    }
+    finish_frame(&hdr, at, produced, hasher, stored)?;
+    Ok((ip, produced))
+}
+
+/// Decode every frame of `src` into `out` (skippable frames skipped) with memory bounded by
+/// the largest window; returns the bytes written.
+///
+/// Mirrors ZSTD_decompressStream over a whole input.
+pub(crate) fn decompress_to(
+    ctx: &mut DCtx,
+    src: &[u8],
+    out: &mut dyn Write,
+) -> Result<u64, ZstdError> {
+    if src.is_empty() {
+        return Err(ZstdError::Truncated {
+            at: 0,
+            what: "frame",
+        });
+    }
+    let mut pos = 0usize;
+    let mut total = 0u64;
+    while pos < src.len() {
+        match frame_kind(&src[pos..], pos)? {
+            FrameKind::Skippable(n) => pos += n,
+            FrameKind::Zstd => {
+                let (used, n) = stream_frame(ctx, &src[pos..], pos, out)?;
+                pos += used;
+                total += n;
+            }
+        }
+    }
+    Ok(total)
+}
+
+/// Where a [`StreamDecoder`] stands between two reads.
+enum Stage {
+    /// At a frame boundary (or at the start).
+    BetweenFrames,
+    /// Inside a zstd frame, before its next block header.
+    InFrame(Box<FrameState>),
+    /// The input is exhausted after complete frames.
+    Done,
+    /// An error was reported; every later read reports it again.
+    Failed(String),
+}
+
+/// The state of the frame a [`StreamDecoder`] is decoding.
+struct FrameState {
+    hdr: FrameHeader,
+    /// Input offset of the frame's magic number.
+    at: usize,
+    hasher: Option<xxhash_rust::xxh64::Xxh64>,
+    produced: u64,
+}
+
+/// A `std::io::Read` adapter that decodes zstd frames (skippable frames skipped) from any
+/// reader, with memory bounded by the window: the input is read one block at a time and
+/// each block is decoded into the frame's ring buffer.
+///
+/// Mirrors ZSTD_decompressStream driven by a reader.
+pub(crate) struct StreamReader<R> {
+    src: R,
+    ctx: Box<DCtx>,
+    input: Vec<u8>,
+    /// Bytes of the input consumed so far (error offsets).
+    at: usize,
+    stage: Stage,
+    /// The current (or last) frame's ring buffer.
+    ring: Option<Ring>,
+    /// Decoded bytes not yet handed out: `ring.buf[pending]`.
+    pending: std::ops::Range<usize>,
+    frames: usize,
+}
+
+fn invalid(e: ZstdError) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, e)
+}
+
+impl<R: std::io::Read> StreamReader<R> {
+    pub(crate) fn new(src: R, ctx: Box<DCtx>) -> Self {
+        StreamReader {
+            src,
+            ctx,
+            input: Vec::new(),
+            at: 0,
+            stage: Stage::BetweenFrames,
+            ring: None,
+            pending: 0..0,
+            frames: 0,
+        }
+    }
+
+    pub(crate) fn into_inner(self) -> R {
+        self.src
+    }
+
+    /// Read exactly `n` more bytes of input into `self.input` (after what it holds);
+    /// returns how many arrived (fewer only at the end of the input).
+    fn fill(&mut self, n: usize) -> std::io::Result<usize> {
+        let start = self.input.len();
+        self.input.resize(start + n, 0);
+        let mut got = 0;
+        while got < n {
+            match self.src.read(&mut self.input[start + got..]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.input.truncate(start + got);
+        Ok(got)
+    }
+
+    /// Read exactly `n` bytes, or fail with a truncation error naming `what` at `at`.
+    fn need(&mut self, n: usize, at: usize, what: &'static str) -> std::io::Result<()> {
+        if self.fill(n)? < n {
+            return Err(invalid(ZstdError::Truncated { at, what }));
+        }
+        Ok(())
+    }
+
+    /// Advance the decoder until decoded bytes are pending or the input is done.
+    fn step(&mut self) -> std::io::Result<()> {
+        match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Done => Ok(()),
+            Stage::Failed(msg) => {
+                self.stage = Stage::Failed(msg.clone());
+                Err(std::io::Error::new(std::io::ErrorKind::InvalidData, msg))
+            }
+            Stage::BetweenFrames => self.start_frame(),
+            Stage::InFrame(f) => self.next_block(f),
+        }
+    }
+
+    /// Read the next frame's magic number and header (or skip a skippable frame).
+    fn start_frame(&mut self) -> std::io::Result<()> {
+        let at = self.at;
+        self.input.clear();
+        let got = self.fill(4)?;
+        if got == 0 && self.frames > 0 {
+            self.stage = Stage::Done;
+            return Ok(());
+        }
+        if got < 4 {
+            return Err(invalid(ZstdError::Truncated { at, what: "frame" }));
+        }
+        let magic =
+            u32::from_le_bytes([self.input[0], self.input[1], self.input[2], self.input[3]]);
+        if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+            self.need(4, at, "skippable frame")?;
+            let size =
+                u32::from_le_bytes([self.input[4], self.input[5], self.input[6], self.input[7]]);
+            let skipped = std::io::copy(
+                &mut std::io::Read::take(&mut self.src, size as u64),
+                &mut std::io::sink(),
+            )?;
+            if skipped < size as u64 {
+                return Err(invalid(ZstdError::Truncated {
+                    at,
+                    what: "skippable frame",
+                }));
+            }
+            self.at += 8 + size as usize;
+            self.frames += 1;
+            self.stage = Stage::BetweenFrames;
+            return Ok(());
+        }
+        if magic != super::frame::ZSTD_MAGIC {
+            return Err(invalid(ZstdError::UnknownFrame { at, magic }));
+        }
+        self.need(1, at, "frame header")?;
+        let fhd = self.input[4];
+        let single = fhd & 0x20 != 0;
+        let fcs_len = match fhd >> 6 {
+            0 => single as usize,
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
+        let rest = (!single) as usize + [0usize, 1, 2, 4][(fhd & 3) as usize] + fcs_len;
+        self.need(rest, at, "frame header")?;
+        let hdr = parse_frame_header(&self.input, at, self.ctx.max_window, self.ctx.dict_id)
+            .map_err(invalid)?;
+        self.at += hdr.len;
+        self.ctx.reset_for_frame();
+        self.ring = Some(Ring::for_frame(&hdr));
+        let frame = FrameState {
+            hasher: hdr.checksum.then(|| xxhash_rust::xxh64::Xxh64::new(0)),
+            hdr,
+            at,
+            produced: 0,
+        };
+        self.frames += 1;
+        self.stage = Stage::InFrame(Box::new(frame));
+        Ok(())
+    }
+
+    /// Read and decode the frame's next block; after the last one, check the frame's end.
+    fn next_block(&mut self, mut f: Box<FrameState>) -> std::io::Result<()> {
+        let bat = self.at;
+        self.input.clear();
+        self.need(BLOCK_HEADER, bat, "block header")?;
+        let bh = parse_block_header(&self.input, bat, f.hdr.block_max).map_err(invalid)?;
+        self.input.clear();
+        self.need(bh.stored(), bat, "block")?;
+        let Some(ring) = self.ring.as_mut() else {
+            return Err(std::io::Error::other(
+                "zstd stream decoder lost its ring buffer",
+            ));
+        };
+        let range = ring
+            .decode_block(&mut self.ctx, &bh, &self.input, bat, f.hdr.block_max)
+            .map_err(invalid)?;
+        self.at += BLOCK_HEADER + bh.stored();
+        if let Some(h) = f.hasher.as_mut() {
+            h.update(&ring.buf[range.clone()]);
+        }
+        f.produced += range.len() as u64;
+        self.pending = range;
+        if bh.last {
+            finish_frame(&f.hdr, f.at, f.produced, None, None).map_err(invalid)?;
+            let mut stored = None;
+            if f.hdr.checksum {
+                self.input.clear();
+                self.need(4, self.at, "content checksum")?;
+                stored = Some([self.input[0], self.input[1], self.input[2], self.input[3]]);
+                self.at += 4;
+            }
+            let FrameState {
+                hdr,
+                at,
+                produced,
+                hasher,
+            } = *f;
+            finish_frame(&hdr, at, produced, hasher, stored).map_err(invalid)?;
+            self.stage = Stage::BetweenFrames;
+        } else {
+            self.stage = Stage::InFrame(f);
+        }
+        Ok(())
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for StreamReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if !self.pending.is_empty()
+                && let Some(ring) = self.ring.as_ref()
+            {
+                let n = buf.len().min(self.pending.len());
+                let from = self.pending.start;
+                buf[..n].copy_from_slice(&ring.buf[from..from + n]);
+                self.pending.start += n;
+                return Ok(n);
+            }
+            if matches!(self.stage, Stage::Done) {
+                return Ok(0);
+            }
+            if let Err(e) = self.step() {
+                self.stage = Stage::Failed(e.to_string());
+                return Err(e);
+            }
+        }
+    }
+}
