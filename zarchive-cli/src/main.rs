@@ -48,6 +48,10 @@ struct Cli {
 enum Command {
     /// Pack a directory tree into an archive.
     Pack(pack::PackArgs),
+    /// Merge directories and archives into one archive (later inputs win).
+    Merge(pack::MergeArgs),
+    /// Merge directories into an existing archive, in place (atomically).
+    Update(pack::UpdateArgs),
     /// Extract entries (all, or the given paths) into a directory.
     Extract(read::ExtractArgs),
     /// List the entries.
@@ -196,6 +200,8 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
 fn run(cmd: Command) -> Result<(), Failure> {
     match cmd {
         Command::Pack(a) => pack::run(a),
+        Command::Merge(a) => pack::merge(a),
+        Command::Update(a) => pack::update(a),
         Command::Extract(a) => read::extract(a),
         Command::List(a) => read::list(a),
         Command::Verify(a) => read::verify(a),

@@ -1,24 +1,21 @@
-//! `zarchive pack`.
+//! `zarchive pack`, `merge` and `update`: everything that writes an archive.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use zarkit::zar::{self, BlockCompressor, PackEvent, PackOptions, PackWarning, Stored, WriterOptions};
+use zarkit::zar::{
+    self, BlockCompressor, PackEvent, PackOptions, PackWarning, Source, Stored, WriterOptions,
+};
 use zarkit::zstd;
 
 use crate::output::{self, count};
 use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 
-/// Arguments of `zarchive pack`.
-#[derive(Args, Debug)]
-pub struct PackArgs {
-    /// The directory to pack.
-    dir: PathBuf,
-    /// Output archive, or `-` for standard output (default: DIR.zar beside DIR).
-    #[arg(short, long)]
-    output: Option<PathBuf>,
+/// How an archive is written: the options `pack`, `merge` and `update` share.
+#[derive(Args, Debug, Default)]
+pub struct WriteArgs {
     /// Compression threads (default: all cores; at most the number of cores).
     #[arg(short = 'j', long)]
     threads: Option<usize>,
@@ -36,12 +33,39 @@ pub struct PackArgs {
     /// a name is never stored as something else.
     #[arg(long)]
     skip_invalid_names: bool,
-    /// Replace the output file if it exists.
-    #[arg(short, long)]
-    force: bool,
     /// No progress bar or summary (warnings and errors still print).
     #[arg(short, long)]
     quiet: bool,
+}
+
+impl WriteArgs {
+    fn options(&self, overwrite: bool) -> Result<PackOptions, Failure> {
+        let compressor = block_compressor(self.level.as_deref())?;
+        Ok(PackOptions::new()
+            .writer(
+                WriterOptions::new()
+                    .compressor(compressor)
+                    .threads(output::threads(self.threads)),
+            )
+            .follow_symlinks(self.follow_symlinks)
+            .overwrite(overwrite)
+            .skip_invalid_names(self.skip_invalid_names))
+    }
+}
+
+/// Arguments of `zarchive pack`.
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    /// The directory to pack.
+    dir: PathBuf,
+    /// Output archive, or `-` for standard output (default: DIR.zar beside DIR).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(short, long)]
+    force: bool,
+    #[command(flatten)]
+    write: WriteArgs,
 }
 
 impl PackArgs {
@@ -50,14 +74,47 @@ impl PackArgs {
         PackArgs {
             dir,
             output,
-            threads: None,
-            level: None,
-            follow_symlinks: false,
-            skip_invalid_names: false,
             force: false,
-            quiet: false,
+            write: WriteArgs::default(),
         }
     }
+}
+
+/// Arguments of `zarchive merge`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: zarchive merge -o full.wua base.wua update/ dlc/\n\n\
+A later input's file replaces an earlier one at the same path (names compared ignoring ASCII \
+case, as ZAR looks them up; the first spelling is kept); directories merge. Archives are read \
+through the decoder, never extracted to disk. The result is byte-identical to packing the \
+merged tree from disk.")]
+pub struct MergeArgs {
+    /// The inputs, in order: directories and archives (later ones win).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The archive to write.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Replace the output file if it exists.
+    #[arg(short, long)]
+    force: bool,
+    #[command(flatten)]
+    write: WriteArgs,
+}
+
+/// Arguments of `zarchive update`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: zarchive update game.wua 0005000e10101a00_v208/\n\n\
+The archive is rewritten with the directories merged in (their files win), into a \
+temporary file renamed over the archive only when complete: if anything fails, the \
+original is left as it was.")]
+pub struct UpdateArgs {
+    /// The archive to update in place.
+    archive: PathBuf,
+    /// Directories (or archives) whose entries are added or replace the archive's.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    write: WriteArgs,
 }
 
 /// Parse a zstd level, with the same wording everywhere a level is taken.
@@ -116,19 +173,11 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
             format!("{}: not a directory", a.dir.display()),
         ));
     }
-    let compressor = block_compressor(a.level.as_deref())?;
-    let opts = PackOptions::new().writer(WriterOptions::new()
-            .compressor(compressor)
-            .threads(output::threads(a.threads))).follow_symlinks(a.follow_symlinks).overwrite(a.force).skip_invalid_names(a.skip_invalid_names);
+    let opts = a.write.options(a.force)?;
     let to_stdout = a.output.as_deref().is_some_and(output::is_dash);
-    let pb = output::bar(a.quiet, 0, true);
-    let mut on_event = |ev: PackEvent<'_>| match ev {
-        PackEvent::Scanned { bytes, .. } => pb.set_length(bytes),
-        PackEvent::Data(n) => pb.inc(n),
-        PackEvent::Entry { path } => pb.set_message(path.to_string()),
-        PackEvent::Warning(w) => pb.suspend(|| eprintln!("zarchive: warning: {w}")),
-        _ => {}
-    };
+    let quiet = a.write.quiet;
+    let pb = output::bar(quiet, 0, true);
+    let mut on_event = events(&pb);
     let summary = if to_stdout {
         let stdout = io::stdout();
         if stdout.is_terminal() {
@@ -147,38 +196,137 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
             Some(p) => p,
             None => default_output(&a.dir)?,
         };
-        if !a.quiet {
+        if !quiet {
             eprintln!("Packing {} into {}", a.dir.display(), out.display());
         }
         zar::pack_dir(&a.dir, &out, &opts, &mut on_event)?
     };
     pb.finish_and_clear();
-    if !a.quiet {
-        let s = &summary.archive;
-        let ratio = if s.data_bytes > 0 {
-            s.archive_size as f64 / s.data_bytes as f64 * 100.0
-        } else {
-            0.0
-        };
-        let skipped = summary
-            .warnings
-            .iter()
-            .filter(|w| !matches!(w, PackWarning::Writer(_)))
-            .count() as u64;
-        let skipped = if skipped > 0 {
-            format!("; {} skipped (see the warnings above)", count(skipped, "entry", "entries"))
-        } else {
-            String::new()
-        };
+    if !quiet {
+        print_summary(&summary);
+    }
+    Ok(())
+}
+
+/// The progress callback of every write: bar, current entry, warnings.
+fn events(pb: &indicatif::ProgressBar) -> impl FnMut(PackEvent<'_>) + '_ {
+    move |ev: PackEvent<'_>| match ev {
+        PackEvent::Scanned { bytes, .. } => pb.set_length(bytes),
+        PackEvent::Data(n) => pb.inc(n),
+        PackEvent::Entry { path } => pb.set_message(path.to_string()),
+        PackEvent::Warning(w) => pb.suspend(|| eprintln!("zarchive: warning: {w}")),
+        _ => {}
+    }
+}
+
+/// The summary line of a write.
+fn print_summary(summary: &zar::PackSummary) {
+    let s = &summary.archive;
+    let ratio = if s.data_bytes > 0 {
+        s.archive_size as f64 / s.data_bytes as f64 * 100.0
+    } else {
+        0.0
+    };
+    let skipped = summary
+        .warnings
+        .iter()
+        .filter(|w| !matches!(w, PackWarning::Writer(_)))
+        .count() as u64;
+    let skipped = if skipped > 0 {
+        format!(
+            "; {} skipped (see the warnings above)",
+            count(skipped, "entry", "entries")
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "{}, {}, {} of data in {} ({} stored raw) -> {} ({ratio:.1} %){skipped}",
+        count(s.files, "file", "files"),
+        count(s.dirs, "directory", "directories"),
+        count(s.data_bytes, "byte", "bytes"),
+        count(s.blocks, "block", "blocks"),
+        s.raw_blocks,
+        count(s.archive_size, "byte", "bytes"),
+    );
+}
+
+/// Open the inputs of a merge: directories as they are, anything else as an archive.
+fn open_inputs(inputs: &[PathBuf]) -> Result<Vec<Option<zar::Archive>>, Failure> {
+    inputs
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                Ok(None)
+            } else {
+                output::open_archive(p).map(Some)
+            }
+        })
+        .collect()
+}
+
+fn sources<'a>(inputs: &[PathBuf], opened: &'a [Option<zar::Archive>]) -> Vec<Source<'a>> {
+    inputs
+        .iter()
+        .zip(opened)
+        .map(|(p, a)| match a {
+            Some(a) => Source::Archive(a),
+            None => Source::Dir(p.clone()),
+        })
+        .collect()
+}
+
+/// Run `zarchive merge`.
+pub fn merge(a: MergeArgs) -> Result<(), Failure> {
+    let opts = a.write.options(a.force)?;
+    if a.inputs.iter().any(|p| output::same_file(p, &a.output)) {
+        return Err(fail(
+            EXIT_USAGE,
+            format!(
+                "{}: the output is one of the inputs; use `zarchive update` to change an archive in place",
+                a.output.display()
+            ),
+        ));
+    }
+    let opened = open_inputs(&a.inputs)?;
+    let quiet = a.write.quiet;
+    if !quiet {
         eprintln!(
-            "{}, {}, {} of data in {} ({} stored raw) -> {} ({ratio:.1} %){skipped}",
-            count(s.files, "file", "files"),
-            count(s.dirs, "directory", "directories"),
-            count(s.data_bytes, "byte", "bytes"),
-            count(s.blocks, "block", "blocks"),
-            s.raw_blocks,
-            count(s.archive_size, "byte", "bytes"),
+            "Merging {} into {}",
+            count(a.inputs.len() as u64, "input", "inputs"),
+            a.output.display()
         );
+    }
+    let pb = output::bar(quiet, 0, true);
+    let summary = zar::merge(&sources(&a.inputs, &opened), &a.output, &opts, &mut events(&pb))?;
+    pb.finish_and_clear();
+    if !quiet {
+        print_summary(&summary);
+    }
+    Ok(())
+}
+
+/// Run `zarchive update`: merge into a temporary file renamed over the archive.
+pub fn update(a: UpdateArgs) -> Result<(), Failure> {
+    let opts = a.write.options(true)?;
+    let mut inputs = vec![a.archive.clone()];
+    inputs.extend(a.inputs.iter().cloned());
+    if !a.archive.is_file() {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!("{}: not an archive file", a.archive.display()),
+        ));
+    }
+    let opened = open_inputs(&inputs)?;
+    let quiet = a.write.quiet;
+    if !quiet {
+        eprintln!("Updating {}", a.archive.display());
+    }
+    let pb = output::bar(quiet, 0, true);
+    let summary = zar::merge(&sources(&inputs, &opened), &a.archive, &opts, &mut events(&pb))?;
+    pb.finish_and_clear();
+    if !quiet {
+        print_summary(&summary);
     }
     Ok(())
 }

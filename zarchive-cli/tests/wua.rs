@@ -126,3 +126,52 @@ fn list_tree_indents_entries_with_sizes_and_directory_totals() {
     assert!(lines.contains(&"         70000      content/"), "{out}");
     assert!(lines.iter().any(|l| l.ends_with("    0005000010101a00_v0/")), "{out}");
 }
+
+#[test]
+fn merge_and_update_equal_packing_the_merged_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    // Base game alone, then an update folder to merge in.
+    let base_dir = d.path().join("base");
+    std::fs::create_dir_all(&base_dir).unwrap();
+    std::fs::rename(t.join("0005000010101a00_v0"), base_dir.join("0005000010101a00_v0")).unwrap();
+    let upd = d.path().join("upd");
+    std::fs::create_dir_all(upd.join("0005000010101a00_v0/content")).unwrap();
+    std::fs::write(upd.join("0005000010101a00_v0/content/data.bin"), b"patched").unwrap();
+    std::fs::rename(t.join("0005000E10101A00_v208"), upd.join("0005000E10101A00_v208")).unwrap();
+
+    let base = d.path().join("base.wua");
+    assert_eq!(run!("pack", "-q", base_dir, "-o", base).status.code(), Some(0));
+    let merged = d.path().join("merged.wua");
+    for j in ["1", "2"] {
+        let o = run!("merge", "-q", "-f", "-j", j, "-o", merged, base, upd);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        // The same tree laid out on disk, packed.
+        let on_disk = d.path().join(format!("on-disk-{j}"));
+        copy(&base_dir, &on_disk);
+        copy(&upd, &on_disk);
+        let packed = d.path().join(format!("packed-{j}.wua"));
+        assert_eq!(run!("pack", "-q", "-j", j, on_disk, "-o", packed).status.code(), Some(0));
+        assert!(std::fs::read(&merged).unwrap() == std::fs::read(&packed).unwrap(), "-j {j}");
+    }
+    // update: the same, in place.
+    let o = run!("update", "-q", base, upd);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read(&base).unwrap() == std::fs::read(&merged).unwrap());
+    // merge refuses to write over one of its inputs.
+    let o = run!("merge", "-q", "-f", "-o", base, base, upd);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+fn copy(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}

@@ -244,6 +244,18 @@ impl ZarError {
         }
     }
 
+    /// The archive error behind a failed read of a [`super::FileReader`] (which carries it
+    /// inside an [`io::Error`]), or the I/O error itself, naming the file `path`.
+    pub fn from_read(path: &str, e: io::Error) -> ZarError {
+        if e.get_ref().is_some_and(|inner| inner.is::<ZarError>()) {
+            if let Some(Ok(z)) = e.into_inner().map(|inner| inner.downcast::<ZarError>()) {
+                return *z;
+            }
+            return ZarError::io(format!("reading {path}"), io::Error::other("read failed"));
+        }
+        ZarError::io(format!("reading {path}"), e)
+    }
+
     /// The kind of the I/O error at the root of this error, if one is.
     pub fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {

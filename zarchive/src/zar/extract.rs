@@ -442,7 +442,7 @@ fn extract_file(
     let mut buf = vec![0u8; 1 << 16];
     let mut written = 0u64;
     loop {
-        let n = std::io::Read::read(&mut reader, &mut buf).map_err(|err| unwrap_io(err, e))?;
+        let n = std::io::Read::read(&mut reader, &mut buf).map_err(|err| ZarError::from_read(&e.path_display(), err))?;
         if n == 0 {
             break;
         }
@@ -466,20 +466,6 @@ fn extract_file(
     Ok(written)
 }
 
-/// Turn a read error from a [`super::FileReader`] back into the archive error it carries.
-fn unwrap_io(err: std::io::Error, e: &Entry<'_>) -> ZarError {
-    match err.into_inner().map(|inner| inner.downcast::<ZarError>()) {
-        Some(Ok(z)) => *z,
-        Some(Err(other)) => ZarError::io(
-            format!("reading {}", e.path_display()),
-            std::io::Error::other(other),
-        ),
-        None => ZarError::io(
-            format!("reading {}", e.path_display()),
-            std::io::Error::other("read failed"),
-        ),
-    }
-}
 
 /// One archive name as a path component on this system. Names were checked at open to be
 /// non-empty, not `.`/`..`, and free of `/`, `\` and NUL; on Windows, characters that would

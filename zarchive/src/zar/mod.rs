@@ -9,6 +9,7 @@ mod compressor;
 mod dirs;
 mod error;
 mod extract;
+mod merge;
 pub mod format;
 mod mmap;
 pub mod names;
@@ -23,6 +24,7 @@ mod writer;
 pub use compressor::{BlockCompressor, BlockContext, REFERENCE_LEVEL, Stored, Zstd};
 pub use error::{ExtractFailure, ZarError};
 pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
+pub use merge::{Source, merge, merge_to};
 pub use names::UnsafeName;
 pub use pack::{PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to};
 pub use reader::{

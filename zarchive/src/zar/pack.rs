@@ -47,6 +47,10 @@ impl PackOptions {
         self.overwrite = on;
         self
     }
+    /// Whether an existing output may be replaced.
+    pub(crate) fn overwrite_allowed(&self) -> bool {
+        self.overwrite
+    }
     /// Leave out files and directories whose names a ZAR archive cannot hold (a `\\` in a
     /// Unix file name, a drive-letter prefix), with a warning each. By default such a name
     /// fails the pack with [`ZarError::UnstorableName`]: the archive would not hold the tree.
@@ -132,11 +136,32 @@ pub struct PackSummary {
     pub warnings: Vec<PackWarning>,
 }
 
-struct Item {
-    disk: PathBuf,
-    archive_path: Vec<u8>,
-    is_dir: bool,
-    size: u64,
+/// One entry to write, in canonical order: its path in the archive and where its bytes
+/// come from. Packing, merging and the caller's own entries all end up as a list of these,
+/// written by one function ([`write_items`]).
+pub(crate) struct Item<'a> {
+    pub(crate) archive_path: Vec<u8>,
+    pub(crate) data: ItemData<'a>,
+    /// The file's size when listed (0 for directories).
+    pub(crate) size: u64,
+}
+
+/// Where an [`Item`]'s bytes come from.
+pub(crate) enum ItemData<'a> {
+    /// A directory.
+    Dir,
+    /// A file on disk (with links followed or not).
+    Disk { path: PathBuf, follow: bool },
+    /// A file of an open archive.
+    Archive(super::reader::Entry<'a>),
+    /// Bytes the caller gave.
+    Bytes(std::sync::Arc<[u8]>),
+}
+
+impl Item<'_> {
+    fn is_dir(&self) -> bool {
+        matches!(self.data, ItemData::Dir)
+    }
 }
 
 /// Pack `dir` into a new archive at `out`. The file appears only when complete; on any
@@ -147,8 +172,27 @@ pub fn pack_dir(
     opts: &PackOptions,
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<PackSummary, ZarError> {
-    if !opts.overwrite && out.symlink_metadata().is_ok() {
-        return Err(ZarError::Exists { path: out.to_path_buf() });
+    write_atomically(out, opts.overwrite, |w, skip| {
+        pack_dir_to(dir, w, opts, skip, progress)
+    })
+}
+
+/// Write an archive to `out` through `write`, which gets a buffered writer to a temporary
+/// file beside `out` and the canonical paths never to pack (the target and the temporary
+/// file); the file is moved into place only when `write` succeeded. Without `overwrite`, an
+/// existing `out` is refused before anything is written and never replaced.
+pub(crate) fn write_atomically(
+    out: &Path,
+    overwrite: bool,
+    write: impl FnOnce(
+        BufWriter<std::fs::File>,
+        &[PathBuf],
+    ) -> Result<(BufWriter<std::fs::File>, PackSummary), ZarError>,
+) -> Result<PackSummary, ZarError> {
+    if !overwrite && out.symlink_metadata().is_ok() {
+        return Err(ZarError::Exists {
+            path: out.to_path_buf(),
+        });
     }
     if out.is_dir() {
         return Err(ZarError::path(out, "the output path is a directory"));
@@ -168,23 +212,16 @@ pub fn pack_dir(
     // Never pack the archive into itself: skip the target and the temporary file.
     let canonical_parent = parent
         .canonicalize()
-        .map_err(|e| ZarError::path(&parent, e.to_string()))?;
+        .map_err(|e| ZarError::path_io(&parent, "cannot resolve the directory", e))?;
     let skip = vec![
         canonical_parent.join(name),
         canonical_parent.join(tmp.path().file_name().unwrap_or_default()),
     ];
-
     let file = tmp
         .as_file()
         .try_clone()
-        .map_err(|e| ZarError::path(tmp.path(), e.to_string()))?;
-    let (w, summary) = pack_dir_to(
-        dir,
-        BufWriter::with_capacity(1 << 20, file),
-        opts,
-        &skip,
-        progress,
-    )?;
+        .map_err(|e| ZarError::path_io(tmp.path(), "cannot write the archive", e))?;
+    let (w, summary) = write(BufWriter::with_capacity(1 << 20, file), &skip)?;
     let file = w.into_inner().map_err(|e| {
         ZarError::path(
             tmp.path(),
@@ -193,9 +230,11 @@ pub fn pack_dir(
     })?;
     file.sync_all()
         .map_err(|e| ZarError::path_io(tmp.path(), "cannot write the archive", e))?;
-    super::atomic::move_into_place(tmp, out, opts.overwrite).map_err(|e| {
+    super::atomic::move_into_place(tmp, out, overwrite).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
-            ZarError::Exists { path: out.to_path_buf() }
+            ZarError::Exists {
+                path: out.to_path_buf(),
+            }
         } else {
             ZarError::path_io(out, "cannot move the finished archive into place", e)
         }
@@ -213,51 +252,74 @@ pub fn pack_dir_to<W: Write>(
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<(W, PackSummary), ZarError> {
     let mut warnings = Vec::new();
-    let items = scan(
-        dir,
-        opts.follow_symlinks,
-        opts.skip_invalid_names,
-        skip, &mut warnings, progress)?;
-    let files = items.iter().filter(|i| !i.is_dir).count() as u64;
+    let items = scan(dir, opts, skip, &mut warnings, progress)?;
+    write_items(&items, out, opts, warnings, progress)
+}
+
+/// Write `items` (in canonical order) as an archive to `out`: the one writer path of pack,
+/// merge and the caller's own entries.
+pub(crate) fn write_items<W: Write>(
+    items: &[Item<'_>],
+    out: W,
+    opts: &PackOptions,
+    mut warnings: Vec<PackWarning>,
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<(W, PackSummary), ZarError> {
+    let files = items.iter().filter(|i| !i.is_dir()).count() as u64;
     progress(PackEvent::Scanned {
         files,
         bytes: items.iter().map(|i| i.size).sum(),
     });
-
     let mut writer = ArchiveWriter::with_options(out, &opts.writer)?;
     let mut buf = vec![0u8; 1 << 16];
-    for item in &items {
+    for item in items {
         let shown = String::from_utf8_lossy(&item.archive_path);
         progress(PackEvent::Entry { path: &shown });
-        let on_path = |e: ZarError| match e {
-            ZarError::Entry { reason, .. } => {
-                ZarError::path(&item.disk, format!("cannot add to the archive: {reason}"))
+        let on_path = |e: ZarError| match (e, &item.data) {
+            (ZarError::Entry { reason, .. }, ItemData::Disk { path, .. }) => {
+                ZarError::path(path, format!("cannot add to the archive: {reason}"))
             }
-            other => other,
+            (other, _) => other,
         };
-        if item.is_dir {
-            writer.add_dir(&item.archive_path).map_err(on_path)?;
-            continue;
-        }
-        let mut f = dirs::open_file(&item.disk, opts.follow_symlinks)
-            .map_err(|e| ZarError::path_io(&item.disk, "cannot open", e))?;
+        let mut reader: Box<dyn Read + '_> = match &item.data {
+            ItemData::Dir => {
+                writer.add_dir(&item.archive_path).map_err(on_path)?;
+                continue;
+            }
+            ItemData::Disk { path, follow } => Box::new(
+                dirs::open_file(path, *follow)
+                    .map_err(|e| ZarError::path_io(path, "cannot open", e))?,
+            ),
+            ItemData::Archive(entry) => Box::new(entry.open()?),
+            ItemData::Bytes(bytes) => Box::new(&bytes[..]),
+        };
         writer.start_file(&item.archive_path).map_err(on_path)?;
         let mut read = 0u64;
         loop {
-            let n = match f.read(&mut buf) {
+            let n = match reader.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ZarError::path_io(&item.disk, "cannot read", e)),
+                Err(e) => {
+                    return Err(match &item.data {
+                        ItemData::Disk { path, .. } => ZarError::path_io(path, "cannot read", e),
+                        _ => ZarError::from_read(&shown, e),
+                    });
+                }
             };
             writer.append(&buf[..n])?;
             read += n as u64;
             progress(PackEvent::Data(n as u64));
         }
         if read != item.size {
-            // The archive would not hold what the walk saw: refuse rather than pack a moving target.
+            // The archive would not hold what the walk saw: refuse rather than pack a
+            // moving target.
+            let what = match &item.data {
+                ItemData::Disk { path, .. } => path.display().to_string(),
+                _ => shown.into_owned(),
+            };
             return Err(ZarError::path(
-                &item.disk,
+                what,
                 format!(
                     "changed while being packed: it was {} bytes when listed, {read} bytes were read",
                     item.size
@@ -295,14 +357,14 @@ fn sorted_names(dir: &DirHandle) -> Result<std::vec::IntoIter<OsString>, ZarErro
 /// Walk `dir` in canonical order (depth-first, a directory before its contents, siblings
 /// sorted by the ZAR name comparator) and list what to pack. Directories are opened by
 /// handle, one level below the other, so no depth is too deep for the system's path limit.
-fn scan(
+pub(crate) fn scan(
     dir: &Path,
-    follow: bool,
-    skip_invalid: bool,
+    opts: &PackOptions,
     skip: &[PathBuf],
     warnings: &mut Vec<PackWarning>,
     progress: &mut dyn FnMut(PackEvent<'_>),
-) -> Result<Vec<Item>, ZarError> {
+) -> Result<Vec<Item<'static>>, ZarError> {
+    let (follow, skip_invalid) = (opts.follow_symlinks, opts.skip_invalid_names);
     let meta = std::fs::metadata(dir)
         .map_err(|e| ZarError::path_io(dir, "cannot read the input directory", e))?;
     if !meta.is_dir() {
@@ -395,9 +457,8 @@ fn scan(
         archive_path.extend_from_slice(&bytes);
         if meta.kind == Kind::File {
             items.push(Item {
-                disk,
                 archive_path,
-                is_dir: false,
+                data: ItemData::Disk { path: disk, follow },
                 size: meta.size,
             });
             continue;
@@ -420,9 +481,8 @@ fn scan(
             .map_err(|e| ZarError::path_io(&disk, "cannot read the directory", e))?;
         let names = sorted_names(&sub)?;
         items.push(Item {
-            disk,
             archive_path: archive_path.clone(),
-            is_dir: true,
+            data: ItemData::Dir,
             size: 0,
         });
         stack.push(Level {

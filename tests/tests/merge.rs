@@ -1,0 +1,216 @@
+//! Merging directories and archives equals packing the merged tree laid out on disk, byte
+//! for byte; a failed update leaves the archive as it was.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use zarkit::zar::{
+    Archive, PackOptions, Source, WriterOptions, Zstd, merge, merge_to, pack_dir_to,
+};
+
+fn write(root: &Path, files: &[(&str, &[u8])]) {
+    for (path, data) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, data).unwrap();
+    }
+}
+
+fn opts(threads: usize) -> PackOptions {
+    PackOptions::new().writer(
+        WriterOptions::new()
+            .compressor(Arc::new(Zstd::new(3).unwrap()))
+            .threads(threads),
+    )
+}
+
+fn pack(dir: &Path, threads: usize) -> Vec<u8> {
+    pack_dir_to(dir, Vec::new(), &opts(threads), &[], &mut |_| {}).unwrap().0
+}
+
+/// Base game, update and DLC-shaped trees; `update` replaces two files and adds others.
+fn trees(root: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let base = root.join("base");
+    let big: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    write(
+        &base,
+        &[
+            ("content/a.bin", &big),
+            ("content/b.txt", b"base b"),
+            ("content/sub/c.txt", b"base c"),
+            ("code/app.rpx", b"base code"),
+            ("meta/meta.xml", b"<menu/>"),
+        ],
+    );
+    std::fs::create_dir_all(base.join("content/empty")).unwrap();
+    let update = root.join("update");
+    write(
+        &update,
+        &[
+            ("content/b.txt", b"updated b, longer than before"),
+            ("code/app.rpx", b"updated code"),
+            ("content/new/d.txt", b"new in the update"),
+            ("aoc/e.bin", &[5u8; 70_000]),
+        ],
+    );
+    (base, update)
+}
+
+/// The merged tree laid out on disk: the base copied, then the update copied over it.
+fn laid_out(root: &Path, base: &Path, update: &Path) -> std::path::PathBuf {
+    let merged = root.join("merged");
+    zarkit_tests::copy_tree(base, &merged);
+    zarkit_tests::copy_tree(update, &merged);
+    std::fs::create_dir_all(merged.join("content/empty")).unwrap();
+    merged
+}
+
+#[test]
+fn merging_two_trees_equals_packing_the_merged_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let (base, update) = trees(d.path());
+    let expected = pack(&laid_out(d.path(), &base, &update), 1);
+    for threads in [1, 3] {
+        let (got, _) = merge_to(
+            &[Source::Dir(base.clone()), Source::Dir(update.clone())],
+            Vec::new(),
+            &opts(threads),
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(got == expected, "{threads} threads");
+    }
+}
+
+#[test]
+fn merging_an_archive_and_a_directory_equals_packing_the_merged_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let (base, update) = trees(d.path());
+    let expected = pack(&laid_out(d.path(), &base, &update), 2);
+    let base_archive = Archive::from_reader(std::io::Cursor::new(pack(&base, 1))).unwrap();
+    let (got, summary) = merge_to(
+        &[Source::Archive(&base_archive), Source::Dir(update.clone())],
+        Vec::new(),
+        &opts(2),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(got == expected);
+    assert_eq!(summary.archive.files, 7);
+    // Two archives merge the same way.
+    let update_archive = Archive::from_reader(std::io::Cursor::new(pack(&update, 1))).unwrap();
+    let (got, _) = merge_to(
+        &[Source::Archive(&base_archive), Source::Archive(&update_archive)],
+        Vec::new(),
+        &opts(1),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(got == expected);
+}
+
+#[test]
+fn names_differing_only_in_case_replace_and_keep_the_first_spelling() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a");
+    let b = d.path().join("b");
+    write(&a, &[("Content/File.TXT", b"old")]);
+    write(&b, &[("content/file.txt", b"new")]);
+    let (bytes, _) = merge_to(
+        &[Source::Dir(a), Source::Dir(b)],
+        Vec::new(),
+        &opts(1),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap();
+    let archive = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    let paths: Vec<String> = archive.walk().map(|e| e.path_display()).collect();
+    assert_eq!(paths, ["Content", "Content/File.TXT"]);
+    let mut s = String::new();
+    std::io::Read::read_to_string(&mut archive.open_file("content/file.txt").unwrap(), &mut s)
+        .unwrap();
+    assert_eq!(s, "new");
+}
+
+#[test]
+fn the_callers_own_entries_merge_too() {
+    let d = tempfile::tempdir().unwrap();
+    let (base, _) = trees(d.path());
+    let extra: Arc<[u8]> = Arc::from(&b"from memory"[..]);
+    let (bytes, _) = merge_to(
+        &[
+            Source::Dir(base.clone()),
+            Source::Entries(vec![
+                ("content/b.txt".into(), Some(extra.clone())),
+                ("extra/dir".into(), None),
+            ]),
+        ],
+        Vec::new(),
+        &opts(1),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap();
+    let archive = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    let mut s = String::new();
+    std::io::Read::read_to_string(&mut archive.open_file("content/b.txt").unwrap(), &mut s).unwrap();
+    assert_eq!(s, "from memory");
+    assert!(archive.lookup("extra/dir").is_some_and(|e| e.is_dir()));
+    // A caller's path with a traversal component is refused.
+    let err = merge_to(
+        &[Source::Entries(vec![("a/../b".into(), Some(extra))])],
+        Vec::new(),
+        &opts(1),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains(".."), "{err}");
+}
+
+/// An update whose input fails half-way (a file that cannot be read, met while writing)
+/// leaves the archive byte for byte as it was, and no temporary file behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_update_leaves_the_archive_intact() {
+    let d = tempfile::tempdir().unwrap();
+    let (base, update) = trees(d.path());
+    let target = d.path().join("game.zar");
+    std::fs::write(&target, pack(&base, 1)).unwrap();
+    let before = std::fs::read(&target).unwrap();
+    // Read at offset 0 fails with EIO for any user, root included.
+    std::os::unix::fs::symlink("/proc/self/mem", update.join("content/zz-unreadable")).unwrap();
+    let archive = Archive::open(&target).unwrap();
+    let err = merge(
+        &[Source::Archive(&archive), Source::Dir(update.clone())],
+        &target,
+        &opts(2).overwrite(true).follow_symlinks(true),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("zz-unreadable"), "{err}");
+    drop(archive);
+    assert!(std::fs::read(&target).unwrap() == before);
+    let names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".partial")), "{names:?}");
+    // Without the bad file the same update succeeds and replaces the archive.
+    std::fs::remove_file(update.join("content/zz-unreadable")).unwrap();
+    let archive = Archive::open(&target).unwrap();
+    merge(
+        &[Source::Archive(&archive), Source::Dir(update.clone())],
+        &target,
+        &opts(2).overwrite(true),
+        &mut |_| {},
+    )
+    .unwrap();
+    drop(archive);
+    let expected = pack(&laid_out(d.path(), &base, &update), 1);
+    assert!(std::fs::read(&target).unwrap() == expected);
+}

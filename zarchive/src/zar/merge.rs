@@ -1,0 +1,232 @@
+//! Merging several sources into one archive: directories on disk, existing archives (read
+//! through the decoder, never extracted to disk) and the caller's own entries. A later
+//! source's file replaces an earlier one at the same path, compared ignoring ASCII case as ZAR
+//! looks names up; directories merge. The result is byte-identical to packing the merged tree
+//! laid out on disk, because it is written by the same function in the same canonical order.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::error::ZarError;
+use super::names;
+use super::pack::{self, Item, ItemData, PackEvent, PackOptions, PackSummary, PackWarning};
+use super::reader::{Archive, EntryKind};
+
+/// Where entries come from.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Source<'a> {
+    /// A directory tree on disk, walked as [`pack::pack_dir`] walks it.
+    Dir(PathBuf),
+    /// Every entry of an open archive.
+    Archive(&'a Archive),
+    /// The caller's own entries: `/`-separated paths, with `None` for a directory.
+    /// Parents are created as needed.
+    Entries(Vec<(String, Option<Arc<[u8]>>)>),
+}
+
+/// One name in the merged tree.
+struct Node<'a> {
+    /// The name as first seen (later sources replace the contents, not the name, as copying
+    /// onto a case-insensitive disk does).
+    name: Vec<u8>,
+    what: What<'a>,
+}
+
+enum What<'a> {
+    Dir(Tree<'a>),
+    File { data: ItemData<'a>, size: u64 },
+}
+
+/// A directory: its children, looked up by ASCII-lowercased name.
+#[derive(Default)]
+struct Tree<'a> {
+    children: HashMap<Vec<u8>, Node<'a>>,
+}
+
+impl<'a> Tree<'a> {
+    /// The directory at `path` (created, replacing a file on the way, as needed).
+    fn dir_at(&mut self, path: &[u8]) -> &mut Tree<'a> {
+        let mut cur = self;
+        for part in names::split_path(path) {
+            let node = cur
+                .children
+                .entry(part.to_ascii_lowercase())
+                .or_insert_with(|| Node {
+                    name: part.to_vec(),
+                    what: What::Dir(Tree::default()),
+                });
+            if !matches!(node.what, What::Dir(_)) {
+                node.what = What::Dir(Tree::default());
+            }
+            let What::Dir(t) = &mut node.what else {
+                unreachable!("made a directory just above")
+            };
+            cur = t;
+        }
+        cur
+    }
+
+    /// Add `item` (its path's parents are made directories).
+    fn add(&mut self, item: Item<'a>) {
+        let path = item.archive_path;
+        let (parent, name) = match path.iter().rposition(|&c| c == b'/' || c == b'\\') {
+            Some(i) => (&path[..i], &path[i + 1..]),
+            None => (&path[..0], &path[..]),
+        };
+        if name.is_empty() {
+            return;
+        }
+        if matches!(item.data, ItemData::Dir) {
+            self.dir_at(&path);
+            return;
+        }
+        let dir = self.dir_at(parent);
+        let what = What::File {
+            data: item.data,
+            size: item.size,
+        };
+        match dir.children.get_mut(&name.to_ascii_lowercase()) {
+            Some(node) => node.what = what,
+            None => {
+                dir.children.insert(
+                    name.to_ascii_lowercase(),
+                    Node {
+                        name: name.to_vec(),
+                        what,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The items in canonical order: depth-first, a directory before its contents, siblings
+    /// sorted by the ZAR name comparator (as the pack walk lists a tree).
+    fn into_items(self) -> Vec<Item<'a>> {
+        let mut out = Vec::new();
+        // (path prefix, children still to visit, reversed so `pop` gives the first).
+        let mut stack: Vec<(Vec<u8>, Vec<Node<'a>>)> = vec![(Vec::new(), sorted(self))];
+        while let Some((prefix, pending)) = stack.last_mut() {
+            let Some(node) = pending.pop() else {
+                stack.pop();
+                continue;
+            };
+            let mut path = prefix.clone();
+            if !path.is_empty() {
+                path.push(b'/');
+            }
+            path.extend_from_slice(&node.name);
+            match node.what {
+                What::Dir(t) => {
+                    out.push(Item {
+                        archive_path: path.clone(),
+                        data: ItemData::Dir,
+                        size: 0,
+                    });
+                    stack.push((path, sorted(t)));
+                }
+                What::File { data, size } => out.push(Item {
+                    archive_path: path,
+                    data,
+                    size,
+                }),
+            }
+        }
+        out
+    }
+}
+
+/// A directory's children in reverse canonical order (the walk pops from the end).
+fn sorted(t: Tree<'_>) -> Vec<Node<'_>> {
+    let mut v: Vec<Node<'_>> = t.children.into_values().collect();
+    v.sort_by(|a, b| names::compare(&b.name, &a.name));
+    v
+}
+
+/// The items of one source, in its own order.
+fn items_of<'a>(
+    source: &Source<'a>,
+    opts: &PackOptions,
+    skip: &[PathBuf],
+    warnings: &mut Vec<PackWarning>,
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<Vec<Item<'a>>, ZarError> {
+    Ok(match source {
+        Source::Dir(dir) => pack::scan(dir, opts, skip, warnings, progress)?,
+        Source::Archive(archive) => archive
+            .walk()
+            .map(|e| Item {
+                archive_path: e.path(),
+                data: match e.kind() {
+                    EntryKind::Dir => ItemData::Dir,
+                    EntryKind::File { .. } => ItemData::Archive(e),
+                },
+                size: e.size(),
+            })
+            .collect(),
+        Source::Entries(entries) => {
+            let mut items = Vec::with_capacity(entries.len());
+            for (path, data) in entries {
+                for part in names::split_path(path.as_bytes()) {
+                    names::check_component(part).map_err(|reason| ZarError::UnsafeName {
+                        dir: path.clone(),
+                        name: names::display(part),
+                        reason,
+                    })?;
+                }
+                items.push(match data {
+                    None => Item {
+                        archive_path: path.as_bytes().to_vec(),
+                        data: ItemData::Dir,
+                        size: 0,
+                    },
+                    Some(bytes) => Item {
+                        archive_path: path.as_bytes().to_vec(),
+                        size: bytes.len() as u64,
+                        data: ItemData::Bytes(bytes.clone()),
+                    },
+                });
+            }
+            items
+        }
+    })
+}
+
+/// Merge `sources` (later ones win) into a new archive at `out`, written to a temporary file
+/// beside it and moved into place when complete, as [`pack::pack_dir`] does.
+///
+/// # Errors
+///
+/// As [`pack::pack_dir`]; a source archive's damaged block fails the merge, naming the file.
+pub fn merge(
+    sources: &[Source<'_>],
+    out: &Path,
+    opts: &PackOptions,
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<PackSummary, ZarError> {
+    pack::write_atomically(out, opts.overwrite_allowed(), |w, skip| {
+        merge_to(sources, w, opts, skip, progress)
+    })
+}
+
+/// Merge `sources` (later ones win) into `out` (any writer). `skip` lists canonical paths
+/// never to take from a source directory (the archive being written).
+pub fn merge_to<W: Write>(
+    sources: &[Source<'_>],
+    out: W,
+    opts: &PackOptions,
+    skip: &[PathBuf],
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<(W, PackSummary), ZarError> {
+    let mut warnings = Vec::new();
+    let mut tree = Tree::default();
+    for source in sources {
+        for item in items_of(source, opts, skip, &mut warnings, progress)? {
+            tree.add(item);
+        }
+    }
+    let items = tree.into_items();
+    pack::write_items(&items, out, opts, warnings, progress)
+}
