@@ -6,6 +6,8 @@
 //! files that appear only when complete, wording).
 
 mod frames;
+#[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
+mod mount;
 mod output;
 mod pack;
 mod read;
@@ -62,6 +64,9 @@ enum Command {
     Cat(read::CatArgs),
     /// Show what an archive holds and how it is stored.
     Info(read::InfoArgs),
+    /// Mount an archive as a read-only file system (FUSE) until Ctrl-C.
+    #[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
+    Mount(mount::MountArgs),
     /// Compress a file into one standard zstd frame (`-` for stdin/stdout).
     Compress(frames::CompressArgs),
     /// Decompress standard zstd frames (`-` for stdin/stdout).
@@ -207,6 +212,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Verify(a) => read::verify(a),
         Command::Cat(a) => read::cat(a),
         Command::Info(a) => read::info(a),
+        #[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
+        Command::Mount(a) => mount::run(a),
         Command::Compress(a) => frames::compress(a),
         Command::Decompress(a) => frames::decompress(a),
     }

@@ -113,6 +113,11 @@ impl EntryId {
     pub fn index(self) -> u32 {
         self.0
     }
+    /// The id with node index `index` (as given by [`EntryId::index`]); whether it names an
+    /// entry is checked by [`Archive::entry`].
+    pub fn from_index(index: u32) -> EntryId {
+        EntryId(index)
+    }
 }
 
 /// What an entry is.
@@ -564,40 +569,41 @@ impl Archive {
     /// Find an entry by path: components split on `/` and `\`, empty components ignored, ASCII
     /// letters compared ignoring case. Mirrors zarchivereader.cpp `LookUp`.
     pub fn lookup(&self, path: impl AsRef<[u8]>) -> Option<Entry<'_>> {
-        let mut cur = 0u32;
+        let mut cur = self.root();
         for part in names::split_path(path.as_ref()) {
-            let NodeKind::Dir {
-                first,
-                count,
-                sorted,
-            } = self.nodes[cur as usize].kind
-            else {
-                return None;
-            };
-            let children = first..first + count;
-            cur = if sorted {
-                let (mut lo, mut hi) = (children.start, children.end);
-                loop {
-                    if lo >= hi {
-                        return None;
-                    }
-                    let mid = lo + (hi - lo) / 2;
-                    match names::compare(self.name_of(mid), part) {
-                        std::cmp::Ordering::Less => lo = mid + 1,
-                        std::cmp::Ordering::Greater => hi = mid,
-                        std::cmp::Ordering::Equal => break mid,
-                    }
-                }
-            } else {
-                children
-                    .into_iter()
-                    .find(|&c| names::eq_ignore_case(self.name_of(c), part))?
-            };
+            cur = cur.child(part)?;
         }
-        Some(Entry {
-            archive: self,
-            id: EntryId(cur),
-        })
+        Some(cur)
+    }
+
+    /// The child of directory node `dir` named `name` (ASCII case ignored): binary search
+    /// when the directory is in comparator order, a scan otherwise.
+    fn child_of(&self, dir: u32, name: &[u8]) -> Option<u32> {
+        let NodeKind::Dir {
+            first,
+            count,
+            sorted,
+        } = self.nodes[dir as usize].kind
+        else {
+            return None;
+        };
+        let children = first..first + count;
+        if sorted {
+            let (mut lo, mut hi) = (children.start, children.end);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                match names::compare(self.name_of(mid), name) {
+                    std::cmp::Ordering::Less => lo = mid + 1,
+                    std::cmp::Ordering::Greater => hi = mid,
+                    std::cmp::Ordering::Equal => return Some(mid),
+                }
+            }
+            None
+        } else {
+            children
+                .into_iter()
+                .find(|&c| names::eq_ignore_case(self.name_of(c), name))
+        }
     }
 
     /// Like [`Archive::lookup`], with an error naming the path when it is missing.
@@ -835,7 +841,16 @@ impl<'a> Entry<'a> {
             id: EntryId(self.node().parent),
         }
     }
-    /// The children of a directory in stored order (none for a file).
+    /// The entry of this directory named `name` (ASCII case ignored, as ZAR looks names up);
+    /// `None` for a file or a missing name.
+    pub fn child(&self, name: &[u8]) -> Option<Entry<'a>> {
+        self.archive.child_of(self.id.0, name).map(|c| Entry {
+            archive: self.archive,
+            id: EntryId(c),
+        })
+    }
+
+    /// The entries of this directory, in stored order (empty for a file).
     pub fn children(&self) -> impl Iterator<Item = Entry<'a>> + 'a {
         let range = match self.node().kind {
             NodeKind::Dir { first, count, .. } => first..first + count,

@@ -1,0 +1,232 @@
+//! `zarchive mount`: an archive as a read-only file system (FUSE), so its contents can be
+//! browsed with any program. Inode `n + 1` is the archive's entry with node index `n` (the
+//! root, node 0, is FUSE's inode 1); reads go through the archive's block cache.
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
+
+use clap::Args;
+use fuser::{
+    Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner,
+    MountOption, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, Request,
+};
+use zarkit::zar::{Archive, Entry, EntryId, EntryKind};
+
+use crate::output::open_archive;
+use crate::{EXIT_FAILURE, Failure, fail};
+
+/// How long the kernel may cache names and attributes: the archive never changes.
+const TTL: Duration = Duration::from_secs(3600);
+
+/// Arguments of `zarchive mount`.
+#[derive(Args, Debug)]
+#[command(after_help = "The archive is mounted read-only until Ctrl-C (or `umount DIR`). \
+Needs FUSE: /dev/fuse, and either root or the fusermount3 helper.")]
+pub struct MountArgs {
+    /// The archive.
+    archive: PathBuf,
+    /// An existing, empty directory to mount it on.
+    dir: PathBuf,
+    /// Let other users see the mount (needs `user_allow_other` in /etc/fuse.conf).
+    #[arg(long)]
+    allow_other: bool,
+}
+
+/// The file system: an open archive, shared by the FUSE worker threads.
+struct ArchiveFs {
+    archive: Arc<Archive>,
+    uid: u32,
+    gid: u32,
+}
+
+impl ArchiveFs {
+    fn entry(&self, ino: INodeNo) -> Result<Entry<'_>, Errno> {
+        let index = u64::from(ino)
+            .checked_sub(1)
+            .and_then(|i| u32::try_from(i).ok())
+            .ok_or(Errno::ENOENT)?;
+        self.archive
+            .entry(EntryId::from_index(index))
+            .map_err(|_| Errno::ENOENT)
+    }
+
+    fn attr(&self, e: &Entry<'_>) -> FileAttr {
+        let (kind, perm, size, nlink) = match e.kind() {
+            EntryKind::Dir => (FileType::Directory, 0o555, 0, 2),
+            EntryKind::File { size, .. } => (FileType::RegularFile, 0o444, size, 1),
+        };
+        FileAttr {
+            ino: ino_of(e),
+            size,
+            blocks: size.div_ceil(512),
+            atime: UNIX_EPOCH,
+            mtime: UNIX_EPOCH,
+            ctime: UNIX_EPOCH,
+            crtime: UNIX_EPOCH,
+            kind,
+            perm,
+            nlink,
+            uid: self.uid,
+            gid: self.gid,
+            rdev: 0,
+            blksize: 65536,
+            flags: 0,
+        }
+    }
+}
+
+fn ino_of(e: &Entry<'_>) -> INodeNo {
+    INodeNo(u64::from(e.id().index()) + 1)
+}
+
+fn name_bytes(name: &OsStr) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    name.as_bytes()
+}
+
+impl Filesystem for ArchiveFs {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        match self.entry(parent).map(|p| p.child(name_bytes(name))) {
+            Ok(Some(e)) => reply.entry(&TTL, &self.attr(&e), Generation(0)),
+            Ok(None) => reply.error(Errno::ENOENT),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match self.entry(ino) {
+            Ok(e) => reply.attr(&TTL, &self.attr(&e)),
+            Err(e) => reply.error(e),
+        }
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let e = match self.entry(ino) {
+            Ok(e) if e.is_file() => e,
+            Ok(_) => return reply.error(Errno::EISDIR),
+            Err(e) => return reply.error(e),
+        };
+        let len = e.size().saturating_sub(offset).min(u64::from(size));
+        let mut buf = vec![0u8; len as usize];
+        match e.read_at(offset, &mut buf) {
+            Ok(()) => reply.data(&buf),
+            // A damaged block: the reader sees an I/O error, never wrong bytes.
+            Err(err) => {
+                eprintln!("zarchive: mount: {}: {err}", e.path_display());
+                reply.error(Errno::EIO)
+            }
+        }
+    }
+
+    fn readdir(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
+        let dir = match self.entry(ino) {
+            Ok(d) if d.is_dir() => d,
+            Ok(_) => return reply.error(Errno::ENOTDIR),
+            Err(e) => return reply.error(e),
+        };
+        let dots = [
+            (ino, FileType::Directory, OsStr::new(".")),
+            (ino_of(&dir.parent()), FileType::Directory, OsStr::new("..")),
+        ];
+        let children = dir.children().map(|c| {
+            let kind = if c.is_dir() {
+                FileType::Directory
+            } else {
+                FileType::RegularFile
+            };
+            (ino_of(&c), kind, os_name(c.name()))
+        });
+        for (i, (child_ino, kind, name)) in dots
+            .into_iter()
+            .chain(children)
+            .enumerate()
+            .skip(offset as usize)
+        {
+            if reply.add(child_ino, i as u64 + 1, kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+}
+
+fn os_name(name: &[u8]) -> &OsStr {
+    use std::os::unix::ffi::OsStrExt;
+    OsStr::from_bytes(name)
+}
+
+/// Run `zarchive mount`: serve until Ctrl-C, then unmount.
+pub fn run(a: MountArgs) -> Result<(), Failure> {
+    let archive = Arc::new(open_archive(&a.archive)?);
+    if !a.dir.is_dir() {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!("{}: not a directory to mount on", a.dir.display()),
+        ));
+    }
+    let meta = std::fs::metadata(&a.dir)
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", a.dir.display())))?;
+    let fs = ArchiveFs {
+        archive,
+        uid: std::os::unix::fs::MetadataExt::uid(&meta),
+        gid: std::os::unix::fs::MetadataExt::gid(&meta),
+    };
+    let mut config = fuser::Config::default();
+    config.mount_options = vec![
+        MountOption::RO,
+        MountOption::FSName(a.archive.display().to_string()),
+        MountOption::Subtype("zarchive".into()),
+        MountOption::NoDev,
+        MountOption::NoSuid,
+    ];
+    if a.allow_other {
+        config.acl = fuser::SessionACL::All;
+    }
+    let session = fuser::spawn_mount(fs, &a.dir, &config).map_err(|e| {
+        fail(
+            EXIT_FAILURE,
+            format!(
+                "{}: cannot mount: {e} (FUSE needs /dev/fuse and root or the fusermount3 helper)",
+                a.dir.display()
+            ),
+        )
+    })?;
+    eprintln!(
+        "Mounted {} on {} (read-only); Ctrl-C to unmount",
+        a.archive.display(),
+        a.dir.display()
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .map_err(|e| fail(EXIT_FAILURE, format!("cannot catch Ctrl-C: {e}")))?;
+    // Ends on Ctrl-C, or when the file system was unmounted from outside.
+    loop {
+        if rx.recv_timeout(Duration::from_millis(200)).is_ok() || session.guard.is_finished() {
+            break;
+        }
+    }
+    drop(session);
+    eprintln!("Unmounted {}", a.dir.display());
+    Ok(())
+}

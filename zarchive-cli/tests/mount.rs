@@ -1,0 +1,68 @@
+//! `zarchive mount`: the sample archive mounted read-only equals its source tree (`diff -r`),
+//! and Ctrl-C unmounts it. Runs where FUSE is usable; elsewhere it says why it did not run.
+#![cfg(all(feature = "mount", target_os = "linux"))]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
+    if !Path::new("/dev/fuse").exists() {
+        eprintln!("mount test did not run: /dev/fuse does not exist on this machine");
+        return;
+    }
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
+    let d = tempfile::tempdir().unwrap();
+    let archive = d.path().join("sample.zar");
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["pack", "-q"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mnt = d.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .arg("mount")
+        .arg(&archive)
+        .arg(&mnt)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let mounted = loop {
+        if std::fs::read_dir(&mnt).map(|r| r.count()).unwrap_or(0) > 0 {
+            break true;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            eprintln!(
+                "mount test did not run: FUSE is not usable here ({status}): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let diff = mounted.then(|| Command::new("diff").arg("-r").arg(&tree).arg(&mnt).output().unwrap());
+    // Ctrl-C: SIGINT to the mounting process, which unmounts and exits 0.
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let out = child.wait_with_output().unwrap();
+    assert!(mounted, "the mount never showed the archive's entries");
+    let diff = diff.unwrap();
+    assert!(
+        diff.status.success(),
+        "diff -r: {}{}",
+        String::from_utf8_lossy(&diff.stdout),
+        String::from_utf8_lossy(&diff.stderr)
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Unmounted"));
+    assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "unmounted");
+}
