@@ -73,3 +73,10 @@ fn every_fuzz_target_has_a_regression_folder() {
         assert!(folder.is_dir(), "fuzz target {stem} has no {}", folder.display());
     }
 }
+
+/// The decode-differential target compares with native libzstd (fuzz crate only); its inputs
+/// replay here through our decoder's side (no panic, both decode paths agree).
+#[test]
+fn decode_differential_inputs_replay() {
+    replay("decode_differential", exercise::decode);
+}

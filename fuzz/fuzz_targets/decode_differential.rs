@@ -1,0 +1,50 @@
+#![no_main]
+//! Decode-differential: arbitrary bytes through our decoder and through libzstd 1.5.7's
+//! `ZSTD_decompress` (the pinned zstd-sys 2.1.3 build), both limited to the same output size.
+//! Either both give the same bytes, or both refuse. Documented exceptions, where only ours
+//! refuses:
+//! * a frame window above our one-shot limit (8 MiB): `ZSTD_decompress` applies no window
+//!   limit to one-shot decoding, ours refuses before allocating (`WindowTooLarge`);
+//! * an empty input: `ZSTD_decompress` returns 0 bytes, ours says there is no frame
+//!   (deliberate, `decompress/frame.rs`).
+//! Every other disagreement is a bug (crash inputs go to tests/fuzz-regressions/decode/).
+
+use std::ffi::c_void;
+
+/// Output limit for both sides.
+const LIMIT: usize = 1 << 20;
+
+/// libzstd's one-shot decode into a `LIMIT`-byte buffer: `None` when it refuses.
+fn native(src: &[u8]) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; LIMIT];
+    // SAFETY: both buffers are valid for the lengths passed.
+    let n = unsafe {
+        zstd_sys::ZSTD_decompress(
+            out.as_mut_ptr() as *mut c_void,
+            out.len(),
+            src.as_ptr() as *const c_void,
+            src.len(),
+        )
+    };
+    // SAFETY: a plain query on a return code.
+    if unsafe { zstd_sys::ZSTD_isError(n) } != 0 {
+        return None;
+    }
+    out.truncate(n);
+    Some(out)
+}
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    // SAFETY: a plain query without arguments.
+    assert_eq!(unsafe { zstd_sys::ZSTD_versionNumber() }, 10507, "the oracle must be libzstd 1.5.7");
+    let ours = zarkit::zstd::decompress(data, LIMIT);
+    let theirs = native(data);
+    match (&ours, &theirs) {
+        (Ok(a), Some(b)) => assert!(a == b, "both decode, to different bytes ({} vs {})", a.len(), b.len()),
+        (Err(_), None) => {}
+        (Err(zarkit::zstd::ZstdError::WindowTooLarge { .. }), Some(_)) => {}
+        (Err(_), Some(b)) if data.is_empty() && b.is_empty() => {}
+        (Err(e), Some(b)) => panic!("ours refuses ({e}) what libzstd decodes to {} bytes", b.len()),
+        (Ok(a), None) => panic!("ours decodes to {} bytes what libzstd refuses", a.len()),
+    }
+});
