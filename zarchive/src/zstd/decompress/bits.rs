@@ -126,19 +126,23 @@ impl<'a> BitReader<'a> {
             self.container = read_le64(self.src, self.pos);
             return Reload::Unfinished;
         }
-        self.reload_tail()
+        // By value, so that the hot reader never has its address taken.
+        let (next, status) = self.reload_tail();
+        *self = next;
+        status
     }
 
     /// The last bytes of the stream: move back as far as the start allows.
     #[cold]
     #[inline(never)]
-    fn reload_tail(&mut self) -> Reload {
+    fn reload_tail(mut self) -> (Self, Reload) {
         if self.pos == 0 {
-            return if self.consumed < CONTAINER_BITS {
+            let status = if self.consumed < CONTAINER_BITS {
                 Reload::EndOfBuffer
             } else {
                 Reload::Completed
             };
+            return (self, status);
         }
         let mut step = (self.consumed >> 3) as usize;
         let mut result = Reload::Unfinished;
@@ -149,7 +153,7 @@ impl<'a> BitReader<'a> {
         self.pos -= step;
         self.consumed -= (step * 8) as u32;
         self.container = read_le64(self.src, self.pos);
-        result
+        (self, result)
     }
 
     /// Whether every bit of the stream has been read, and no more.

@@ -9,7 +9,7 @@ use super::fse_table::{
     LL_KIND, LL_PREDEFINED, ML_KIND, ML_PREDEFINED, OF_KIND, OF_PREDEFINED, SeqKind, SeqTable,
     build_rle_table, read_seq_table,
 };
-use super::{DCtx, TableSource, WILDCOPY_OVERLENGTH};
+use super::{DCtx, LIT_BUFFER_SIZE, TableSource, WILDCOPY_OVERLENGTH};
 use crate::zstd::ZstdError;
 
 /// Sequence counts from this value on take a 3-byte header (`LONGNBSEQ`).
@@ -172,7 +172,7 @@ pub(crate) fn decode_and_execute(
 ) -> Result<usize, ZstdError> {
     let mut op = out.start;
     let mut lp = 0usize;
-    let lits: &[u8] = &ctx.lit[..];
+    let lits: &[u8; LIT_BUFFER_SIZE] = &ctx.lit;
     if nb_seq > 0 {
         ctx.fse_valid = true;
         let ll_t: &SeqTable = if ctx.ll_src == TableSource::Predefined {
