@@ -171,6 +171,51 @@ impl<'a> BitReader<'a> {
     }
 }
 
+/// A backward reader in the form of libzstd's fast Huffman loop: `bits` holds the unread
+/// bits at the top and a sentinel 1 bit below them, so its trailing zeros count the bits
+/// consumed since the 8 bytes at `ip` were loaded. Only valid while `ip >= 8` before each
+/// reload and fewer than 57 bits are read between reloads.
+///
+/// Mirrors the stream state of HUF_DecompressFastArgs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SentinelBits<'a> {
+    src: &'a [u8],
+    pub(crate) ip: usize,
+    pub(crate) bits: u64,
+}
+
+impl<'a> SentinelBits<'a> {
+    /// Move back over the whole bytes consumed and load the 8 bytes there.
+    #[inline(always)]
+    pub(crate) fn reload(&mut self) {
+        let consumed = self.bits.trailing_zeros();
+        self.ip -= (consumed >> 3) as usize;
+        self.bits = (read_le64(self.src, self.ip) | 1) << (consumed & 7);
+    }
+
+    /// Back to an ordinary reader at the same position.
+    pub(crate) fn to_reader(self) -> BitReader<'a> {
+        BitReader {
+            src: self.src,
+            pos: self.ip,
+            container: read_le64(self.src, self.ip),
+            consumed: self.bits.trailing_zeros(),
+        }
+    }
+}
+
+impl<'a> BitReader<'a> {
+    /// The same position as a sentinel reader (meaningful when `pos >= 8`).
+    pub(crate) fn to_sentinel(self) -> SentinelBits<'a> {
+        let consumed = self.consumed.min(63);
+        SentinelBits {
+            src: self.src,
+            ip: self.pos,
+            bits: (self.container | 1) << consumed,
+        }
+    }
+}
+
 /// A forward little-endian bit cursor over a table description; bits past the end read as
 /// zero, and [`ForwardBits::bytes_used`] tells the caller whether the end was crossed.
 pub(crate) struct ForwardBits<'a> {

@@ -2,7 +2,7 @@
 //! (`HUF_readDTableX1`), and the 1- and 4-stream decoders (`HUF_decompress1X1`,
 //! `HUF_decompress4X1`).
 
-use super::bits::{BitReader, Reload};
+use super::bits::{BitReader, Reload, SentinelBits};
 use super::fse_table::{FseTable, TableError, WEIGHT_FSE_LOG, build_fse_table, read_ncount};
 
 /// Why a Huffman stream failed.
@@ -235,6 +235,18 @@ impl HufTable {
     }
 }
 
+impl SentinelBits<'_> {
+    /// Decode one symbol with a `LOG`-bit lookup.
+    ///
+    /// Mirrors the symbol step of HUF_decompress4X1_usingDTable_internal_fast_c_loop.
+    #[inline(always)]
+    fn decode<const LOG: u32>(&mut self, cells: &[u16; HUF_TABLE_CELLS]) -> u8 {
+        let cell = cells[(self.bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
+        self.bits <<= cell & 0x3F;
+        (cell >> 8) as u8
+    }
+}
+
 /// Decode one symbol with a `LOG`-bit lookup.
 ///
 /// Mirrors HUF_decodeSymbolX1.
@@ -288,21 +300,30 @@ fn decode_4_streams<const LOG: u32>(
             .zip(o2.chunks_exact_mut(4))
             .zip(o3.chunks_exact_mut(4))
             .zip(o4.chunks_exact_mut(4));
+        // Sentinel containers: the unread bits sit at the top, and a 1 bit below them marks
+        // how many were consumed since the last load (its trailing zeros).
+        let mut st = rs.map(|r| r.to_sentinel());
         for (((c1, c2), c3), c4) in quads {
-            let ok = rs
-                .iter_mut()
-                .fold(true, |ok, r| (r.reload() == Reload::Unfinished) & ok);
-            if !ok {
+            if st.iter().any(|s| s.ip < 8) {
                 break;
             }
-            let [r1, r2, r3, r4] = rs;
+            for s in st.iter_mut() {
+                s.reload();
+            }
+            let [s1, s2, s3, s4] = &mut st;
             for k in 0..4 {
-                c1[k] = decode_symbol::<LOG>(cells, r1);
-                c2[k] = decode_symbol::<LOG>(cells, r2);
-                c3[k] = decode_symbol::<LOG>(cells, r3);
-                c4[k] = decode_symbol::<LOG>(cells, r4);
+                c1[k] = s1.decode::<LOG>(cells);
+                c2[k] = s2.decode::<LOG>(cells);
+                c3[k] = s3.decode::<LOG>(cells);
+                c4[k] = s4.decode::<LOG>(cells);
             }
             done += 1;
+        }
+        // Streams under 8 bytes never enter the loop; their readers stay as they were.
+        if done > 0 {
+            for (r, s) in rs.iter_mut().zip(st) {
+                *r = s.to_reader();
+            }
         }
         let at = done * 4;
         let [r1, r2, r3, r4] = rs;
