@@ -894,3 +894,39 @@ fn mutated_frames_never_panic_and_paths_agree() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// libzstd's own golden frames (tests/golden-decompression*, facebook/zstd at 2dddf09,
+// BSD-licensed; see fixtures/zstd/libzstd/README.md).
+
+#[test]
+fn libzstd_golden_frames_decode() {
+    for (name, len) in [
+        ("block-128k.zst", 131_068usize),
+        ("empty-block.zst", 0),
+        ("rle-first-block.zst", 1_048_576),
+        ("zeroSeq_2B.zst", 13),
+    ] {
+        let src = fixture(&format!("libzstd/{name}"));
+        let out = decode_all_ways(&src, len).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(out.len(), len, "{name}");
+    }
+}
+
+#[test]
+fn libzstd_golden_error_frames_are_refused() {
+    for name in [
+        "off0.bin.zst",
+        "truncated_huff_state.zst",
+        "zeroSeq_extraneous.zst",
+    ] {
+        let src = fixture(&format!("libzstd/{name}"));
+        let err = decode_all_ways(&src, 1 << 20).unwrap_err();
+        let expected = match name {
+            "off0.bin.zst" => matches!(err, ZstdError::Malformed { .. }),
+            "truncated_huff_state.zst" => matches!(err, ZstdError::BitstreamNotConsumed { .. }),
+            _ => matches!(err, ZstdError::Malformed { .. }),
+        };
+        assert!(expected, "{name}: {err:?}");
+    }
+}

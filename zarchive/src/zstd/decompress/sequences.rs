@@ -85,16 +85,7 @@ pub(crate) fn decode_seq_headers(
     };
     let &b0 = src.first().ok_or_else(short)?;
     let (nb_seq, mut pos) = match b0 {
-        0 => {
-            if src.len() != 1 {
-                return Err(ZstdError::Malformed {
-                    at,
-                    reason: "bytes after a sequences section with no sequences",
-                });
-            }
-            return Ok((0, 1));
-        }
-        1..=127 => (b0 as usize, 1),
+        0..=127 => (b0 as usize, 1),
         255 => {
             let b = src.get(1..3).ok_or_else(short)?;
             (u16::from_le_bytes([b[0], b[1]]) as usize + LONG_NB_SEQ, 3)
@@ -104,6 +95,16 @@ pub(crate) fn decode_seq_headers(
             ((((b0 as usize) - 0x80) << 8) + b1 as usize, 2)
         }
     };
+    // No sequences (in any of the three count forms): the section ends here.
+    if nb_seq == 0 {
+        if src.len() != pos {
+            return Err(ZstdError::Malformed {
+                at,
+                reason: "bytes after a sequences section with no sequences",
+            });
+        }
+        return Ok((0, pos));
+    }
     let &modes = src.get(pos).ok_or_else(short)?;
     if modes & 3 != 0 {
         return Err(ZstdError::Malformed {
