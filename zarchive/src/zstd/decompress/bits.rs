@@ -101,6 +101,16 @@ impl<'a> BitReader<'a> {
         self.consumed += n;
     }
 
+    /// Read `n` bits for a caller that knows `1 <= n <= 56`.
+    ///
+    /// Mirrors BIT_readBitsFast.
+    #[inline(always)]
+    pub(crate) fn read_fast(&mut self, n: u32) -> u64 {
+        let v = self.peek_fast(n);
+        self.consumed += n;
+        v
+    }
+
     /// Read `n` bits (`n` may be 0).
     ///
     /// Mirrors BIT_readBits.

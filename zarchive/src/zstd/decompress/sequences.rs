@@ -215,7 +215,7 @@ pub(crate) fn decode_and_execute(
             let of = of_t.rows[of_s & 511];
             let of_bits = of.extra as u32;
             let offset = if of_bits > 1 {
-                let o = of.base as usize + r.read(of_bits) as usize;
+                let o = of.base as usize + r.read_fast(of_bits) as usize;
                 reps = [o, reps[0], reps[1]];
                 o
             } else {
@@ -244,11 +244,18 @@ pub(crate) fn decode_and_execute(
                     o
                 }
             };
-            let ml_len = ml.base as usize + r.read(ml.extra as u32) as usize;
+            // Most codes have no extra bits: skip the read (as ZSTD_decodeSequence does).
+            let mut ml_len = ml.base as usize;
+            if ml.extra > 0 {
+                ml_len += r.read_fast(ml.extra as u32) as usize;
+            }
             if of_bits + ml.extra as u32 + ll.extra as u32 >= MID_RELOAD_BITS {
                 r.reload();
             }
-            let ll_len = ll.base as usize + r.read(ll.extra as u32) as usize;
+            let mut ll_len = ll.base as usize;
+            if ll.extra > 0 {
+                ll_len += r.read_fast(ll.extra as u32) as usize;
+            }
             if i + 1 != nb_seq {
                 ll_s = ll.next as usize + r.read(ll.nb as u32) as usize;
                 ml_s = ml.next as usize + r.read(ml.nb as u32) as usize;
