@@ -930,3 +930,22 @@ fn libzstd_golden_error_frames_are_refused() {
         assert!(expected, "{name}: {err:?}");
     }
 }
+
+#[test]
+fn huge_declared_content_sizes_are_refused_without_overflow() {
+    let mut one = header(Some((u64::MAX - 1, 8)), false, 0x00, (0, 0), false);
+    one.extend_from_slice(&raw_block(true, b"abc"));
+    let mut two = one.clone();
+    two.extend_from_slice(&one);
+    for src in [&one, &two] {
+        assert!(matches!(
+            zstd::decompress(src, 100),
+            Err(ZstdError::TooLarge { limit: 100 })
+        ));
+        // Streaming has no output limit: the lie is found at the frame's end.
+        assert!(matches!(
+            stream(src),
+            Err(ZstdError::ContentSizeMismatch { at: 0, got: 3, .. })
+        ));
+    }
+}
