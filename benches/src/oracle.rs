@@ -75,3 +75,49 @@ pub fn decompress(frame: &[u8], capacity: usize) -> Result<Vec<u8>, String> {
     unsafe { out.set_len(n) };
     Ok(out)
 }
+
+/// A reused native decompression context (`ZSTD_createDCtx` once, `ZSTD_decompressDCtx` per
+/// call), the fair counterpart of a reused [`zarkit::zstd::Decoder`]: `ZSTD_decompress`
+/// creates and frees a context on every call.
+pub struct NativeDecoder {
+    dctx: *mut zstd_sys::ZSTD_DCtx,
+}
+
+impl NativeDecoder {
+    /// A fresh context.
+    pub fn new() -> Self {
+        // SAFETY: no arguments; a null result is checked below.
+        let dctx = unsafe { zstd_sys::ZSTD_createDCtx() };
+        assert!(!dctx.is_null(), "ZSTD_createDCtx failed");
+        NativeDecoder { dctx }
+    }
+
+    /// Decode every frame of `frame` into `dst`; returns the bytes written.
+    pub fn decompress_into(&mut self, frame: &[u8], dst: &mut [u8]) -> Result<usize, String> {
+        // SAFETY: `self.dctx` is a live context owned by `self`; `dst` and `frame` are valid
+        // slices of the stated lengths.
+        let n = unsafe {
+            zstd_sys::ZSTD_decompressDCtx(
+                self.dctx,
+                dst.as_mut_ptr() as *mut c_void,
+                dst.len(),
+                frame.as_ptr() as *const c_void,
+                frame.len(),
+            )
+        };
+        if is_error(n) { Err(error_name(n)) } else { Ok(n) }
+    }
+}
+
+impl Default for NativeDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for NativeDecoder {
+    fn drop(&mut self) {
+        // SAFETY: `self.dctx` was created by ZSTD_createDCtx and is freed exactly once.
+        unsafe { zstd_sys::ZSTD_freeDCtx(self.dctx) };
+    }
+}

@@ -894,3 +894,58 @@ fn mutated_frames_never_panic_and_paths_agree() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// libzstd's own golden frames (tests/golden-decompression*, facebook/zstd at 2dddf09,
+// BSD-licensed; see fixtures/zstd/libzstd/README.md).
+
+#[test]
+fn libzstd_golden_frames_decode() {
+    for (name, len) in [
+        ("block-128k.zst", 131_068usize),
+        ("empty-block.zst", 0),
+        ("rle-first-block.zst", 1_048_576),
+        ("zeroSeq_2B.zst", 13),
+    ] {
+        let src = fixture(&format!("libzstd/{name}"));
+        let out = decode_all_ways(&src, len).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(out.len(), len, "{name}");
+    }
+}
+
+#[test]
+fn libzstd_golden_error_frames_are_refused() {
+    for name in [
+        "off0.bin.zst",
+        "truncated_huff_state.zst",
+        "zeroSeq_extraneous.zst",
+    ] {
+        let src = fixture(&format!("libzstd/{name}"));
+        let err = decode_all_ways(&src, 1 << 20).unwrap_err();
+        let expected = match name {
+            "off0.bin.zst" => matches!(err, ZstdError::Malformed { .. }),
+            "truncated_huff_state.zst" => matches!(err, ZstdError::BitstreamNotConsumed { .. }),
+            _ => matches!(err, ZstdError::Malformed { .. }),
+        };
+        assert!(expected, "{name}: {err:?}");
+    }
+}
+
+#[test]
+fn huge_declared_content_sizes_are_refused_without_overflow() {
+    let mut one = header(Some((u64::MAX - 1, 8)), false, 0x00, (0, 0), false);
+    one.extend_from_slice(&raw_block(true, b"abc"));
+    let mut two = one.clone();
+    two.extend_from_slice(&one);
+    for src in [&one, &two] {
+        assert!(matches!(
+            zstd::decompress(src, 100),
+            Err(ZstdError::TooLarge { limit: 100 })
+        ));
+        // Streaming has no output limit: the lie is found at the frame's end.
+        assert!(matches!(
+            stream(src),
+            Err(ZstdError::ContentSizeMismatch { at: 0, got: 3, .. })
+        ));
+    }
+}

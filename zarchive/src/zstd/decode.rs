@@ -1,7 +1,18 @@
-//! Decoding facade: one-shot into a caller's buffer, one-shot into a `Vec` with a limit, and
-//! streaming into a writer with memory bounded by the window. The work is done by our own
-//! decoder (`decompress`), which follows libzstd's accept/refuse decisions (the few
-//! deliberate differences are noted where they are made).
+//! Decoding facade: one-shot into a caller's buffer, one-shot into a `Vec` with a limit,
+//! streaming into a writer, and a [`std::io::Read`] adapter, the last two with memory bounded
+//! by the window. The work is done by our own decoder (`zstd::decompress`), which follows
+//! libzstd 1.5.7's accept/refuse decisions except where it is deliberately stricter:
+//!
+//! - an empty input is refused ([`ZstdError::Truncated`]); libzstd returns 0 bytes;
+//! - a block above `min(window, 128 KiB)` (stored, or decoded) is refused on every path, as
+//!   libzstd's streaming decoder does; its one-shot `ZSTD_decompress` lets raw and RLE blocks
+//!   and the output of compressed blocks exceed the maximum;
+//! - the window limit ([`MAX_WINDOW_SIZE`] unless raised) applies to one-shot decoding too;
+//!   libzstd's one-shot decoder ignores the window;
+//! - every Huffman stream must carry its end mark and be consumed exactly; libzstd's fast
+//!   4-stream loop (11-bit tables, every stream at least 8 bytes) checks neither and only
+//!   counts the symbols, so it accepts such sections with wrong output (the `decode_diff`
+//!   harness in `benches/` finds this on about 5 % of mutated frames).
 
 use super::ZstdError;
 use super::decompress::{DCtx, frame, stream};

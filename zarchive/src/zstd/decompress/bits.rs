@@ -101,6 +101,16 @@ impl<'a> BitReader<'a> {
         self.consumed += n;
     }
 
+    /// Read `n` bits for a caller that knows `1 <= n <= 56`.
+    ///
+    /// Mirrors BIT_readBitsFast.
+    #[inline(always)]
+    pub(crate) fn read_fast(&mut self, n: u32) -> u64 {
+        let v = self.peek_fast(n);
+        self.consumed += n;
+        v
+    }
+
     /// Read `n` bits (`n` may be 0).
     ///
     /// Mirrors BIT_readBits.
@@ -126,19 +136,23 @@ impl<'a> BitReader<'a> {
             self.container = read_le64(self.src, self.pos);
             return Reload::Unfinished;
         }
-        self.reload_tail()
+        // By value, so that the hot reader never has its address taken.
+        let (next, status) = self.reload_tail();
+        *self = next;
+        status
     }
 
     /// The last bytes of the stream: move back as far as the start allows.
     #[cold]
     #[inline(never)]
-    fn reload_tail(&mut self) -> Reload {
+    fn reload_tail(mut self) -> (Self, Reload) {
         if self.pos == 0 {
-            return if self.consumed < CONTAINER_BITS {
+            let status = if self.consumed < CONTAINER_BITS {
                 Reload::EndOfBuffer
             } else {
                 Reload::Completed
             };
+            return (self, status);
         }
         let mut step = (self.consumed >> 3) as usize;
         let mut result = Reload::Unfinished;
@@ -149,7 +163,7 @@ impl<'a> BitReader<'a> {
         self.pos -= step;
         self.consumed -= (step * 8) as u32;
         self.container = read_le64(self.src, self.pos);
-        result
+        (self, result)
     }
 
     /// Whether every bit of the stream has been read, and no more.
@@ -164,6 +178,51 @@ impl<'a> BitReader<'a> {
     #[cfg(test)]
     pub(crate) fn overflowed(&self) -> bool {
         self.consumed > CONTAINER_BITS
+    }
+}
+
+/// A backward reader in the form of libzstd's fast Huffman loop: `bits` holds the unread
+/// bits at the top and a sentinel 1 bit below them, so its trailing zeros count the bits
+/// consumed since the 8 bytes at `ip` were loaded. Only valid while `ip >= 8` before each
+/// reload and fewer than 57 bits are read between reloads.
+///
+/// Mirrors the stream state of HUF_DecompressFastArgs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SentinelBits<'a> {
+    src: &'a [u8],
+    pub(crate) ip: usize,
+    pub(crate) bits: u64,
+}
+
+impl<'a> SentinelBits<'a> {
+    /// Move back over the whole bytes consumed and load the 8 bytes there.
+    #[inline(always)]
+    pub(crate) fn reload(&mut self) {
+        let consumed = self.bits.trailing_zeros();
+        self.ip -= (consumed >> 3) as usize;
+        self.bits = (read_le64(self.src, self.ip) | 1) << (consumed & 7);
+    }
+
+    /// Back to an ordinary reader at the same position.
+    pub(crate) fn to_reader(self) -> BitReader<'a> {
+        BitReader {
+            src: self.src,
+            pos: self.ip,
+            container: read_le64(self.src, self.ip),
+            consumed: self.bits.trailing_zeros(),
+        }
+    }
+}
+
+impl<'a> BitReader<'a> {
+    /// The same position as a sentinel reader (meaningful when `pos >= 8`).
+    pub(crate) fn to_sentinel(self) -> SentinelBits<'a> {
+        let consumed = self.consumed.min(63);
+        SentinelBits {
+            src: self.src,
+            ip: self.pos,
+            bits: (self.container | 1) << consumed,
+        }
     }
 }
 

@@ -374,10 +374,10 @@ pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
                     ip += 4;
                 }
                 pos = ip;
-                total += match hdr.content_size {
+                total = total.saturating_add(match hdr.content_size {
                     Some(fcs) => fcs,
-                    None => blocks * hdr.block_max as u64,
-                };
+                    None => blocks.saturating_mul(hdr.block_max as u64),
+                });
             }
         }
     }

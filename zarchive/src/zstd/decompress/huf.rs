@@ -2,7 +2,7 @@
 //! (`HUF_readDTableX1`), and the 1- and 4-stream decoders (`HUF_decompress1X1`,
 //! `HUF_decompress4X1`).
 
-use super::bits::{BitReader, Reload};
+use super::bits::{BitReader, Reload, SentinelBits};
 use super::fse_table::{FseTable, TableError, WEIGHT_FSE_LOG, build_fse_table, read_ncount};
 
 /// Why a Huffman stream failed.
@@ -223,15 +223,27 @@ impl HufTable {
             BitReader::new(s4).ok_or(no_mark)?,
         ];
         if self.log == HUF_DECODER_FAST_TABLELOG {
-            decode_4_streams::<HUF_DECODER_FAST_TABLELOG>(&self.cells, &mut rs, out);
+            decode_4_streams::<HUF_DECODER_FAST_TABLELOG, 5>(&self.cells, &mut rs, out);
         } else {
-            decode_4_streams::<HUF_TABLELOG_MAX>(&self.cells, &mut rs, out);
+            decode_4_streams::<HUF_TABLELOG_MAX, 4>(&self.cells, &mut rs, out);
         }
         if rs.iter().all(|r| r.finished()) {
             Ok(())
         } else {
             Err(StreamError::NotConsumed)
         }
+    }
+}
+
+impl SentinelBits<'_> {
+    /// Decode one symbol with a `LOG`-bit lookup.
+    ///
+    /// Mirrors the symbol step of HUF_decompress4X1_usingDTable_internal_fast_c_loop.
+    #[inline(always)]
+    fn decode<const LOG: u32>(&mut self, cells: &[u16; HUF_TABLE_CELLS]) -> u8 {
+        let cell = cells[(self.bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
+        self.bits <<= cell & 0x3F;
+        (cell >> 8) as u8
     }
 }
 
@@ -267,11 +279,12 @@ fn decode_stream<const LOG: u32>(
     }
 }
 
-/// Decode the four streams into the four quarters of `out`: interleaved rounds of 4
-/// symbols per stream while every stream has 57 fresh bits, then each stream's tail.
+/// Decode the four streams into the four quarters of `out`: interleaved rounds of `ROUND`
+/// symbols per stream (5 with 11-bit lookups, 4 with 12-bit ones: at most 55 or 48 bits of
+/// the 57 a reload guarantees), then each stream's tail.
 ///
 /// Mirrors HUF_decompress4X1_usingDTable_internal_body.
-fn decode_4_streams<const LOG: u32>(
+fn decode_4_streams<const LOG: u32, const ROUND: usize>(
     cells: &[u16; HUF_TABLE_CELLS],
     rs: &mut [BitReader<'_>; 4],
     out: &mut [u8],
@@ -284,27 +297,36 @@ fn decode_4_streams<const LOG: u32>(
         let (o3, o4) = rest.split_at_mut(seg);
         let mut done = 0usize;
         let quads = o1
-            .chunks_exact_mut(4)
-            .zip(o2.chunks_exact_mut(4))
-            .zip(o3.chunks_exact_mut(4))
-            .zip(o4.chunks_exact_mut(4));
+            .chunks_exact_mut(ROUND)
+            .zip(o2.chunks_exact_mut(ROUND))
+            .zip(o3.chunks_exact_mut(ROUND))
+            .zip(o4.chunks_exact_mut(ROUND));
+        // Sentinel containers: the unread bits sit at the top, and a 1 bit below them marks
+        // how many were consumed since the last load (its trailing zeros).
+        let mut st = rs.map(|r| r.to_sentinel());
         for (((c1, c2), c3), c4) in quads {
-            let ok = rs
-                .iter_mut()
-                .fold(true, |ok, r| (r.reload() == Reload::Unfinished) & ok);
-            if !ok {
+            if st.iter().any(|s| s.ip < 8) {
                 break;
             }
-            let [r1, r2, r3, r4] = rs;
-            for k in 0..4 {
-                c1[k] = decode_symbol::<LOG>(cells, r1);
-                c2[k] = decode_symbol::<LOG>(cells, r2);
-                c3[k] = decode_symbol::<LOG>(cells, r3);
-                c4[k] = decode_symbol::<LOG>(cells, r4);
+            for s in st.iter_mut() {
+                s.reload();
+            }
+            let [s1, s2, s3, s4] = &mut st;
+            for k in 0..ROUND {
+                c1[k] = s1.decode::<LOG>(cells);
+                c2[k] = s2.decode::<LOG>(cells);
+                c3[k] = s3.decode::<LOG>(cells);
+                c4[k] = s4.decode::<LOG>(cells);
             }
             done += 1;
         }
-        let at = done * 4;
+        // Streams under 8 bytes never enter the loop; their readers stay as they were.
+        if done > 0 {
+            for (r, s) in rs.iter_mut().zip(st) {
+                *r = s.to_reader();
+            }
+        }
+        let at = done * ROUND;
         let [r1, r2, r3, r4] = rs;
         decode_stream::<LOG>(cells, r1, &mut o1[at..]);
         decode_stream::<LOG>(cells, r2, &mut o2[at..]);

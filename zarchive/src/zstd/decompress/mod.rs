@@ -25,7 +25,7 @@ pub(crate) const BLOCK_SIZE_MAX: usize = 128 * 1024;
 /// Bytes a fast copy may write or read past its end (`WILDCOPY_OVERLENGTH`).
 pub(crate) const WILDCOPY_OVERLENGTH: usize = 32;
 /// Literal buffer: the largest literal section plus room for wild copies to over-read.
-const LIT_BUFFER_SIZE: usize = BLOCK_SIZE_MAX + 2 * WILDCOPY_OVERLENGTH;
+pub(crate) const LIT_BUFFER_SIZE: usize = BLOCK_SIZE_MAX + 2 * WILDCOPY_OVERLENGTH;
 /// Repeat offsets a frame starts with (`repStartValue`).
 const REP_START: [usize; 3] = [1, 4, 8];
 

@@ -9,7 +9,7 @@ use super::fse_table::{
     LL_KIND, LL_PREDEFINED, ML_KIND, ML_PREDEFINED, OF_KIND, OF_PREDEFINED, SeqKind, SeqTable,
     build_rle_table, read_seq_table,
 };
-use super::{DCtx, TableSource, WILDCOPY_OVERLENGTH};
+use super::{DCtx, LIT_BUFFER_SIZE, TableSource, WILDCOPY_OVERLENGTH};
 use crate::zstd::ZstdError;
 
 /// Sequence counts from this value on take a 3-byte header (`LONGNBSEQ`).
@@ -85,16 +85,7 @@ pub(crate) fn decode_seq_headers(
     };
     let &b0 = src.first().ok_or_else(short)?;
     let (nb_seq, mut pos) = match b0 {
-        0 => {
-            if src.len() != 1 {
-                return Err(ZstdError::Malformed {
-                    at,
-                    reason: "bytes after a sequences section with no sequences",
-                });
-            }
-            return Ok((0, 1));
-        }
-        1..=127 => (b0 as usize, 1),
+        0..=127 => (b0 as usize, 1),
         255 => {
             let b = src.get(1..3).ok_or_else(short)?;
             (u16::from_le_bytes([b[0], b[1]]) as usize + LONG_NB_SEQ, 3)
@@ -104,6 +95,16 @@ pub(crate) fn decode_seq_headers(
             ((((b0 as usize) - 0x80) << 8) + b1 as usize, 2)
         }
     };
+    // No sequences (in any of the three count forms): the section ends here.
+    if nb_seq == 0 {
+        if src.len() != pos {
+            return Err(ZstdError::Malformed {
+                at,
+                reason: "bytes after a sequences section with no sequences",
+            });
+        }
+        return Ok((0, pos));
+    }
     let &modes = src.get(pos).ok_or_else(short)?;
     if modes & 3 != 0 {
         return Err(ZstdError::Malformed {
@@ -172,7 +173,7 @@ pub(crate) fn decode_and_execute(
 ) -> Result<usize, ZstdError> {
     let mut op = out.start;
     let mut lp = 0usize;
-    let lits: &[u8] = &ctx.lit[..];
+    let lits: &[u8; LIT_BUFFER_SIZE] = &ctx.lit;
     if nb_seq > 0 {
         ctx.fse_valid = true;
         let ll_t: &SeqTable = if ctx.ll_src == TableSource::Predefined {
@@ -214,7 +215,7 @@ pub(crate) fn decode_and_execute(
             let of = of_t.rows[of_s & 511];
             let of_bits = of.extra as u32;
             let offset = if of_bits > 1 {
-                let o = of.base as usize + r.read(of_bits) as usize;
+                let o = of.base as usize + r.read_fast(of_bits) as usize;
                 reps = [o, reps[0], reps[1]];
                 o
             } else {
@@ -243,11 +244,18 @@ pub(crate) fn decode_and_execute(
                     o
                 }
             };
-            let ml_len = ml.base as usize + r.read(ml.extra as u32) as usize;
+            // Most codes have no extra bits: skip the read (as ZSTD_decodeSequence does).
+            let mut ml_len = ml.base as usize;
+            if ml.extra > 0 {
+                ml_len += r.read_fast(ml.extra as u32) as usize;
+            }
             if of_bits + ml.extra as u32 + ll.extra as u32 >= MID_RELOAD_BITS {
                 r.reload();
             }
-            let ll_len = ll.base as usize + r.read(ll.extra as u32) as usize;
+            let mut ll_len = ll.base as usize;
+            if ll.extra > 0 {
+                ll_len += r.read_fast(ll.extra as u32) as usize;
+            }
             if i + 1 != nb_seq {
                 ll_s = ll.next as usize + r.read(ll.nb as u32) as usize;
                 ml_s = ml.next as usize + r.read(ml.nb as u32) as usize;
