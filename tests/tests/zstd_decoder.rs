@@ -949,3 +949,20 @@ fn huge_declared_content_sizes_are_refused_without_overflow() {
         ));
     }
 }
+
+/// An 8-byte content size of all ones is libzstd's ZSTD_CONTENTSIZE_UNKNOWN: the frame decodes
+/// as one of unknown size (found by the decode-differential fuzz target: we refused it as
+/// "decodes to more than the limit"); in a single-segment frame it is refused as a window
+/// too large, never taken as a declared size.
+#[test]
+fn an_all_ones_content_size_means_unknown_as_in_libzstd() {
+    let mut f = header(Some((u64::MAX, 8)), false, 0x30, (0, 0), false);
+    f.extend(raw_block(true, b"hello"));
+    assert_eq!(decode_all_ways(&f, 5).unwrap(), b"hello");
+    let mut single = header(Some((u64::MAX, 8)), true, 0, (0, 0), false);
+    single.extend(raw_block(true, b"hello"));
+    assert!(matches!(
+        zstd::decompress(&single, 100),
+        Err(ZstdError::WindowTooLarge { .. })
+    ));
+}

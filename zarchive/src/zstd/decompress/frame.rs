@@ -138,10 +138,14 @@ pub(crate) fn parse_frame_header(
         0 => Some(le(1)),
         1 => Some(le(2) + 256),
         2 => Some(le(4)),
-        _ => Some(le(8)),
+        // Deliberate, as libzstd: an 8-byte size of all ones is ZSTD_CONTENTSIZE_UNKNOWN,
+        // not a declared size (ZSTD_getFrameHeader_advanced).
+        _ => Some(le(8)).filter(|&v| v != u64::MAX),
     };
     if single {
-        window = content_size.unwrap_or(0);
+        // An unknown size in a single-segment frame leaves no window to speak of: refused
+        // below as too large, where libzstd's one-shot decoder takes it as unlimited.
+        window = content_size.unwrap_or(u64::MAX);
     }
     if dict != 0 && dict != dict_id {
         return Err(ZstdError::DictionaryRequired { at, dict_id: dict });
