@@ -3,6 +3,9 @@
 //! `cargo run --release -p zarkit-benches --bin zstd_diff [-- --random N --seed S --verbose]`
 //! `... -- --big [--random 0] [--levels 1,2,19]`: also every shape at the large sizes
 //! ([`BIG_SIZES`], up to 4 MiB; slow), optionally restricted to some levels.
+//! `... -- --huge [--sizes 5M,9M,17M+1] [--shapes longrange,text] [--levels 1,19]`: only
+//! inputs beyond 4 MiB ([`HUGE_SIZES`] by default), built so that matches reach back across
+//! every window size (see [`long_range`]); no corpus, edge or random inputs.
 //!
 //! Inputs: (a) the frozen corpus payloads, (b) generated inputs of every shape at the edge
 //! sizes and at N random sizes up to 256 KiB. Every frame of ours must also decode (ruzstd
@@ -26,6 +29,73 @@ const MAX_SIZE: usize = 256 * 1024;
 /// and the encoder's 4 MiB cap.
 const BIG_SIZES: &[usize] = &[300 * 1024, 512 * 1024, 512 * 1024 + 1, 1 << 20, 3 << 20, 4 << 20];
 
+/// Sizes of `--huge`: past the 4 MiB of `--big`, straddling the windows of table 0
+/// (8 MiB at levels 17-19, 32 MiB at 20, 64 MiB at 21 and the LDM edge of level 22).
+const HUGE_SIZES: &[&str] = &["5M", "9M", "17M", "33M", "65M"];
+/// Shapes of `--huge` unless `--shapes` says otherwise.
+const HUGE_SHAPES: &[&str] = &["longrange", "text"];
+
+/// Parses `5M`, `512K+1`, `9M-3` or a plain byte count.
+fn parse_size(s: &str) -> usize {
+    let (base, delta) = match s.find(['+', '-']) {
+        Some(i) => (&s[..i], s[i..].parse::<i64>().expect("size offset")),
+        None => (s, 0),
+    };
+    let (digits, unit) = match base.as_bytes().last() {
+        Some(b'K' | b'k') => (&base[..base.len() - 1], 1 << 10),
+        Some(b'M' | b'm') => (&base[..base.len() - 1], 1 << 20),
+        Some(b'G' | b'g') => (&base[..base.len() - 1], 1 << 30),
+        _ => (base, 1),
+    };
+    let n = digits.parse::<i64>().expect("size") * unit + delta;
+    usize::try_from(n).expect("non-negative size")
+}
+
+/// A large input whose matches reach back across every window size: fresh pieces of text,
+/// binary records and random bytes, interleaved with copies (a few bytes edited) from
+/// distances just below, at and just above each power of two from 2^17 to 2^27, and from
+/// anywhere earlier.
+fn long_range(size: usize, seed: u64) -> Vec<u8> {
+    let mut rng = SplitMix64::new(seed);
+    let mut out = generate(Shape::Mixed, size.min(256 << 10), seed ^ 0x10A6);
+    let fresh = [Shape::Text, Shape::Binary, Shape::Random, Shape::FarRepeats, Shape::Records];
+    while out.len() < size {
+        let len = (1 + rng.below(64 << 10) as usize).min(size - out.len());
+        let choice = rng.below(8);
+        if choice < 3 {
+            let shape = fresh[rng.below(fresh.len() as u64) as usize];
+            out.extend_from_slice(&generate(shape, len, rng.next_u64())[..len]);
+            continue;
+        }
+        let dist = if choice < 7 {
+            let k = 17 + rng.below(11) as u32;
+            let around = (rng.below(9) as i64 - 4) * (1 + rng.below(64) as i64);
+            ((1i64 << k) + around).max(1) as usize
+        } else {
+            1 + rng.below(out.len() as u64) as usize
+        };
+        if dist > out.len() {
+            out.extend_from_slice(&generate(Shape::Text, len, rng.next_u64())[..len]);
+            continue;
+        }
+        let from = out.len() - dist;
+        for i in 0..len {
+            let b = out[from + i];
+            out.push(if rng.below(4096) == 0 { b ^ 0x5A } else { b });
+        }
+    }
+    out.truncate(size);
+    out
+}
+
+fn make_input(shape: &str, size: usize, seed: u64) -> Vec<u8> {
+    if shape == "longrange" {
+        return long_range(size, seed);
+    }
+    let shape = Shape::ALL.iter().copied().find(|s| s.name() == shape).unwrap_or_else(|| panic!("unknown shape {shape}"));
+    generate(shape, size, seed)
+}
+
 #[derive(Default)]
 struct Tally {
     identical: usize,
@@ -44,12 +114,29 @@ fn main() -> ExitCode {
     let verbose = args.iter().any(|a| a == "--verbose");
     let max_reports = arg("--max-reports", 20) as usize;
     let big = args.iter().any(|a| a == "--big");
+    let huge = args.iter().any(|a| a == "--huge");
+    let list = |name: &str, default: &[&str]| -> Vec<String> {
+        match args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)) {
+            Some(l) => l.split(',').map(str::to_string).collect(),
+            None => default.iter().map(|s| s.to_string()).collect(),
+        }
+    };
     let levels: Vec<i32> = match args.iter().position(|a| a == "--levels").and_then(|i| args.get(i + 1)) {
         Some(list) => list.split(',').map(|l| l.parse().expect("--levels takes a comma-separated list")).collect(),
         None => LEVELS.to_vec(),
     };
 
-    let mut inputs: Vec<(String, Vec<u8>)> = PAYLOADS.iter().map(|p| (format!("corpus:{}", p.name), p.bytes())).collect();
+    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    if huge {
+        for shape in list("--shapes", HUGE_SHAPES) {
+            for size in list("--sizes", HUGE_SIZES) {
+                let n = parse_size(&size);
+                inputs.push((format!("{shape}:{size}"), make_input(&shape, n, seed ^ n as u64)));
+            }
+        }
+        return run(&inputs, &levels, verbose, max_reports);
+    }
+    inputs.extend(PAYLOADS.iter().map(|p| (format!("corpus:{}", p.name), p.bytes())));
     for &shape in &Shape::ALL {
         for &size in EDGE_SIZES {
             inputs.push((format!("{}:{size}", shape.name()), generate(shape, size, size as u64 ^ 0xE06E)));
@@ -70,12 +157,17 @@ fn main() -> ExitCode {
         let s = rng.next_u64();
         inputs.push((format!("{}:{size}#{s:x}", shape.name()), generate(shape, size, s)));
     }
+    run(&inputs, &levels, verbose, max_reports)
+}
+
+/// Compresses every input at every level with both encoders, compares, decodes ours back.
+fn run(inputs: &[(String, Vec<u8>)], levels: &[i32], verbose: bool, max_reports: usize) -> ExitCode {
 
     let mut tallies: BTreeMap<i32, Tally> = BTreeMap::new();
     let mut failures = 0usize;
     let mut decoder = zstd::Decoder::new();
-    for (name, src) in &inputs {
-        for &level in &levels {
+    for (name, src) in inputs {
+        for &level in levels {
             let t = tallies.entry(level).or_default();
             let expected = oracle::compress(src, level);
             let ours = match zstd::compress(src, level) {

@@ -8,6 +8,7 @@ use super::params::{CParams, Strategy};
 use super::presplit;
 use super::split::{self, BlockContext, SplitState};
 use super::seq_store::{REP_START_VALUE, SeqStore};
+use super::window::Window;
 
 /// Frame magic number, little-endian (`ZSTD_MAGICNUMBER`).
 const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -97,6 +98,8 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     st.prev = EntropyTables::default();
     let mut prev_rep = REP_START_VALUE;
 
+    let mut window = Window::new(cp.window_log);
+
     let window_size = (1usize << cp.window_log).min(src.len()).max(1);
     let block_size_max = BLOCK_SIZE_MAX.min(window_size);
     let mut savings: i64 = 0;
@@ -108,6 +111,11 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         let last = block_size == remaining;
         let block = &src[pos..pos + block_size];
         let out_start = out.len();
+
+        // ZSTD_overflowCorrectIfNeeded never fires: sources whose indices would pass
+        // `CURRENT_MAX` are refused before the frame starts (`zstd::size_supported`).
+        // No dictionary, so ZSTD_checkDictValidity has nothing to do.
+        window.enforce_max_dist(pos);
 
         let mut c_size = 0;
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {
@@ -121,25 +129,44 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                     &mut st.seqs,
                     &mut next_rep,
                     cp,
+                    &window,
                     src,
                     pos,
                     end,
                 ),
-                Strategy::Fast => {
-                    matcher::fast::compress_block(st.hash_table.as_mut_slice(), &mut st.seqs, &mut next_rep, cp, src, pos, end)
-                }
+                Strategy::Fast => matcher::fast::compress_block(
+                    st.hash_table.as_mut_slice(),
+                    &mut st.seqs,
+                    &mut next_rep,
+                    cp,
+                    &window,
+                    src,
+                    pos,
+                    end,
+                ),
                 Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
-                    st.opt.limit_catch_up(pos);
-                    matcher::opt::compress_block(st.hash_table.as_mut_slice(), &mut st.opt, &mut st.seqs, &mut next_rep, cp, src, pos, end)
+                    st.opt.limit_catch_up(pos, &window);
+                    matcher::opt::compress_block(
+                        st.hash_table.as_mut_slice(),
+                        &mut st.opt,
+                        &mut st.seqs,
+                        &mut next_rep,
+                        cp,
+                        &mut window,
+                        src,
+                        pos,
+                        end,
+                    )
                 }
                 _ => {
-                    st.lazy.limit_catch_up(pos);
+                    st.lazy.limit_catch_up(pos, &window);
                     matcher::lazy::compress_block(
                         st.hash_table.as_mut_slice(),
                         &mut st.lazy,
                         &mut st.seqs,
                         &mut next_rep,
                         cp,
+                        &window,
                         src,
                         pos,
                         end,

@@ -13,6 +13,7 @@ use super::{BlockReps, count, read32};
 use crate::zstd::bits::highbit32;
 use crate::zstd::params::{CParams, Strategy};
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use crate::zstd::window::{Window, index_of};
 
 use binary_tree::BinaryTree;
 use hash_chain::HashChain;
@@ -73,8 +74,11 @@ impl LazyState {
         self.next_to_update = 0;
     }
 
-    /// Mirrors the limited catch-up of ZSTD_buildSeqStore, before the block at `block_start`.
-    pub(crate) fn limit_catch_up(&mut self, block_start: usize) {
+    /// Mirrors, before the block at `block_start`, the clamp of `nextToUpdate` to the
+    /// window's low limit in ZSTD_compress_frameChunk, then the limited catch-up of
+    /// ZSTD_buildSeqStore.
+    pub(crate) fn limit_catch_up(&mut self, block_start: usize, window: &Window) {
+        self.next_to_update = self.next_to_update.max(window.low_limit_pos());
         if block_start > self.next_to_update + BLOCK_CATCH_UP_MAX {
             self.next_to_update =
                 block_start - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
@@ -109,6 +113,7 @@ pub(crate) fn compress_block(
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -119,30 +124,30 @@ pub(crate) fn compress_block(
         _ => 2,
     };
     let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
-    let args = BlockArgs { seqs, rep, src, block_start, block_end, depth };
+    let args = BlockArgs { seqs, rep, window, src, block_start, block_end, depth };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {
-            4 => args.run(BinaryTree::<4>::new(hash, state, cp)),
-            5 => args.run(BinaryTree::<5>::new(hash, state, cp)),
-            _ => args.run(BinaryTree::<6>::new(hash, state, cp)),
+            4 => args.run(BinaryTree::<4>::new(hash, state, cp, window)),
+            5 => args.run(BinaryTree::<5>::new(hash, state, cp, window)),
+            _ => args.run(BinaryTree::<6>::new(hash, state, cp, window)),
         }
     } else if uses_row_finder(cp) {
         match (mls, row::row_log(cp)) {
-            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp)),
-            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp)),
-            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp)),
-            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp)),
-            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp)),
-            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp)),
-            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp)),
-            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp)),
-            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp)),
+            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp, window)),
+            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp, window)),
+            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp, window)),
+            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp, window)),
+            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp, window)),
+            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp, window)),
+            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp, window)),
+            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp, window)),
+            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp, window)),
         }
     } else {
         match mls {
-            4 => args.run(HashChain::<4>::new(hash, state, cp)),
-            5 => args.run(HashChain::<5>::new(hash, state, cp)),
-            _ => args.run(HashChain::<6>::new(hash, state, cp)),
+            4 => args.run(HashChain::<4>::new(hash, state, cp, window)),
+            5 => args.run(HashChain::<5>::new(hash, state, cp, window)),
+            _ => args.run(HashChain::<6>::new(hash, state, cp, window)),
         }
     }
 }
@@ -151,6 +156,7 @@ pub(crate) fn compress_block(
 struct BlockArgs<'a> {
     seqs: &'a mut SeqStore,
     rep: &'a mut [u32; 3],
+    window: &'a Window,
     src: &'a [u8],
     block_start: usize,
     block_end: usize,
@@ -159,11 +165,11 @@ struct BlockArgs<'a> {
 
 impl BlockArgs<'_> {
     fn run<F: SearchMax>(self, mut finder: F) -> usize {
-        let BlockArgs { seqs, rep, src, block_start, block_end, depth } = self;
+        let BlockArgs { seqs, rep, window, src, block_start, block_end, depth } = self;
         match depth {
-            0 => lazy_generic::<F, 0>(&mut finder, seqs, rep, src, block_start, block_end),
-            1 => lazy_generic::<F, 1>(&mut finder, seqs, rep, src, block_start, block_end),
-            _ => lazy_generic::<F, 2>(&mut finder, seqs, rep, src, block_start, block_end),
+            0 => lazy_generic::<F, 0>(&mut finder, seqs, rep, window, src, block_start, block_end),
+            1 => lazy_generic::<F, 1>(&mut finder, seqs, rep, window, src, block_start, block_end),
+            _ => lazy_generic::<F, 2>(&mut finder, seqs, rep, window, src, block_start, block_end),
         }
     }
 }
@@ -182,6 +188,7 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     finder: &mut F,
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -190,12 +197,15 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     // `None` when the block is too short to search at all (`ilimit` before the source).
     let ilimit = iend.checked_sub(F::MARGIN);
     let search_end = ilimit.unwrap_or(0);
+    // `prefixLowest` is the window's `dictLimit` as the block starts (unlike fast and
+    // dfast, which derive it from the block end).
+    let prefix_lowest = window.low_limit_pos();
     let mut ip = block_start;
     let mut anchor = block_start;
     // The very first position of the frame is never searched.
-    ip += (ip == 0) as usize;
-    // max_rep = curr - windowLow
-    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, ip as u32);
+    ip += (ip == prefix_lowest) as usize;
+    let curr = index_of(ip);
+    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
     let mut lazy_skipping = false;
     finder.start_block(src, ilimit);
 
@@ -274,10 +284,10 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
                 }
             }
 
-            // Catch up backwards (only within the prefix: the match must stay above 0).
+            // Catch up backwards (only within the prefix: the match must stay above its start).
             if off_base > REP_NUM_OFFBASE_MAX {
                 let offset = (off_base - REP_NUM_OFFBASE_MAX) as usize;
-                while start > anchor && start - offset > 0 && src[start - 1] == src[start - offset - 1] {
+                while start > anchor && start - offset > prefix_lowest && src[start - 1] == src[start - offset - 1] {
                     start -= 1;
                     match_length += 1;
                 }
