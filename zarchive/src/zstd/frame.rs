@@ -74,6 +74,21 @@ pub(crate) struct FrameState {
     pub(crate) split: SplitState,
 }
 
+impl FrameState {
+    /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
+    /// ZSTD_overflowCorrectIfNeeded: every stored index loses `correction`; finder
+    /// positions moved by `moved`.
+    fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
+        matcher::table::reduce_table(self.hash_table.as_mut_slice(), correction, false);
+        match cp.strategy {
+            Strategy::Fast => {}
+            Strategy::DFast => matcher::table::reduce_table(&mut self.hash_small, correction, false),
+            Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => self.opt.reduce_index(correction),
+            _ => self.lazy.reduce_index(cp, correction, moved),
+        }
+    }
+}
+
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
@@ -112,16 +127,22 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         let block = &src[pos..pos + block_size];
         let out_start = out.len();
 
-        // ZSTD_overflowCorrectIfNeeded never fires: sources whose indices would pass
-        // `CURRENT_MAX` are refused before the frame starts (`zstd::size_supported`).
+        // The finders see `src[origin..]`: an overflow correction moves the origin.
+        let cycle_log = cp.chain_log - (cp.strategy >= Strategy::BtLazy2) as u32;
+        let (start, end) = (pos - window.origin(), pos + block_size - window.origin());
+        if let Some((correction, moved)) = window.correct_overflow_if_needed(start, end, cycle_log) {
+            st.reduce_index(cp, correction, moved);
+        }
+        let origin = window.origin();
+        let (fsrc, fpos) = (&src[origin..], pos - origin);
         // No dictionary, so ZSTD_checkDictValidity has nothing to do.
-        window.enforce_max_dist(pos);
+        window.enforce_max_dist(fpos);
 
         let mut c_size = 0;
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {
             st.seqs.reset(block_size);
             let mut next_rep = prev_rep;
-            let end = pos + block_size;
+            let fend = fpos + block_size;
             match cp.strategy {
                 Strategy::DFast => matcher::double_fast::compress_block(
                     st.hash_table.as_mut_slice(),
@@ -130,9 +151,9 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                     &mut next_rep,
                     cp,
                     &window,
-                    src,
-                    pos,
-                    end,
+                    fsrc,
+                    fpos,
+                    fend,
                 ),
                 Strategy::Fast => matcher::fast::compress_block(
                     st.hash_table.as_mut_slice(),
@@ -140,12 +161,12 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                     &mut next_rep,
                     cp,
                     &window,
-                    src,
-                    pos,
-                    end,
+                    fsrc,
+                    fpos,
+                    fend,
                 ),
                 Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
-                    st.opt.limit_catch_up(pos, &window);
+                    st.opt.limit_catch_up(fpos, &window);
                     matcher::opt::compress_block(
                         st.hash_table.as_mut_slice(),
                         &mut st.opt,
@@ -153,13 +174,13 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                         &mut next_rep,
                         cp,
                         &mut window,
-                        src,
-                        pos,
-                        end,
+                        fsrc,
+                        fpos,
+                        fend,
                     )
                 }
                 _ => {
-                    st.lazy.limit_catch_up(pos, &window);
+                    st.lazy.limit_catch_up(fpos, &window);
                     matcher::lazy::compress_block(
                         st.hash_table.as_mut_slice(),
                         &mut st.lazy,
@@ -167,9 +188,9 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                         &mut next_rep,
                         cp,
                         &window,
-                        src,
-                        pos,
-                        end,
+                        fsrc,
+                        fpos,
+                        fend,
                     )
                 }
             };

@@ -39,8 +39,8 @@ pub enum ZstdError {
     #[error("zstd data decodes to more than {limit} bytes")]
     TooLarge { limit: usize },
     /// The level is implemented, but not for a source of this size: above
-    /// [`MAX_SOURCE_SIZE`] (where libzstd would rebase its indices), or above 64 MiB at
-    /// level 22 (where libzstd turns on long-distance matching). See [`max_source_size`].
+    /// [`max_source_size`] (64 MiB at level 22, where libzstd turns on long-distance
+    /// matching; [`MAX_SOURCE_SIZE`] where index overflow correction is not checked).
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize { level: i32, size: usize },
     /// The frames decode to a different number of bytes than the caller required.
@@ -60,11 +60,11 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
-/// Largest source [`Compressor`] accepts at any level: libzstd 1.5.7 corrects (rebases) its
-/// `u32` window indices once a block ends beyond index 3500 MiB (`ZSTD_CURRENT_MAX`,
-/// `ZSTD_overflowCorrectIfNeeded`), which this encoder does not reproduce; the margin covers
-/// the start index and btultra2's first-block shift. Level 22 stops earlier, see
-/// [`max_source_size`].
+/// Largest source [`Compressor`] accepts at every level but 22 (see [`max_source_size`]):
+/// up to here libzstd never corrects (rebases) its `u32` window indices, which it does once a
+/// block would end beyond index 3500 MiB (`ZSTD_CURRENT_MAX`, `ZSTD_overflowCorrectIfNeeded`).
+/// The margin covers the start index and btultra2's first-block shift. Larger sources are
+/// accepted at the levels whose strategy was checked through a correction.
 pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX - window::WINDOW_START_INDEX as u64 - block::BLOCK_SIZE_MAX as u64) as usize;
 
 /// Largest source libzstd compresses at level 22 without long-distance matching: above it
@@ -73,16 +73,27 @@ pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX - window::WINDOW_START_I
 const LDM_FREE_SOURCE_SIZE: usize = 1 << 26;
 /// `ZSTD_resolveEnableLdm`: windowLog from which btopt and above enable LDM.
 const LDM_MIN_WINDOW_LOG: u32 = 27;
+/// Strategies whose frames were checked byte-identical through an index overflow correction
+/// (sources above [`MAX_SOURCE_SIZE`], `zstd_diff --huge`); the others are refused there.
+const OVERFLOW_CORRECTION_CHECKED: &[Strategy] = &[];
 
-/// Largest source [`Compressor::compress_into`] accepts at `level` ([`MAX_SOURCE_SIZE`],
-/// or 64 MiB at level 22); larger ones are refused with
-/// [`ZstdError::UnsupportedLevelForSize`]. Zero for a level that is not implemented.
+/// Largest source [`Compressor::compress_into`] accepts at `level`: unlimited where the
+/// index overflow correction was checked, else [`MAX_SOURCE_SIZE`]; 64 MiB at level 22.
+/// Larger sources are refused with [`ZstdError::UnsupportedLevelForSize`]. Zero for a level
+/// that is not implemented.
 pub fn max_source_size(level: i32) -> usize {
     if !is_level_supported(level) {
         return 0;
     }
+    // Every source above 256 KiB uses the same row; above 1 GiB the window is not shrunk.
     let cp = params::cparams(level, MAX_SOURCE_SIZE as u64);
-    if uses_ldm(&cp) { LDM_FREE_SOURCE_SIZE } else { MAX_SOURCE_SIZE }
+    if uses_ldm(&cp) {
+        LDM_FREE_SOURCE_SIZE
+    } else if OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy) {
+        usize::MAX
+    } else {
+        MAX_SOURCE_SIZE
+    }
 }
 
 /// Mirrors ZSTD_resolveEnableLdm for default (auto) parameters.
@@ -134,10 +145,11 @@ impl Compressor {
 }
 
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
-/// byte-identically: any size up to [`MAX_SOURCE_SIZE`] (the window slides past `2^windowLog`
-/// as in libzstd), unless libzstd would turn on long-distance matching.
+/// byte-identically (see [`max_source_size`]): the window slides past `2^windowLog` as in
+/// libzstd at every size; indices are corrected only for the strategies checked that far;
+/// long-distance matching is not implemented.
 fn size_supported(cp: &CParams, len: usize) -> bool {
-    len <= MAX_SOURCE_SIZE && !uses_ldm(cp)
+    !uses_ldm(cp) && (len <= MAX_SOURCE_SIZE || OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy))
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal

@@ -9,9 +9,10 @@
 //! bounds its candidates by [`Window::lowest_match_index`] or
 //! [`Window::lowest_prefix_index`].
 //!
-//! Indices are `u32`. libzstd rebases them (`ZSTD_overflowCorrectIfNeeded`) only when a
-//! block would end beyond [`CURRENT_MAX`]; the one-shot encoder refuses sources that far
-//! (see `zstd::MAX_SOURCE_SIZE`), so no correction ever happens here.
+//! Indices are `u32`. When a block would end beyond [`CURRENT_MAX`], libzstd rebases them
+//! (`ZSTD_overflowCorrectIfNeeded`): every index drops by a multiple of the cycle size and
+//! the tables are reduced with it. Here the finders index a source slice that starts at
+//! [`Window::origin`], so a correction moves that origin forward instead of the bytes.
 
 /// Index of the first source byte (`ZSTD_WINDOW_START_INDEX`).
 pub(crate) const WINDOW_START_INDEX: u32 = 2;
@@ -33,7 +34,9 @@ pub(crate) fn index_of(pos: usize) -> u32 {
 /// without a dictionary).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Window {
-    /// Index of source position 0 (`-base` in libzstd's pointer arithmetic).
+    /// Frame position of the finders' position 0 (0 until an overflow correction).
+    origin: usize,
+    /// Index of the finders' position 0 (`-base` in libzstd's pointer arithmetic).
     base: u32,
     /// Lowest valid index (`lowLimit` == `dictLimit`).
     low_limit: u32,
@@ -44,10 +47,43 @@ pub(crate) struct Window {
 impl Window {
     /// Mirrors ZSTD_window_init followed by the first (non-contiguous) ZSTD_window_update.
     pub(crate) fn new(window_log: u32) -> Self {
-        Window { base: WINDOW_START_INDEX, low_limit: WINDOW_START_INDEX, max_dist: 1 << window_log }
+        Window { origin: 0, base: WINDOW_START_INDEX, low_limit: WINDOW_START_INDEX, max_dist: 1 << window_log }
     }
 
-    /// Index of source position `pos`.
+    /// Frame position that the finders see as position 0: they work on `src[origin..]`.
+    #[inline(always)]
+    pub(crate) fn origin(&self) -> usize {
+        self.origin
+    }
+
+    /// Mirrors ZSTD_overflowCorrectIfNeeded's test and ZSTD_window_correctOverflow for the
+    /// block `start..end` (finder positions): when the block would end past [`CURRENT_MAX`],
+    /// lowers every index by a multiple of `1 << cycle_log` so that the block starts at
+    /// `max(maxDist, cycleSize)` plus its offset in the cycle, and returns the correction
+    /// (the caller reduces its tables and `nextToUpdate`) and how far the finder positions
+    /// moved. Without a correction, returns `None`.
+    pub(crate) fn correct_overflow_if_needed(&mut self, start: usize, end: usize, cycle_log: u32) -> Option<(u32, usize)> {
+        if self.base as u64 + end as u64 <= CURRENT_MAX {
+            return None;
+        }
+        let cycle_size = 1u32 << cycle_log;
+        let curr = self.index(start);
+        let current_cycle = curr & (cycle_size - 1);
+        // Keeps `newCurrent - maxDist` at or above the start index.
+        let cycle_correction = if current_cycle < WINDOW_START_INDEX { cycle_size.max(WINDOW_START_INDEX) } else { 0 };
+        let new_current = current_cycle + cycle_correction + self.max_dist.max(cycle_size);
+        let correction = curr - new_current;
+        self.low_limit =
+            if self.low_limit < correction + WINDOW_START_INDEX { WINDOW_START_INDEX } else { self.low_limit - correction };
+        // Finder position p had index p + base; it now has index p + base - correction.
+        // Rebase so that index WINDOW_START_INDEX is finder position 0 again.
+        let moved = (correction + WINDOW_START_INDEX - self.base) as usize;
+        self.origin += moved;
+        self.base = WINDOW_START_INDEX;
+        Some((correction, moved))
+    }
+
+    /// Index of finder position `pos`.
     #[inline(always)]
     pub(crate) fn index(&self, pos: usize) -> u32 {
         pos as u32 + self.base

@@ -12,6 +12,7 @@ const SEARCH_STRENGTH: u32 = 8;
 
 /// Mirrors ZSTD_compressBlock_fast: picks the `mls` specialisation (4..=7).
 /// Returns the number of trailing literals.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn compress_block(
     hash_table: &mut [u32],
     seqs: &mut SeqStore,

@@ -12,8 +12,8 @@ use crate::zstd::matcher::{count, hash_ptr};
 use crate::zstd::params::CParams;
 use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
-/// Marks a position that is chained but not yet sorted into the tree (`ZSTD_DUBT_UNSORTED_MARK`).
-const UNSORTED_MARK: u32 = 1;
+// Marks a position that is chained but not yet sorted into the tree (`ZSTD_DUBT_UNSORTED_MARK`).
+use crate::zstd::matcher::table::DUBT_UNSORTED_MARK as UNSORTED_MARK;
 /// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
 const OFFSET_TO_OFFBASE: u32 = 3;
 

@@ -74,6 +74,17 @@ impl LazyState {
         self.next_to_update = 0;
     }
 
+    /// Mirrors the lazy part of ZSTD_reduceIndex and ZSTD_overflowCorrectIfNeeded: the chain
+    /// (or btlazy2's tree, keeping its unsorted marks) loses `correction` from every index,
+    /// and `nextToUpdate` follows the finder positions, which moved by `moved`. The row
+    /// finder has no chain, and its tags and hash cache hold no indices.
+    pub(crate) fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
+        if !uses_row_finder(cp) {
+            super::table::reduce_table(self.chain.as_mut_slice(), correction, cp.strategy == Strategy::BtLazy2);
+        }
+        self.next_to_update = self.next_to_update.saturating_sub(moved);
+    }
+
     /// Mirrors, before the block at `block_start`, the clamp of `nextToUpdate` to the
     /// window's low limit in ZSTD_compress_frameChunk, then the limited catch-up of
     /// ZSTD_buildSeqStore.

@@ -79,6 +79,15 @@ impl OptState {
         self.prices.resize(OPT_SIZE, Optimal::default());
     }
 
+    /// Mirrors the optimal-parser part of ZSTD_reduceIndex and ZSTD_overflowCorrectIfNeeded:
+    /// the tree and the hash-3 table lose `correction` from every index, and so does
+    /// `nextToUpdate` (to 0 if it was below).
+    pub(crate) fn reduce_index(&mut self, correction: u32) {
+        super::table::reduce_table(&mut self.bt, correction, false);
+        super::table::reduce_table(&mut self.hash3, correction, false);
+        self.next_to_update = self.next_to_update.saturating_sub(correction);
+    }
+
     /// Mirrors, before the block at `block_start`, the clamp of `nextToUpdate` to the
     /// window's low limit in ZSTD_compress_frameChunk, then the limited catch-up of
     /// ZSTD_buildSeqStore.
