@@ -27,7 +27,7 @@ const EDGE_SIZES: &[usize] = &[
 const MAX_SIZE: usize = 256 * 1024;
 /// Large sizes of `--big`: several blocks, pre-splitting, and the window edges of table 0
 /// (512 KiB at levels 1 and below, 1 MiB at level 2, 2 MiB at 3-8, 4 MiB at 9-16),
-/// and the encoder's 4 MiB cap.
+/// and the old 4 MiB cap.
 const BIG_SIZES: &[usize] = &[300 * 1024, 512 * 1024, 512 * 1024 + 1, 1 << 20, 3 << 20, 4 << 20];
 
 /// Sizes of `--huge`: past the 4 MiB of `--big`, straddling the windows of table 0

@@ -75,6 +75,22 @@ pub(crate) struct FrameState {
 }
 
 impl FrameState {
+    /// Mirrors the window upkeep of ZSTD_compress_frameChunk before each block: index
+    /// overflow correction with its table reduction (ZSTD_overflowCorrectIfNeeded),
+    /// ZSTD_checkDictValidity (nothing to do without a dictionary) and
+    /// ZSTD_window_enforceMaxDist. `pos..pos + block_size` is the block in frame positions;
+    /// returns its start as a finder position (an offset into `src[window.origin()..]`).
+    pub(crate) fn prepare_block(&mut self, window: &mut Window, cp: &CParams, pos: usize, block_size: usize) -> usize {
+        let cycle_log = cycle_log(cp);
+        let (start, end) = (pos - window.origin(), pos + block_size - window.origin());
+        if let Some((correction, moved)) = window.correct_overflow_if_needed(start, end, cycle_log) {
+            self.reduce_index(cp, correction, moved);
+        }
+        let fpos = pos - window.origin();
+        window.enforce_max_dist(fpos);
+        fpos
+    }
+
     /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
     /// ZSTD_overflowCorrectIfNeeded: every stored index loses `correction`; finder
     /// positions moved by `moved`.
@@ -87,6 +103,11 @@ impl FrameState {
             _ => self.lazy.reduce_index(cp, correction, moved),
         }
     }
+}
+
+/// Mirrors ZSTD_cycleLog: tree strategies keep two chain entries per position.
+fn cycle_log(cp: &CParams) -> u32 {
+    cp.chain_log - (cp.strategy >= Strategy::BtLazy2) as u32
 }
 
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
@@ -128,15 +149,8 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         let out_start = out.len();
 
         // The finders see `src[origin..]`: an overflow correction moves the origin.
-        let cycle_log = cp.chain_log - (cp.strategy >= Strategy::BtLazy2) as u32;
-        let (start, end) = (pos - window.origin(), pos + block_size - window.origin());
-        if let Some((correction, moved)) = window.correct_overflow_if_needed(start, end, cycle_log) {
-            st.reduce_index(cp, correction, moved);
-        }
-        let origin = window.origin();
-        let (fsrc, fpos) = (&src[origin..], pos - origin);
-        // No dictionary, so ZSTD_checkDictValidity has nothing to do.
-        window.enforce_max_dist(fpos);
+        let fpos = st.prepare_block(&mut window, cp, pos, block_size);
+        let fsrc = &src[window.origin()..];
 
         let mut c_size = 0;
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {

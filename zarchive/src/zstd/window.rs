@@ -125,6 +125,18 @@ impl Window {
         if curr.wrapping_sub(self.low_limit) > self.max_dist { curr.wrapping_sub(self.max_dist) } else { self.low_limit }
     }
 
+    /// Finder for the lowest match index of every position of the block ending at finder
+    /// position `end`: when the block lies within `maxDist` of the low limit (always so for
+    /// sources that fit their window) it is the low limit throughout, and the finders skip
+    /// the per-position [`Window::lowest_match_index`].
+    #[inline(always)]
+    pub(crate) fn block_limits(&self, end: usize) -> BlockLimits {
+        let fixed = self.index(end) - self.low_limit <= self.max_dist;
+        // Inside a block, `curr - maxDist` is at or above the low limit once it exceeds it,
+        // so the lowest index is their maximum; "no maximum distance" when it never binds.
+        BlockLimits { low_limit: self.low_limit, max_dist: if fixed { u32::MAX } else { self.max_dist } }
+    }
+
     /// Mirrors ZSTD_getLowestPrefixIndex (no dictionary). It reads `dictLimit` where
     /// [`Window::lowest_match_index`] reads `lowLimit`; a one-shot window keeps them equal.
     #[inline(always)]
@@ -138,6 +150,22 @@ impl Window {
     pub(crate) fn forget_prefix(&mut self, size: u32) {
         self.base += size;
         self.low_limit += size;
+    }
+}
+
+/// The lowest match index for the positions of one block (see [`Window::block_limits`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockLimits {
+    low_limit: u32,
+    /// `maxDist`, or `u32::MAX` when the low limit bounds every position of the block.
+    max_dist: u32,
+}
+
+impl BlockLimits {
+    /// [`Window::lowest_match_index`] for `curr`, a position of this block or before it.
+    #[inline(always)]
+    pub(crate) fn lowest_match_index(&self, curr: u32) -> u32 {
+        self.low_limit.max(curr.saturating_sub(self.max_dist))
     }
 }
 
@@ -160,6 +188,14 @@ mod tests {
         assert_eq!(w.lowest_match_index(w.index(5100)), 5102 - 1024);
         // A position older than the block (a btlazy2 candidate sorted late) keeps lowLimit.
         assert_eq!(w.lowest_match_index(w.index(4500)), 5002 - 1024);
+        // Per-block shortcut: the same answers.
+        for end in [5001, 5100, 6000] {
+            let b = w.block_limits(end);
+            for p in [4500, 5000, 5001, end] {
+                assert_eq!(b.lowest_match_index(w.index(p)), w.lowest_match_index(w.index(p)), "end {end} p {p}");
+            }
+        }
+        assert_eq!(Window::new(20).block_limits(1000).max_dist, u32::MAX);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::bits::highbit32;
 use crate::zstd::matcher::{count, hash_ptr};
 use crate::zstd::params::CParams;
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 // Marks a position that is chained but not yet sorted into the tree (`ZSTD_DUBT_UNSORTED_MARK`).
 use crate::zstd::matcher::table::DUBT_UNSORTED_MARK as UNSORTED_MARK;
@@ -26,7 +26,7 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
     hash_log: u32,
     bt_mask: u32,
     compares: u32,
-    window: Window,
+    limits: BlockLimits,
 }
 
 /// A link slot being filled while walking the tree; `None` stands for libzstd's
@@ -34,7 +34,7 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
 type Slot = Option<usize>;
 
 impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window) -> Self {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
         BinaryTree {
             hash: &mut hash[..1 << cp.hash_log],
             bt: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
@@ -42,7 +42,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
             hash_log: cp.hash_log,
             bt_mask: (1 << (cp.chain_log - 1)) - 1,
             compares: 1 << cp.search_log,
-            window: *window,
+            limits: window.block_limits(block_end),
         }
     }
 
@@ -81,7 +81,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         // The unsorted node's first slot still holds its chain successor.
         let mut match_index = self.bt[self.node(curr)];
         // The lowest index for the candidate being sorted, not for the searched position.
-        let window_low = self.window.lowest_match_index(curr);
+        let window_low = self.limits.lowest_match_index(curr);
         let (mut common_smaller, mut common_larger) = (0usize, 0usize);
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
@@ -135,7 +135,7 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         let h = hash_ptr::<MLS>(src, ip, self.hash_log);
         let curr = index_of(ip);
         let bt_low = curr.saturating_sub(self.bt_mask); // `btMask >= curr ? 0 : curr - btMask`
-        let window_low = self.window.lowest_match_index(curr);
+        let window_low = self.limits.lowest_match_index(curr);
         let unsort_limit = bt_low.max(window_low);
 
         // Walk to the end of the unsorted candidates, reversing their chain into a stack

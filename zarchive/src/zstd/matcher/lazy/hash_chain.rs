@@ -4,7 +4,7 @@
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
 const OFFSET_TO_OFFBASE: u32 = 3;
@@ -17,11 +17,11 @@ pub(crate) struct HashChain<'t, const MLS: u32> {
     hash_log: u32,
     chain_size: u32,
     attempts: u32,
-    window: Window,
+    limits: BlockLimits,
 }
 
 impl<'t, const MLS: u32> HashChain<'t, MLS> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window) -> Self {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
         HashChain {
             hash: &mut hash[..1 << cp.hash_log],
             chain: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
@@ -29,7 +29,7 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
             hash_log: cp.hash_log,
             chain_size: 1 << cp.chain_log,
             attempts: 1 << cp.search_log,
-            window: *window,
+            limits: window.block_limits(block_end),
         }
     }
 
@@ -70,7 +70,7 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
         let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         let mut match_index = self.insert_and_find_first_index(src, ip, lazy_skipping);
-        let low_limit = self.window.lowest_match_index(curr);
+        let low_limit = self.limits.lowest_match_index(curr);
         // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
         let mut ip_word = read32(src, ip + ml - 3);
         while match_index >= low_limit && attempts > 0 {

@@ -138,27 +138,27 @@ pub(crate) fn compress_block(
     let args = BlockArgs { seqs, rep, window, src, block_start, block_end, depth };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {
-            4 => args.run(BinaryTree::<4>::new(hash, state, cp, window)),
-            5 => args.run(BinaryTree::<5>::new(hash, state, cp, window)),
-            _ => args.run(BinaryTree::<6>::new(hash, state, cp, window)),
+            4 => args.run(BinaryTree::<4>::new(hash, state, cp, window, block_end)),
+            5 => args.run(BinaryTree::<5>::new(hash, state, cp, window, block_end)),
+            _ => args.run(BinaryTree::<6>::new(hash, state, cp, window, block_end)),
         }
     } else if uses_row_finder(cp) {
         match (mls, row::row_log(cp)) {
-            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp, window)),
-            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp, window)),
-            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp, window)),
-            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp, window)),
-            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp, window)),
-            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp, window)),
-            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp, window)),
-            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp, window)),
-            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp, window)),
+            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp, window, block_end)),
+            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp, window, block_end)),
+            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp, window, block_end)),
+            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp, window, block_end)),
+            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp, window, block_end)),
+            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp, window, block_end)),
+            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp, window, block_end)),
+            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp, window, block_end)),
+            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp, window, block_end)),
         }
     } else {
         match mls {
-            4 => args.run(HashChain::<4>::new(hash, state, cp, window)),
-            5 => args.run(HashChain::<5>::new(hash, state, cp, window)),
-            _ => args.run(HashChain::<6>::new(hash, state, cp, window)),
+            4 => args.run(HashChain::<4>::new(hash, state, cp, window, block_end)),
+            5 => args.run(HashChain::<5>::new(hash, state, cp, window, block_end)),
+            _ => args.run(HashChain::<6>::new(hash, state, cp, window, block_end)),
         }
     }
 }

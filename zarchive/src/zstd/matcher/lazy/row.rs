@@ -13,7 +13,7 @@
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
 pub(crate) const ROW_HASH_CACHE_SIZE: usize = 8;
@@ -95,12 +95,12 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     /// Width of a row hash: `rowHashLog + ROW_HASH_TAG_BITS`.
     hash_bits: u32,
     attempts: usize,
-    window: Window,
+    limits: BlockLimits,
     touched: bool,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window) -> Self {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
         let row_log = ROW.trailing_zeros();
         debug_assert_eq!(row_log, self::row_log(cp));
         let (rows, _) = hash[..1 << cp.hash_log].as_chunks_mut::<ROW>();
@@ -115,7 +115,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             hash_bits: cp.hash_log - row_log + ROW_HASH_TAG_BITS,
             // The number of searches is capped at the entries per row.
             attempts: 1 << cp.search_log.min(row_log),
-            window: *window,
+            limits: window.block_limits(block_end),
             touched: false,
         }
     }
@@ -229,7 +229,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         matches &= !(1 << ((ROW - head) & (ROW - 1)));
 
         let curr = index_of(ip);
-        let low_limit = self.window.lowest_match_index(curr);
+        let low_limit = self.limits.lowest_match_index(curr);
         // Candidates, newest first, up to the first stale entry.
         let mut candidates = [0u32; ROW];
         let mut n = 0;
