@@ -91,11 +91,11 @@ fn unimplemented_levels_are_typed_errors() {
     // Level 22 above 64 MiB would need long-distance matching: refused by type.
     assert_eq!(zstd::max_source_size(22), 64 << 20);
     assert_eq!(zstd::max_source_size(21), zstd::MAX_SOURCE_SIZE);
-    // Index overflow correction is checked for fast, dfast, greedy and lazy (levels <= 7).
-    for level in [-131072, -1, 1, 2, 3, 4, 5, 6, 7] {
+    // Index overflow correction is checked for fast, dfast, greedy, lazy and lazy2 (levels <= 12).
+    for level in [-131072, -1, 1, 2, 3, 4, 5, 6, 7, 8, 12] {
         assert_eq!(zstd::max_source_size(level), usize::MAX, "L{level}");
     }
-    for level in [8, 12, 13, 16, 19] {
+    for level in [13, 15, 16, 19] {
         assert_eq!(zstd::max_source_size(level), zstd::MAX_SOURCE_SIZE, "L{level}");
     }
     assert_eq!(zstd::max_source_size(23), 0);

@@ -74,10 +74,11 @@ const LDM_FREE_SOURCE_SIZE: usize = 1 << 26;
 /// `ZSTD_resolveEnableLdm`: windowLog from which btopt and above enable LDM.
 const LDM_MIN_WINDOW_LOG: u32 = 27;
 /// Strategies whose frames were checked byte-identical through an index overflow correction
-/// (`zstd_diff --huge --sizes 3501M+1` at levels -5, 1, 3, 5 and 6); the others (lazy2,
-/// btlazy2 and the optimal parser, too slow to check that far so far) are refused above
+/// (`zstd_diff --huge --sizes 3501M+1` at levels -5, 1, 3, 5, 6 and 8); the others
+/// (btlazy2 and the optimal parser, too slow to check that far so far) are refused above
 /// [`MAX_SOURCE_SIZE`].
-const OVERFLOW_CORRECTION_CHECKED: &[Strategy] = &[Strategy::Fast, Strategy::DFast, Strategy::Greedy, Strategy::Lazy];
+const OVERFLOW_CORRECTION_CHECKED: &[Strategy] =
+    &[Strategy::Fast, Strategy::DFast, Strategy::Greedy, Strategy::Lazy, Strategy::Lazy2];
 
 /// Largest source [`Compressor::compress_into`] accepts at `level`: unlimited where the
 /// index overflow correction was checked, else [`MAX_SOURCE_SIZE`]; 64 MiB at level 22.
