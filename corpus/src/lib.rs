@@ -6,6 +6,9 @@
 
 /// Path of the golden oracle frame sizes and hashes, relative to this crate.
 pub const GOLDEN_FRAMES_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/zstd-frames.txt");
+/// Path of the golden oracle frames of multi-megabyte [`long_range`] inputs: lines of
+/// `longrange <input size> <seed> <level> <frame size> <SHA-256 of the frame, hex>`.
+pub const GOLDEN_LARGE_FRAMES_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/zstd-frames-large.txt");
 
 /// SplitMix64, a tiny fixed PRNG (Steele, Lea, Flood 2014).
 #[derive(Clone, Debug)]
@@ -345,6 +348,43 @@ pub fn parse_goldens(text: &str) -> Result<Vec<Golden>, String> {
 pub fn load_goldens() -> Result<Vec<Golden>, String> {
     let text = std::fs::read_to_string(GOLDEN_FRAMES_FILE).map_err(|e| format!("{GOLDEN_FRAMES_FILE}: {e}"))?;
     parse_goldens(&text)
+}
+
+/// A large input (`zstd_diff --huge`, the large goldens) whose matches reach back across
+/// every window size: fresh pieces of text, binary records and random bytes, interleaved with copies (a few bytes edited) from
+/// distances just below, at and just above each power of two from 2^17 to 2^27, and from
+/// anywhere earlier.
+pub fn long_range(size: usize, seed: u64) -> Vec<u8> {
+    let mut rng = SplitMix64::new(seed);
+    let mut out = generate(Shape::Mixed, size.min(256 << 10), seed ^ 0x10A6);
+    let fresh = [Shape::Text, Shape::Binary, Shape::Random, Shape::FarRepeats, Shape::Records];
+    while out.len() < size {
+        let len = (1 + rng.below(64 << 10) as usize).min(size - out.len());
+        let choice = rng.below(8);
+        if choice < 3 {
+            let shape = fresh[rng.below(fresh.len() as u64) as usize];
+            out.extend_from_slice(&generate(shape, len, rng.next_u64())[..len]);
+            continue;
+        }
+        let dist = if choice < 7 {
+            let k = 17 + rng.below(11) as u32;
+            let around = (rng.below(9) as i64 - 4) * (1 + rng.below(64) as i64);
+            ((1i64 << k) + around).max(1) as usize
+        } else {
+            1 + rng.below(out.len() as u64) as usize
+        };
+        if dist > out.len() {
+            out.extend_from_slice(&generate(Shape::Text, len, rng.next_u64())[..len]);
+            continue;
+        }
+        let from = out.len() - dist;
+        for i in 0..len {
+            let b = out[from + i];
+            out.push(if rng.below(4096) == 0 { b ^ 0x5A } else { b });
+        }
+    }
+    out.truncate(size);
+    out
 }
 
 /// xxh64 over the xxh64s of all [`PAYLOADS`], pinned by a test.

@@ -6,11 +6,10 @@ use proptest::prelude::*;
 use zarkit::zstd::{self, Compressor, ZstdError};
 use zarkit_corpus::{GOLDEN_LEVELS, PAYLOADS, frame_hash, load_goldens, payload};
 
-/// What the encoder promises to encode: levels it implements, sources up to the size limit
-/// that fit their window.
+/// What the encoder promises to encode: levels it implements, sources up to the level's
+/// size limit.
 fn supported(level: i32, size: usize) -> bool {
-    let fits_window = size as u64 <= 1 << zstd::params::cparams(level, size as u64).window_log;
-    zstd::is_level_supported(level) && size <= zstd::MAX_SOURCE_SIZE && fits_window
+    zstd::is_level_supported(level) && size <= zstd::max_source_size(level)
 }
 
 #[test]
@@ -85,16 +84,25 @@ fn unimplemented_levels_are_typed_errors() {
         assert!(zstd::compress(&text, level).is_ok());
     }
     assert!(!zstd::is_level_supported(-131073));
-    // Sources larger than their window (512 KiB at level 1) need enforceMaxDist: refused.
+    // Sources larger than their window (512 KiB at level 1) slide it (enforceMaxDist).
     let window = 512 * 1024;
     let big = vec![7u8; window + 1];
-    assert!(matches!(zstd::compress(&big, 1), Err(ZstdError::UnsupportedLevelForSize { level: 1, size }) if size == big.len()));
-    assert!(zstd::compress(&big[..window], 1).is_ok());
-    assert!(zstd::compress(&big, 2).is_ok(), "level 2 has a 1 MiB window");
-    let huge = vec![7u8; zstd::MAX_SOURCE_SIZE + 1];
-    for level in [-1, 1, 12, 19, 22] {
-        assert!(matches!(zstd::compress(&huge, level), Err(ZstdError::UnsupportedLevelForSize { .. })));
+    assert!(zstd::compress(&big, 1).is_ok());
+    // Level 22 above 64 MiB would need long-distance matching: refused by type.
+    assert_eq!(zstd::max_source_size(22), 64 << 20);
+    assert_eq!(zstd::max_source_size(21), zstd::MAX_SOURCE_SIZE);
+    // Index overflow correction is checked for fast, dfast, greedy, lazy and lazy2 (levels <= 12).
+    for level in [-131072, -1, 1, 2, 3, 4, 5, 6, 7, 8, 12] {
+        assert_eq!(zstd::max_source_size(level), usize::MAX, "L{level}");
     }
+    for level in [13, 15, 16, 19] {
+        assert_eq!(zstd::max_source_size(level), zstd::MAX_SOURCE_SIZE, "L{level}");
+    }
+    assert_eq!(zstd::max_source_size(23), 0);
+    let ldm = vec![0u8; (64 << 20) + 1];
+    assert!(
+        matches!(zstd::compress(&ldm, 22), Err(ZstdError::UnsupportedLevelForSize { level: 22, size }) if size == ldm.len())
+    );
 }
 
 proptest! {

@@ -8,6 +8,7 @@ use super::params::{CParams, Strategy};
 use super::presplit;
 use super::split::{self, BlockContext, SplitState};
 use super::seq_store::{REP_START_VALUE, SeqStore};
+use super::window::Window;
 
 /// Frame magic number, little-endian (`ZSTD_MAGICNUMBER`).
 const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -73,6 +74,42 @@ pub(crate) struct FrameState {
     pub(crate) split: SplitState,
 }
 
+impl FrameState {
+    /// Mirrors the window upkeep of ZSTD_compress_frameChunk before each block: index
+    /// overflow correction with its table reduction (ZSTD_overflowCorrectIfNeeded),
+    /// ZSTD_checkDictValidity (nothing to do without a dictionary) and
+    /// ZSTD_window_enforceMaxDist. `pos..pos + block_size` is the block in frame positions;
+    /// returns its start as a finder position (an offset into `src[window.origin()..]`).
+    pub(crate) fn prepare_block(&mut self, window: &mut Window, cp: &CParams, pos: usize, block_size: usize) -> usize {
+        let cycle_log = cycle_log(cp);
+        let (start, end) = (pos - window.origin(), pos + block_size - window.origin());
+        if let Some((correction, moved)) = window.correct_overflow_if_needed(start, end, cycle_log) {
+            self.reduce_index(cp, correction, moved);
+        }
+        let fpos = pos - window.origin();
+        window.enforce_max_dist(fpos);
+        fpos
+    }
+
+    /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
+    /// ZSTD_overflowCorrectIfNeeded: every stored index loses `correction`; finder
+    /// positions moved by `moved`.
+    fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
+        matcher::table::reduce_table(self.hash_table.as_mut_slice(), correction, false);
+        match cp.strategy {
+            Strategy::Fast => {}
+            Strategy::DFast => matcher::table::reduce_table(&mut self.hash_small, correction, false),
+            Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => self.opt.reduce_index(correction),
+            _ => self.lazy.reduce_index(cp, correction, moved),
+        }
+    }
+}
+
+/// Mirrors ZSTD_cycleLog: tree strategies keep two chain entries per position.
+fn cycle_log(cp: &CParams) -> u32 {
+    cp.chain_log - (cp.strategy >= Strategy::BtLazy2) as u32
+}
+
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
@@ -97,6 +134,8 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     st.prev = EntropyTables::default();
     let mut prev_rep = REP_START_VALUE;
 
+    let mut window = Window::new(cp.window_log);
+
     let window_size = (1usize << cp.window_log).min(src.len()).max(1);
     let block_size_max = BLOCK_SIZE_MAX.min(window_size);
     let mut savings: i64 = 0;
@@ -109,11 +148,15 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         let block = &src[pos..pos + block_size];
         let out_start = out.len();
 
+        // The finders see `src[origin..]`: an overflow correction moves the origin.
+        let fpos = st.prepare_block(&mut window, cp, pos, block_size);
+        let fsrc = &src[window.origin()..];
+
         let mut c_size = 0;
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {
             st.seqs.reset(block_size);
             let mut next_rep = prev_rep;
-            let end = pos + block_size;
+            let fend = fpos + block_size;
             match cp.strategy {
                 Strategy::DFast => matcher::double_fast::compress_block(
                     st.hash_table.as_mut_slice(),
@@ -121,28 +164,47 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                     &mut st.seqs,
                     &mut next_rep,
                     cp,
-                    src,
-                    pos,
-                    end,
+                    &window,
+                    fsrc,
+                    fpos,
+                    fend,
                 ),
-                Strategy::Fast => {
-                    matcher::fast::compress_block(st.hash_table.as_mut_slice(), &mut st.seqs, &mut next_rep, cp, src, pos, end)
-                }
+                Strategy::Fast => matcher::fast::compress_block(
+                    st.hash_table.as_mut_slice(),
+                    &mut st.seqs,
+                    &mut next_rep,
+                    cp,
+                    &window,
+                    fsrc,
+                    fpos,
+                    fend,
+                ),
                 Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
-                    st.opt.limit_catch_up(pos);
-                    matcher::opt::compress_block(st.hash_table.as_mut_slice(), &mut st.opt, &mut st.seqs, &mut next_rep, cp, src, pos, end)
+                    st.opt.limit_catch_up(fpos, &window);
+                    matcher::opt::compress_block(
+                        st.hash_table.as_mut_slice(),
+                        &mut st.opt,
+                        &mut st.seqs,
+                        &mut next_rep,
+                        cp,
+                        &mut window,
+                        fsrc,
+                        fpos,
+                        fend,
+                    )
                 }
                 _ => {
-                    st.lazy.limit_catch_up(pos);
+                    st.lazy.limit_catch_up(fpos, &window);
                     matcher::lazy::compress_block(
                         st.hash_table.as_mut_slice(),
                         &mut st.lazy,
                         &mut st.seqs,
                         &mut next_rep,
                         cp,
-                        src,
-                        pos,
-                        end,
+                        &window,
+                        fsrc,
+                        fpos,
+                        fend,
                     )
                 }
             };

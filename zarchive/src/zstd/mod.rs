@@ -39,11 +39,9 @@ pub enum ZstdError {
     /// The frames decode to more bytes than the caller allowed.
     #[error("zstd data decodes to more than {limit} bytes")]
     TooLarge { limit: usize },
-    /// The level is implemented, but not for a source of this size. Refused are: sources above
-    /// [`MAX_SOURCE_SIZE`] (4 MiB); sources larger than their window `2^windowLog` (above 512 KiB
-    /// at levels 1 and below, 1 MiB at level 2, 2 MiB at levels 3-8; levels 9-22 reach the
-    /// 4 MiB cap first). Everything else (every level
-    /// -131072..=22, the optimal parser and its post-block splitter included) is encoded.
+    /// The level is implemented, but not for a source of this size: above
+    /// [`max_source_size`] (64 MiB at level 22, where libzstd turns on long-distance
+    /// matching; [`MAX_SOURCE_SIZE`] where index overflow correction is not checked).
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize { level: i32, size: usize },
     /// The frames decode to a different number of bytes than the caller required.
@@ -108,11 +106,49 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
-/// Largest source [`Compressor`] accepts at any level. Below it, a source is also refused
-/// when it is larger than its window (`2^windowLog`, which would need `enforceMaxDist`);
-/// see [`ZstdError::UnsupportedLevelForSize`]. Inputs up to here were checked
-/// byte-identical by the differential harness (`zstd_diff --big`).
-pub const MAX_SOURCE_SIZE: usize = 4 * 1024 * 1024;
+/// Largest source [`Compressor`] accepts at every level but 22 (see [`max_source_size`]):
+/// up to here libzstd never corrects (rebases) its `u32` window indices, which it does once a
+/// block would end beyond index 3500 MiB (`ZSTD_CURRENT_MAX`, `ZSTD_overflowCorrectIfNeeded`).
+/// The margin covers the start index and btultra2's first-block shift. Larger sources are
+/// accepted at the levels whose strategy was checked through a correction.
+pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX - window::WINDOW_START_INDEX as u64 - block::BLOCK_SIZE_MAX as u64) as usize;
+
+/// Largest source libzstd compresses at level 22 without long-distance matching: above it
+/// the window is `2^27` and `ZSTD_resolveEnableLdm` turns LDM on (strategy >= btopt and
+/// windowLog >= 27), which this encoder does not implement.
+const LDM_FREE_SOURCE_SIZE: usize = 1 << 26;
+/// `ZSTD_resolveEnableLdm`: windowLog from which btopt and above enable LDM.
+const LDM_MIN_WINDOW_LOG: u32 = 27;
+/// Strategies whose frames were checked byte-identical through an index overflow correction
+/// (`zstd_diff --huge --sizes 3501M+1` at levels -5, 1, 3, 5, 6 and 8); the others
+/// (btlazy2 and the optimal parser, too slow to check that far so far) are refused above
+/// [`MAX_SOURCE_SIZE`].
+const OVERFLOW_CORRECTION_CHECKED: &[Strategy] =
+    &[Strategy::Fast, Strategy::DFast, Strategy::Greedy, Strategy::Lazy, Strategy::Lazy2];
+
+/// Largest source [`Compressor::compress_into`] accepts at `level`: unlimited where the
+/// index overflow correction was checked, else [`MAX_SOURCE_SIZE`]; 64 MiB at level 22.
+/// Larger sources are refused with [`ZstdError::UnsupportedLevelForSize`]. Zero for a level
+/// that is not implemented.
+pub fn max_source_size(level: i32) -> usize {
+    if !is_level_supported(level) {
+        return 0;
+    }
+    // Every source above 256 KiB uses the same row; above 1 GiB the window is not shrunk.
+    let cp = params::cparams(level, MAX_SOURCE_SIZE as u64);
+    if uses_ldm(&cp) {
+        LDM_FREE_SOURCE_SIZE
+    } else if OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy) {
+        usize::MAX
+    } else {
+        MAX_SOURCE_SIZE
+    }
+}
+
+/// Mirrors ZSTD_resolveEnableLdm for default (auto) parameters.
+fn uses_ldm(cp: &CParams) -> bool {
+    cp.strategy >= Strategy::BtOpt && cp.window_log >= LDM_MIN_WINDOW_LOG
+}
 
 /// A reusable compression context: its tables are allocated once and reused across calls.
 pub struct Compressor {
@@ -144,7 +180,7 @@ impl Compressor {
     /// Compress `src` into one frame appended to `dst`; returns the frame's length.
     ///
     /// The frame is byte-identical to libzstd 1.5.7's `ZSTD_compress(src, level)`. Sources
-    /// larger than [`MAX_SOURCE_SIZE`] or than their window are refused with
+    /// larger than [`max_source_size`] are refused with
     /// [`ZstdError::UnsupportedLevelForSize`].
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
@@ -158,16 +194,17 @@ impl Compressor {
 }
 
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
-/// byte-identically: up to [`MAX_SOURCE_SIZE`], and only while the whole source fits the
-/// window (no `ZSTD_window_enforceMaxDist` ever moves the low limit).
+/// byte-identically (see [`max_source_size`]): the window slides past `2^windowLog` as in
+/// libzstd at every size; indices are corrected only for the strategies checked that far;
+/// long-distance matching is not implemented.
 fn size_supported(cp: &CParams, len: usize) -> bool {
-    len <= MAX_SOURCE_SIZE && (len as u64) <= 1u64 << cp.window_log
+    !uses_ldm(cp) && (len <= MAX_SOURCE_SIZE || OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy))
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
 /// parser (`btopt`, `btultra`, `btultra2`) for some sizes, with libzstd's post-block
-/// splitter from 64 KiB + 1 on. Every level is implemented for every source that fits its
-/// window, up to [`MAX_SOURCE_SIZE`].
+/// splitter from 64 KiB + 1 on. Every level is implemented for every source up to
+/// [`max_source_size`].
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
 /// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,

@@ -3,7 +3,7 @@
 use super::{BlockReps, count, hash_ptr, read32, read64};
 use crate::zstd::params::CParams;
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Every `STEP_INCR` positions without a match the step grows by one (`1 << kSearchStrength`).
 const STEP_INCR: usize = 1 << 8;
@@ -20,25 +20,27 @@ pub(crate) fn compress_block(
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
 ) -> usize {
     match cp.min_match {
-        5 => generic::<5>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
-        6 => generic::<6>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
-        7.. => generic::<7>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
-        _ => generic::<4>(hash_long, hash_small, seqs, rep, cp, src, block_start, block_end),
+        5 => generic::<5>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
+        6 => generic::<6>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
+        7.. => generic::<7>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
+        _ => generic::<4>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
     }
 }
 
 /// Position of a valid table index (`>= prefixLowestIndex`), else `None`.
 #[inline(always)]
-fn valid(idx: u32) -> Option<usize> {
-    (idx >= WINDOW_START_INDEX).then(|| (idx - WINDOW_START_INDEX) as usize)
+fn valid(idx: u32, prefix_lowest_index: u32) -> Option<usize> {
+    (idx >= prefix_lowest_index).then(|| (idx - WINDOW_START_INDEX) as usize)
 }
 
 /// Mirrors ZSTD_compressBlock_doubleFast_noDict_generic (positions are offsets into `src`).
+/// The prefix start comes from the block's end (`ZSTD_getLowestPrefixIndex(endIndex)`).
 #[allow(clippy::too_many_arguments)]
 fn generic<const MLS: u32>(
     hash_long: &mut [u32],
@@ -46,6 +48,7 @@ fn generic<const MLS: u32>(
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -57,11 +60,13 @@ fn generic<const MLS: u32>(
     let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
     let iend = block_end;
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+    let prefix_lowest_index = window.lowest_prefix_index(index_of(block_end));
+    let prefix_lowest = (prefix_lowest_index - WINDOW_START_INDEX) as usize;
     let mut anchor = block_start;
     let mut ip = block_start;
-    ip += (ip == 0) as usize;
-    // max_rep = curr - windowLow
-    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, ip as u32);
+    ip += (ip == prefix_lowest) as usize;
+    let curr = index_of(ip);
+    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
 
     'outer: loop {
         let mut step = 1;
@@ -92,13 +97,13 @@ fn generic<const MLS: u32>(
             }
 
             hl1 = hl(ip1);
-            if let Some(m) = valid(idxl0)
+            if let Some(m) = valid(idxl0, prefix_lowest_index)
                 && read64(src, m) == read64(src, ip)
             {
                 let mut len = count(src, ip + 8, m + 8, iend) + 8;
                 let offset = (ip - m) as u32;
                 let (mut p, mut mm) = (ip, m);
-                while p > anchor && mm > 0 && src[p - 1] == src[mm - 1] {
+                while p > anchor && mm > prefix_lowest && src[p - 1] == src[mm - 1] {
                     p -= 1;
                     mm -= 1;
                     len += 1;
@@ -108,7 +113,7 @@ fn generic<const MLS: u32>(
             }
 
             let idxl1 = hash_long[hl1];
-            if let Some(ms) = valid(idxs0)
+            if let Some(ms) = valid(idxs0, prefix_lowest_index)
                 && read32(src, ms) == read32(src, ip)
             {
                 // _search_next_long: a short match; look for a long one at ip + 1.
@@ -116,7 +121,7 @@ fn generic<const MLS: u32>(
                 let mut offset = (ip - ms) as u32;
                 let (mut p, mut mm) = (ip, ms);
                 // Strict `>` for the ip+1 long candidate (deliberate, as in libzstd).
-                if idxl1 > WINDOW_START_INDEX {
+                if idxl1 > prefix_lowest_index {
                     let ml1 = (idxl1 - WINDOW_START_INDEX) as usize;
                     if read64(src, ml1) == read64(src, ip1) {
                         let l1len = count(src, ip1 + 8, ml1 + 8, iend) + 8;
@@ -128,7 +133,7 @@ fn generic<const MLS: u32>(
                         }
                     }
                 }
-                while p > anchor && mm > 0 && src[p - 1] == src[mm - 1] {
+                while p > anchor && mm > prefix_lowest && src[p - 1] == src[mm - 1] {
                     p -= 1;
                     mm -= 1;
                     len += 1;

@@ -3,7 +3,7 @@
 use super::{BlockReps, count, hash_ptr, read32};
 use crate::zstd::params::CParams;
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Every `STEP_INCR` bytes without a match the step grows by one (`1 << (kSearchStrength - 1)`).
 const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
@@ -12,31 +12,36 @@ const SEARCH_STRENGTH: u32 = 8;
 
 /// Mirrors ZSTD_compressBlock_fast: picks the `mls` specialisation (4..=7).
 /// Returns the number of trailing literals.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn compress_block(
     hash_table: &mut [u32],
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
 ) -> usize {
     match cp.min_match {
-        5 => compress_block_generic::<5>(hash_table, seqs, rep, cp, src, block_start, block_end),
-        6 => compress_block_generic::<6>(hash_table, seqs, rep, cp, src, block_start, block_end),
-        7.. => compress_block_generic::<7>(hash_table, seqs, rep, cp, src, block_start, block_end),
-        _ => compress_block_generic::<4>(hash_table, seqs, rep, cp, src, block_start, block_end),
+        5 => compress_block_generic::<5>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
+        6 => compress_block_generic::<6>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
+        7.. => compress_block_generic::<7>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
+        _ => compress_block_generic::<4>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
     }
 }
 
 /// Mirrors ZSTD_compressBlock_fast_noDict_generic. Positions are offsets into `src` (the
-/// whole frame input); the block is `src[block_start..block_end]`; the prefix starts at 0.
+/// whole frame input); the block is `src[block_start..block_end]`. Candidates below the
+/// prefix start, which libzstd computes from the block's *end*
+/// (`ZSTD_getLowestPrefixIndex(endIndex)`), are ignored.
 #[allow(clippy::too_many_arguments)]
 fn compress_block_generic<const MLS: u32>(
     hash_table: &mut [u32],
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -48,12 +53,15 @@ fn compress_block_generic<const MLS: u32>(
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
     let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
 
+    let prefix_start_index = window.lowest_prefix_index(index_of(block_end));
+    let prefix_start = (prefix_start_index - WINDOW_START_INDEX) as usize;
+
     let mut anchor = block_start;
     let mut ip0 = block_start;
     // The very first position of the frame is never searched.
-    ip0 += (ip0 == 0) as usize;
-    // max_rep = curr - windowLow
-    let (mut rep_offset1, mut rep_offset2, saved_reps) = BlockReps::start(rep, ip0 as u32);
+    ip0 += (ip0 == prefix_start) as usize;
+    let curr = index_of(ip0);
+    let (mut rep_offset1, mut rep_offset2, saved_reps) = BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
 
     'start: loop {
         let mut step = step_size;
@@ -88,9 +96,9 @@ fn compress_block_generic<const MLS: u32>(
                 hash_table[hash1] = index_of(ip1);
                 break;
             }
-            if match_idx >= WINDOW_START_INDEX && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
+            if match_idx >= prefix_start_index && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
                 hash_table[hash1] = index_of(ip1);
-                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, &mut rep_offset1, &mut rep_offset2);
+                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, prefix_start, &mut rep_offset1, &mut rep_offset2);
                 break;
             }
 
@@ -103,12 +111,12 @@ fn compress_block_generic<const MLS: u32>(
 
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
-            if match_idx >= WINDOW_START_INDEX && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
+            if match_idx >= prefix_start_index && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
                 // Only written back when the search cannot resume before ip1 (deliberate).
                 if step <= 4 {
                     hash_table[hash1] = index_of(ip1);
                 }
-                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, &mut rep_offset1, &mut rep_offset2);
+                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, prefix_start, &mut rep_offset1, &mut rep_offset2);
                 break;
             }
 
@@ -156,16 +164,25 @@ fn compress_block_generic<const MLS: u32>(
     iend - anchor
 }
 
-/// The `_offset` path: a new offset found in the hash table at `ip0`; extends backwards.
+/// The `_offset` path: a new offset found in the hash table at `ip0`; extends backwards
+/// while the match stays above `prefix_start`.
 #[inline(always)]
-fn new_offset(src: &[u8], ip0: usize, match_idx: u32, anchor: usize, rep1: &mut u32, rep2: &mut u32) -> (usize, usize, u32, usize) {
+fn new_offset(
+    src: &[u8],
+    ip0: usize,
+    match_idx: u32,
+    anchor: usize,
+    prefix_start: usize,
+    rep1: &mut u32,
+    rep2: &mut u32,
+) -> (usize, usize, u32, usize) {
     let mut p = ip0;
     let mut m = (match_idx - WINDOW_START_INDEX) as usize;
     *rep2 = *rep1;
     *rep1 = (p - m) as u32;
     let off_base = *rep1 + 3;
     let mut len = 4;
-    while p > anchor && m > 0 && src[p - 1] == src[m - 1] {
+    while p > anchor && m > prefix_start && src[p - 1] == src[m - 1] {
         p -= 1;
         m -= 1;
         len += 1;

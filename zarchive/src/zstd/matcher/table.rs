@@ -2,6 +2,8 @@
 //! across frames, and starting on a cache-line boundary so that a 64-byte hash row (16
 //! entries of the row finder) occupies exactly one cache line.
 
+use crate::zstd::window::WINDOW_START_INDEX;
+
 /// Alignment of every table (libzstd's `ZSTD_cwksp` aligns tables to 64 bytes).
 const CACHE_LINE: usize = 64;
 
@@ -34,6 +36,25 @@ impl<T: Copy + Default> AlignedTable<T> {
     }
 }
 
+/// Mirrors ZSTD_reduceTable_internal: lowers every index by `reducer` after an overflow
+/// correction; indices that would fall below the start index become 0 ("empty"). With
+/// `preserve_mark` (btlazy2's `ZSTD_reduceTable_btlazy2`), the unsorted mark 1 is kept.
+pub(crate) fn reduce_table(table: &mut [u32], reducer: u32, preserve_mark: bool) {
+    let threshold = reducer + WINDOW_START_INDEX;
+    for v in table.iter_mut() {
+        *v = if preserve_mark && *v == DUBT_UNSORTED_MARK {
+            DUBT_UNSORTED_MARK
+        } else if *v < threshold {
+            0
+        } else {
+            *v - reducer
+        };
+    }
+}
+
+/// btlazy2's unsorted mark (`ZSTD_DUBT_UNSORTED_MARK`), which a reduction must not touch.
+pub(crate) const DUBT_UNSORTED_MARK: u32 = 1;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +71,15 @@ mod tests {
         let mut tags = AlignedTable::<u8>::default();
         tags.reset(100);
         assert_eq!(tags.as_mut_slice().as_ptr() as usize % CACHE_LINE, 0);
+    }
+
+    #[test]
+    fn reduction_empties_indices_below_the_start_and_keeps_the_mark_on_request() {
+        let mut t = [0, 1, 2, 1000, 1001, 1002, 5000];
+        reduce_table(&mut t, 1000, false);
+        assert_eq!(t, [0, 0, 0, 0, 0, 2, 4000]);
+        let mut t = [0, 1, 1002, 999];
+        reduce_table(&mut t, 1000, true);
+        assert_eq!(t, [0, 1, 2, 0]);
     }
 }

@@ -10,15 +10,12 @@ use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::bits::highbit32;
 use crate::zstd::matcher::{count, hash_ptr};
 use crate::zstd::params::CParams;
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
-/// Marks a position that is chained but not yet sorted into the tree (`ZSTD_DUBT_UNSORTED_MARK`).
-const UNSORTED_MARK: u32 = 1;
+// Marks a position that is chained but not yet sorted into the tree (`ZSTD_DUBT_UNSORTED_MARK`).
+use crate::zstd::matcher::table::DUBT_UNSORTED_MARK as UNSORTED_MARK;
 /// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
 const OFFSET_TO_OFFBASE: u32 = 3;
-/// The lowest valid index; candidates must be strictly above it (deliberately `>`, so the
-/// frame's first byte is never a tree candidate).
-const WINDOW_LOW: u32 = WINDOW_START_INDEX;
 
 /// The binary tree over the frame's hash table and the chain table (`1 << chainLog`
 /// entries, i.e. `1 << (chainLog - 1)` node pairs).
@@ -29,6 +26,7 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
     hash_log: u32,
     bt_mask: u32,
     compares: u32,
+    limits: BlockLimits,
 }
 
 /// A link slot being filled while walking the tree; `None` stands for libzstd's
@@ -36,7 +34,7 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
 type Slot = Option<usize>;
 
 impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
         BinaryTree {
             hash: &mut hash[..1 << cp.hash_log],
             bt: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
@@ -44,6 +42,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
             hash_log: cp.hash_log,
             bt_mask: (1 << (cp.chain_log - 1)) - 1,
             compares: 1 << cp.search_log,
+            limits: window.block_limits(block_end),
         }
     }
 
@@ -81,8 +80,11 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         let mut larger: Slot = Some(self.node(curr) + 1);
         // The unsorted node's first slot still holds its chain successor.
         let mut match_index = self.bt[self.node(curr)];
+        // The lowest index for the candidate being sorted, not for the searched position.
+        let window_low = self.limits.lowest_match_index(curr);
         let (mut common_smaller, mut common_larger) = (0usize, 0usize);
-        while compares > 0 && match_index > WINDOW_LOW {
+        // Candidates must be strictly above the window's low end (deliberately `>`).
+        while compares > 0 && match_index > window_low {
             let next = self.node(match_index);
             let m = (match_index - WINDOW_START_INDEX) as usize;
             let mut len = common_smaller.min(common_larger);
@@ -133,7 +135,8 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         let h = hash_ptr::<MLS>(src, ip, self.hash_log);
         let curr = index_of(ip);
         let bt_low = curr.saturating_sub(self.bt_mask); // `btMask >= curr ? 0 : curr - btMask`
-        let unsort_limit = bt_low.max(WINDOW_LOW);
+        let window_low = self.limits.lowest_match_index(curr);
+        let unsort_limit = bt_low.max(window_low);
 
         // Walk to the end of the unsorted candidates, reversing their chain into a stack
         // through the mark slots.
@@ -171,7 +174,8 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         let mut compares = self.compares;
         let mut match_index = self.hash[h];
         self.hash[h] = curr;
-        while compares > 0 && match_index > WINDOW_LOW {
+        // Candidates must be strictly above the window's low end (deliberately `>`).
+        while compares > 0 && match_index > window_low {
             let next = self.node(match_index);
             let m = (match_index - WINDOW_START_INDEX) as usize;
             let mut len = common_smaller.min(common_larger);

@@ -4,7 +4,7 @@
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
 const OFFSET_TO_OFFBASE: u32 = 3;
@@ -17,10 +17,11 @@ pub(crate) struct HashChain<'t, const MLS: u32> {
     hash_log: u32,
     chain_size: u32,
     attempts: u32,
+    limits: BlockLimits,
 }
 
 impl<'t, const MLS: u32> HashChain<'t, MLS> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
         HashChain {
             hash: &mut hash[..1 << cp.hash_log],
             chain: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
@@ -28,6 +29,7 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
             hash_log: cp.hash_log,
             chain_size: 1 << cp.chain_log,
             attempts: 1 << cp.search_log,
+            limits: window.block_limits(block_end),
         }
     }
 
@@ -68,10 +70,10 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
         let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         let mut match_index = self.insert_and_find_first_index(src, ip, lazy_skipping);
-        // The whole source is inside the window: lowLimit is the start index.
+        let low_limit = self.limits.lowest_match_index(curr);
         // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
         let mut ip_word = read32(src, ip + ml - 3);
-        while match_index >= WINDOW_START_INDEX && attempts > 0 {
+        while match_index >= low_limit && attempts > 0 {
             let m = (match_index - WINDOW_START_INDEX) as usize;
             // Both terms fit in 32 bits, so the sum needs no overflow check.
             if read32(src, m + (ml as u32 - 3) as usize) == ip_word {

@@ -13,6 +13,7 @@ use super::{BlockReps, count, read32};
 use crate::zstd::bits::highbit32;
 use crate::zstd::params::{CParams, Strategy};
 use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use crate::zstd::window::{Window, index_of};
 
 use binary_tree::BinaryTree;
 use hash_chain::HashChain;
@@ -73,8 +74,22 @@ impl LazyState {
         self.next_to_update = 0;
     }
 
-    /// Mirrors the limited catch-up of ZSTD_buildSeqStore, before the block at `block_start`.
-    pub(crate) fn limit_catch_up(&mut self, block_start: usize) {
+    /// Mirrors the lazy part of ZSTD_reduceIndex and ZSTD_overflowCorrectIfNeeded: the chain
+    /// (or btlazy2's tree, keeping its unsorted marks) loses `correction` from every index,
+    /// and `nextToUpdate` follows the finder positions, which moved by `moved`. The row
+    /// finder has no chain, and its tags and hash cache hold no indices.
+    pub(crate) fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
+        if !uses_row_finder(cp) {
+            super::table::reduce_table(self.chain.as_mut_slice(), correction, cp.strategy == Strategy::BtLazy2);
+        }
+        self.next_to_update = self.next_to_update.saturating_sub(moved);
+    }
+
+    /// Mirrors, before the block at `block_start`, the clamp of `nextToUpdate` to the
+    /// window's low limit in ZSTD_compress_frameChunk, then the limited catch-up of
+    /// ZSTD_buildSeqStore.
+    pub(crate) fn limit_catch_up(&mut self, block_start: usize, window: &Window) {
+        self.next_to_update = self.next_to_update.max(window.low_limit_pos());
         if block_start > self.next_to_update + BLOCK_CATCH_UP_MAX {
             self.next_to_update =
                 block_start - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
@@ -109,6 +124,7 @@ pub(crate) fn compress_block(
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -119,30 +135,30 @@ pub(crate) fn compress_block(
         _ => 2,
     };
     let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
-    let args = BlockArgs { seqs, rep, src, block_start, block_end, depth };
+    let args = BlockArgs { seqs, rep, window, src, block_start, block_end, depth };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {
-            4 => args.run(BinaryTree::<4>::new(hash, state, cp)),
-            5 => args.run(BinaryTree::<5>::new(hash, state, cp)),
-            _ => args.run(BinaryTree::<6>::new(hash, state, cp)),
+            4 => args.run(BinaryTree::<4>::new(hash, state, cp, window, block_end)),
+            5 => args.run(BinaryTree::<5>::new(hash, state, cp, window, block_end)),
+            _ => args.run(BinaryTree::<6>::new(hash, state, cp, window, block_end)),
         }
     } else if uses_row_finder(cp) {
         match (mls, row::row_log(cp)) {
-            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp)),
-            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp)),
-            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp)),
-            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp)),
-            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp)),
-            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp)),
-            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp)),
-            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp)),
-            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp)),
+            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp, window, block_end)),
+            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp, window, block_end)),
+            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp, window, block_end)),
+            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp, window, block_end)),
+            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp, window, block_end)),
+            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp, window, block_end)),
+            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp, window, block_end)),
+            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp, window, block_end)),
+            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp, window, block_end)),
         }
     } else {
         match mls {
-            4 => args.run(HashChain::<4>::new(hash, state, cp)),
-            5 => args.run(HashChain::<5>::new(hash, state, cp)),
-            _ => args.run(HashChain::<6>::new(hash, state, cp)),
+            4 => args.run(HashChain::<4>::new(hash, state, cp, window, block_end)),
+            5 => args.run(HashChain::<5>::new(hash, state, cp, window, block_end)),
+            _ => args.run(HashChain::<6>::new(hash, state, cp, window, block_end)),
         }
     }
 }
@@ -151,6 +167,7 @@ pub(crate) fn compress_block(
 struct BlockArgs<'a> {
     seqs: &'a mut SeqStore,
     rep: &'a mut [u32; 3],
+    window: &'a Window,
     src: &'a [u8],
     block_start: usize,
     block_end: usize,
@@ -159,11 +176,11 @@ struct BlockArgs<'a> {
 
 impl BlockArgs<'_> {
     fn run<F: SearchMax>(self, mut finder: F) -> usize {
-        let BlockArgs { seqs, rep, src, block_start, block_end, depth } = self;
+        let BlockArgs { seqs, rep, window, src, block_start, block_end, depth } = self;
         match depth {
-            0 => lazy_generic::<F, 0>(&mut finder, seqs, rep, src, block_start, block_end),
-            1 => lazy_generic::<F, 1>(&mut finder, seqs, rep, src, block_start, block_end),
-            _ => lazy_generic::<F, 2>(&mut finder, seqs, rep, src, block_start, block_end),
+            0 => lazy_generic::<F, 0>(&mut finder, seqs, rep, window, src, block_start, block_end),
+            1 => lazy_generic::<F, 1>(&mut finder, seqs, rep, window, src, block_start, block_end),
+            _ => lazy_generic::<F, 2>(&mut finder, seqs, rep, window, src, block_start, block_end),
         }
     }
 }
@@ -182,6 +199,7 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     finder: &mut F,
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -190,12 +208,15 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     // `None` when the block is too short to search at all (`ilimit` before the source).
     let ilimit = iend.checked_sub(F::MARGIN);
     let search_end = ilimit.unwrap_or(0);
+    // `prefixLowest` is the window's `dictLimit` as the block starts (unlike fast and
+    // dfast, which derive it from the block end).
+    let prefix_lowest = window.low_limit_pos();
     let mut ip = block_start;
     let mut anchor = block_start;
     // The very first position of the frame is never searched.
-    ip += (ip == 0) as usize;
-    // max_rep = curr - windowLow
-    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, ip as u32);
+    ip += (ip == prefix_lowest) as usize;
+    let curr = index_of(ip);
+    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
     let mut lazy_skipping = false;
     finder.start_block(src, ilimit);
 
@@ -274,10 +295,10 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
                 }
             }
 
-            // Catch up backwards (only within the prefix: the match must stay above 0).
+            // Catch up backwards (only within the prefix: the match must stay above its start).
             if off_base > REP_NUM_OFFBASE_MAX {
                 let offset = (off_base - REP_NUM_OFFBASE_MAX) as usize;
-                while start > anchor && start - offset > 0 && src[start - 1] == src[start - offset - 1] {
+                while start > anchor && start - offset > prefix_lowest && src[start - 1] == src[start - offset - 1] {
                     start -= 1;
                     match_length += 1;
                 }

@@ -13,7 +13,7 @@
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
 pub(crate) const ROW_HASH_CACHE_SIZE: usize = 8;
@@ -95,11 +95,12 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     /// Width of a row hash: `rowHashLog + ROW_HASH_TAG_BITS`.
     hash_bits: u32,
     attempts: usize,
+    limits: BlockLimits,
     touched: bool,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams) -> Self {
+    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
         let row_log = ROW.trailing_zeros();
         debug_assert_eq!(row_log, self::row_log(cp));
         let (rows, _) = hash[..1 << cp.hash_log].as_chunks_mut::<ROW>();
@@ -114,6 +115,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             hash_bits: cp.hash_log - row_log + ROW_HASH_TAG_BITS,
             // The number of searches is capped at the entries per row.
             attempts: 1 << cp.search_log.min(row_log),
+            limits: window.block_limits(block_end),
             touched: false,
         }
     }
@@ -226,6 +228,8 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         // spending an attempt), which is the same as dropping its bit up front.
         matches &= !(1 << ((ROW - head) & (ROW - 1)));
 
+        let curr = index_of(ip);
+        let low_limit = self.limits.lowest_match_index(curr);
         // Candidates, newest first, up to the first stale entry.
         let mut candidates = [0u32; ROW];
         let mut n = 0;
@@ -233,8 +237,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
             let slot = (head + matches.trailing_zeros() as usize) & (ROW - 1);
             matches &= matches - 1;
             let idx = row[slot];
-            // The whole source is inside the window: lowLimit is the start index.
-            if idx < WINDOW_START_INDEX {
+            if idx < low_limit {
                 break;
             }
             candidates[n & (ROW - 1)] = idx; // n < attempts <= ROW
@@ -247,7 +250,6 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         row[slot] = index_of(ip);
         self.next_to_update = ip + 1;
 
-        let curr = index_of(ip);
         let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.

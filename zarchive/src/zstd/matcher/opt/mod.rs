@@ -5,14 +5,14 @@
 //!
 //! Positions are offsets into the frame's source; table entries are window indices. A
 //! fresh frame maps position `p` to index `p + 2`; btultra2's statistics-seeding pass
-//! shifts that mapping by the first block's size (see [`OptState::index_base`]).
+//! shifts that mapping by the first block's size (see [`Window::forget_prefix`]).
 
 mod stats;
 mod tree;
 
 use crate::zstd::params::{CParams, Strategy};
 use crate::zstd::seq_store::{REP_NUM, SeqStore};
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX};
+use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
 
 use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
 use tree::{Match, OptTree};
@@ -57,10 +57,6 @@ pub(crate) struct OptState {
     hash_log3: u32,
     /// First index not yet inserted into the tree (`nextToUpdate`).
     next_to_update: u32,
-    /// Index of source position 0, which is also the lowest valid index (`dictLimit`,
-    /// `lowLimit`): [`WINDOW_START_INDEX`], plus the first block's size once btultra2's
-    /// seeding pass has moved the window (`base -= srcSize`).
-    index_base: u32,
     stats: Stats,
     prices: Vec<Optimal>,
     matches: Vec<Match>,
@@ -78,15 +74,26 @@ impl OptState {
             self.hash3.resize(1 << self.hash_log3, 0);
         }
         self.next_to_update = WINDOW_START_INDEX;
-        self.index_base = WINDOW_START_INDEX;
         self.stats = Stats::default();
         self.prices.clear();
         self.prices.resize(OPT_SIZE, Optimal::default());
     }
 
-    /// Mirrors the limited catch-up of ZSTD_buildSeqStore, before the block at `block_start`.
-    pub(crate) fn limit_catch_up(&mut self, block_start: usize) {
-        let curr = block_start as u32 + self.index_base;
+    /// Mirrors the optimal-parser part of ZSTD_reduceIndex and ZSTD_overflowCorrectIfNeeded:
+    /// the tree and the hash-3 table lose `correction` from every index, and so does
+    /// `nextToUpdate` (to 0 if it was below).
+    pub(crate) fn reduce_index(&mut self, correction: u32) {
+        super::table::reduce_table(&mut self.bt, correction, false);
+        super::table::reduce_table(&mut self.hash3, correction, false);
+        self.next_to_update = self.next_to_update.saturating_sub(correction);
+    }
+
+    /// Mirrors, before the block at `block_start`, the clamp of `nextToUpdate` to the
+    /// window's low limit in ZSTD_compress_frameChunk, then the limited catch-up of
+    /// ZSTD_buildSeqStore.
+    pub(crate) fn limit_catch_up(&mut self, block_start: usize, window: &Window) {
+        self.next_to_update = self.next_to_update.max(window.low_limit());
+        let curr = window.index(block_start);
         if curr > self.next_to_update + BLOCK_CATCH_UP_MAX {
             self.next_to_update = curr - BLOCK_CATCH_UP_KEEP.min(curr - self.next_to_update - BLOCK_CATCH_UP_MAX);
         }
@@ -105,6 +112,7 @@ pub(crate) fn compress_block(
     seqs: &mut SeqStore,
     rep: &mut [u32; REP_NUM],
     cp: &CParams,
+    window: &mut Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -120,12 +128,12 @@ pub(crate) fn compress_block(
         // ZSTD_initStats_ultra: a throw-away pass only to seed the statistics, then the
         // window forgets it (its table entries fall below the new lowest index).
         let mut scratch_rep = *rep;
-        run(hash, state, seqs, &mut scratch_rep, cp, src, block_start, block_end, level);
+        run(hash, state, seqs, &mut scratch_rep, cp, window, src, block_start, block_end, level);
         seqs.reset(block_size);
-        state.index_base += block_size as u32;
-        state.next_to_update = state.index_base;
+        window.forget_prefix(block_size as u32);
+        state.next_to_update = window.low_limit();
     }
-    run(hash, state, seqs, rep, cp, src, block_start, block_end, level)
+    run(hash, state, seqs, rep, cp, window, src, block_start, block_end, level)
 }
 
 /// Picks the tree's `mls` (minMatch clamped to 3..=6, `ZSTD_selectBtGetAllMatches`).
@@ -136,16 +144,17 @@ fn run(
     seqs: &mut SeqStore,
     rep: &mut [u32; REP_NUM],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
     level: OptLevel,
 ) -> usize {
     match cp.min_match.clamp(3, 6) {
-        3 => opt_generic::<3>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
-        4 => opt_generic::<4>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
-        5 => opt_generic::<5>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
-        _ => opt_generic::<6>(hash, state, seqs, rep, cp, src, block_start, block_end, level),
+        3 => opt_generic::<3>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
+        4 => opt_generic::<4>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
+        5 => opt_generic::<5>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
+        _ => opt_generic::<6>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
     }
 }
 
@@ -174,6 +183,7 @@ fn opt_generic<const MLS: u32>(
     seqs: &mut SeqStore,
     rep: &mut [u32; REP_NUM],
     cp: &CParams,
+    window: &Window,
     src: &[u8],
     block_start: usize,
     block_end: usize,
@@ -185,14 +195,14 @@ fn opt_generic<const MLS: u32>(
     let sufficient_len = cp.target_length.min(OPT_NUM as u32 - 1);
     let min_match: u32 = if cp.min_match == 3 { 3 } else { 4 };
 
-    let OptState { bt, hash3, hash_log3, next_to_update, index_base, stats, prices: opt, matches } = state;
-    let mut tree = OptTree::<MLS>::new(hash, bt, hash3, *hash_log3, next_to_update, *index_base, cp, src, iend);
+    let OptState { bt, hash3, hash_log3, next_to_update, stats, prices: opt, matches } = state;
+    let mut tree = OptTree::<MLS>::new(hash, bt, hash3, *hash_log3, next_to_update, window, cp, src, iend);
     stats.rescale(&src[block_start..block_end], level);
 
     let mut ip = block_start;
     let mut anchor = block_start;
-    // The very first position of the frame is never searched.
-    ip += (ip == 0) as usize;
+    // The very first position of the frame (or of btultra2's second pass) is never searched.
+    ip += (ip == window.low_limit_pos()) as usize;
     let mut last_stretch = Optimal::default();
 
     while ip < ilimit {

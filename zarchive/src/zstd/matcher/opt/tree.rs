@@ -9,6 +9,7 @@ use super::{OFFSET_TO_OFFBASE, OPT_NUM};
 use crate::zstd::matcher::{count, hash_ptr, read32};
 use crate::zstd::params::CParams;
 use crate::zstd::seq_store::REP_NUM;
+use crate::zstd::window::Window;
 
 /// Prime of the 3-byte hash (`prime3bytes`).
 const PRIME_3_BYTES: u32 = 506_832_829;
@@ -54,8 +55,10 @@ pub(super) struct OptTree<'t, const MLS: u32> {
     next_to_update: &'t mut u32,
     /// `nextToUpdate3`: a per-block copy of `nextToUpdate` at the block start.
     next_to_update3: u32,
-    /// Index of source position 0, and the lowest valid index (`windowLow`, `dictLimit`).
+    /// Index of source position 0.
     base: u32,
+    /// The window's low limit and maximum distance (`windowLow`, `dictLimit`).
+    window: Window,
     hash_log: u32,
     bt_mask: u32,
     compares: u32,
@@ -73,7 +76,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         hash3: &'t mut [u32],
         hash_log3: u32,
         next_to_update: &'t mut u32,
-        base: u32,
+        window: &Window,
         cp: &CParams,
         src: &'t [u8],
         iend: usize,
@@ -86,7 +89,8 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             hash_log3,
             next_to_update,
             next_to_update3,
-            base,
+            base: window.base(),
+            window: *window,
             hash_log: cp.hash_log,
             bt_mask: (1 << (cp.chain_log - 1)) - 1,
             compares: 1 << cp.search_log,
@@ -114,16 +118,16 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
     }
 
     /// Mirrors ZSTD_insertBt1 (noDict): sorts position `ip` into the tree. Returns how many
-    /// positions the caller may skip (at least 1). In a one-shot window the lowest valid
-    /// index computed from the update target is the window start.
-    fn insert_bt1(&mut self, ip: usize) -> u32 {
+    /// positions the caller may skip (at least 1). The lowest valid index is the one of
+    /// the update `target` (the searched position), not of `ip`.
+    fn insert_bt1(&mut self, ip: usize, target: u32) -> u32 {
         let src = self.src;
         let iend = self.iend;
         let curr = ip as u32 + self.base;
         let h = hash_ptr::<MLS>(src, ip, self.hash_log);
         let mut match_index = self.hash[h];
         let bt_low = curr.saturating_sub(self.bt_mask);
-        let window_low = self.base;
+        let window_low = self.window.lowest_match_index(target);
         let mut smaller: Slot = Some(self.node(curr));
         let mut larger: Slot = Some(self.node(curr) + 1);
         let mut common_smaller = 0;
@@ -183,7 +187,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let target = ip as u32 + self.base;
         let mut idx = *self.next_to_update;
         while idx < target {
-            let forward = self.insert_bt1(self.pos(idx));
+            let forward = self.insert_bt1(self.pos(idx), target);
             idx += forward;
         }
         *self.next_to_update = target;
@@ -227,8 +231,8 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let h = hash_ptr::<MLS>(src, ip, self.hash_log);
         let mut match_index = self.hash[h];
         let bt_low = curr.saturating_sub(self.bt_mask);
-        let window_low = self.base;
-        let dict_limit = self.base;
+        let window_low = self.window.lowest_match_index(curr);
+        let dict_limit = self.window.low_limit();
         let match_low = window_low.max(1);
         let mut smaller: Slot = Some(self.node(curr));
         let mut larger: Slot = Some(self.node(curr) + 1);

@@ -1,0 +1,82 @@
+//! Sources larger than their window (the window slides, `ZSTD_window_enforceMaxDist`):
+//! byte identity with libzstd 1.5.7 through frozen (size, SHA-256) goldens of
+//! multi-megabyte frames (no C here), and round trips past the old 4 MiB limit.
+
+use sha2::{Digest, Sha256};
+use zarkit::zstd::{self, ZstdError};
+use zarkit_corpus::{GOLDEN_LARGE_FRAMES_FILE, generate, long_range, Shape};
+
+/// One line of the large goldens file.
+struct LargeGolden {
+    size: usize,
+    seed: u64,
+    level: i32,
+    frame_size: usize,
+    sha256: String,
+}
+
+fn load_large_goldens() -> Vec<LargeGolden> {
+    let text = std::fs::read_to_string(GOLDEN_LARGE_FRAMES_FILE).expect("large goldens file");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            assert!(f.len() == 6 && f[0] == "longrange", "malformed large golden: {line:?}");
+            LargeGolden {
+                size: f[1].parse().expect("size"),
+                seed: u64::from_str_radix(f[2], 16).expect("seed"),
+                level: f[3].parse().expect("level"),
+                frame_size: f[4].parse().expect("frame size"),
+                sha256: f[5].to_string(),
+            }
+        })
+        .collect()
+}
+
+fn sha256_hex(frame: &[u8]) -> String {
+    Sha256::digest(frame).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn frames_larger_than_their_window_match_oracle_goldens() {
+    let goldens = load_large_goldens();
+    assert!(goldens.len() >= 10, "large goldens present");
+    let mut failures = Vec::new();
+    let mut input: Option<(usize, u64, Vec<u8>)> = None;
+    for g in &goldens {
+        if !matches!(&input, Some((s, seed, _)) if *s == g.size && *seed == g.seed) {
+            input = Some((g.size, g.seed, long_range(g.size, g.seed)));
+        }
+        let src = &input.as_ref().unwrap().2;
+        let window = 1u64 << zstd::params::cparams(g.level, src.len() as u64).window_log;
+        assert!(src.len() as u64 > window, "L{} at {} bytes must slide its window", g.level, g.size);
+        let frame = zstd::compress(src, g.level).expect("large sources compress");
+        if frame.len() != g.frame_size || sha256_hex(&frame) != g.sha256 {
+            failures.push(format!("{} bytes L{}: {} bytes vs oracle {}", g.size, g.level, frame.len(), g.frame_size));
+        }
+    }
+    assert!(failures.is_empty(), "frames differ from libzstd 1.5.7:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn sources_above_the_old_4_mib_limit_round_trip() {
+    let src = long_range((4 << 20) + 12_345, 7);
+    for level in [-3, 1, 4, 6, 13] {
+        let frame = zstd::compress(&src, level).expect("compresses");
+        assert!(frame.len() < src.len() / 2, "L{level}: long-range copies are found");
+        assert_eq!(zstd::decompress(&frame, src.len()).expect("decodes"), src, "L{level}");
+    }
+    // Incompressible data past the level-1 window: raw blocks across the slide.
+    let random = generate(Shape::Random, (1 << 20) + 5, 11);
+    let frame = zstd::compress(&random, 1).unwrap();
+    assert_eq!(zstd::decompress(&frame, random.len()).unwrap(), random);
+}
+
+#[test]
+fn level_22_beyond_64_mib_is_refused_by_type() {
+    // libzstd turns on long-distance matching there, which this encoder does not implement.
+    let src = vec![0u8; (64 << 20) + 1];
+    assert!(matches!(zstd::compress(&src, 22), Err(ZstdError::UnsupportedLevelForSize { level: 22, .. })));
+    assert!(zstd::max_source_size(22) == 64 << 20 && zstd::max_source_size(21) > 64 << 20);
+}
