@@ -128,19 +128,15 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     }
     let data = read_input(&a.input)?;
     let frame = zstd::compress(&data, level).map_err(|e| match e {
-        zstd::ZstdError::UnsupportedLevelForSize { level, size } => {
-            let window = 1u64 << zstd::params::cparams(level, size as u64).window_log;
-            let limit = window.min(zstd::MAX_SOURCE_SIZE as u64);
-            fail(
-                EXIT_USAGE,
-                format!(
-                    "{}: {} is too large for this encoder at level {level}: it compresses at most {} in one frame at this level (larger inputs are not supported yet)",
-                    a.input.display(),
-                    count(size as u64, "byte", "bytes"),
-                    count(limit, "byte", "bytes"),
-                ),
-            )
-        }
+        zstd::ZstdError::UnsupportedLevelForSize { level, size } => fail(
+            EXIT_USAGE,
+            format!(
+                "{}: {} is too large for this encoder at level {level}: it compresses at most {} in one frame at this level (larger inputs are not supported yet)",
+                a.input.display(),
+                count(size as u64, "byte", "bytes"),
+                count(zstd::max_source_size(level) as u64, "byte", "bytes"),
+            ),
+        ),
         other => fail(EXIT_USAGE, other.to_string()),
     })?;
     write_output(&output, a.force, false, |w| {
