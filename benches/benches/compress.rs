@@ -25,10 +25,18 @@ fn compress(c: &mut Criterion) {
             let src = payload(name).expect("bench payload").bytes();
             group.throughput(Throughput::Bytes(src.len() as u64));
             let mut out = Vec::with_capacity(src.len() + 1024);
-            match Compressor::new(level).and_then(|mut c| c.compress_into(&src, &mut out).map(|_| c)) {
+            match Compressor::new(level)
+                .and_then(|mut c| c.compress_into(&src, &mut out).map(|_| c))
+            {
                 Ok(mut ours) => {
-                    let golden = goldens.iter().find(|g| g.payload == name && g.level == level);
-                    println!("setup: {name} L{level}: frame {} bytes ({:.1} %)", out.len(), out.len() as f64 * 100.0 / src.len() as f64);
+                    let golden = goldens
+                        .iter()
+                        .find(|g| g.payload == name && g.level == level);
+                    println!(
+                        "setup: {name} L{level}: frame {} bytes ({:.1} %)",
+                        out.len(),
+                        out.len() as f64 * 100.0 / src.len() as f64
+                    );
                     if let Some(g) = golden {
                         assert!(
                             g.frame_size == out.len() && g.xxh64 == zarkit_corpus::frame_hash(&out),

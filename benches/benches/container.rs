@@ -102,7 +102,10 @@ fn container(c: &mut Criterion) {
         let a = Archive::open(&archive).unwrap();
         let dest = dir.path().join(format!("out-{label}"));
         for threads in [1, cores] {
-            let xo = ExtractOptions::new().overwrite(true).threads(threads).verify(false);
+            let xo = ExtractOptions::new()
+                .overwrite(true)
+                .threads(threads)
+                .verify(false);
             group.bench_function(format!("zarkit/j{threads}"), |b| {
                 b.iter(|| extract(&a, &dest, &xo, &mut |_| {}).unwrap())
             });
@@ -132,7 +135,9 @@ fn random_reads(c: &mut Criterion, archive: &Path) {
     group.throughput(Throughput::Bytes(4096));
     group.bench_function("read_4k", |b| {
         b.iter(|| {
-            let e = a.entry(files[rng.below(files.len() as u64) as usize]).expect("an id of this archive");
+            let e = a
+                .entry(files[rng.below(files.len() as u64) as usize])
+                .expect("an id of this archive");
             let at = rng.below(e.size() - 4095);
             e.read_at(at, &mut buf).unwrap();
         })
@@ -141,7 +146,9 @@ fn random_reads(c: &mut Criterion, archive: &Path) {
         b.iter(|| {
             let a = Archive::open(archive).unwrap();
             for _ in 0..16 {
-                let e = a.entry(files[rng.below(files.len() as u64) as usize]).expect("an id of this archive");
+                let e = a
+                    .entry(files[rng.below(files.len() as u64) as usize])
+                    .expect("an id of this archive");
                 let mut r = e.open().unwrap();
                 std::io::Seek::seek(&mut r, std::io::SeekFrom::Start(rng.below(e.size() - 4095)))
                     .unwrap();

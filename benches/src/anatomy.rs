@@ -56,7 +56,12 @@ fn parse(f: &[u8], v: &mut Vec<Part>) -> Option<()> {
         let last = bh & 1 == 1;
         let btype = (bh >> 1) & 3;
         let bsize = (bh >> 3) as usize;
-        push(v, pos, pos + 3, format!("block {block_no} header (type {btype}, size {bsize})"));
+        push(
+            v,
+            pos,
+            pos + 3,
+            format!("block {block_no} header (type {btype}, size {bsize})"),
+        );
         pos += 3;
         match btype {
             0 => {
@@ -95,7 +100,15 @@ fn parse_compressed(f: &[u8], start: usize, end: usize, b: usize, v: &mut Vec<Pa
             1 => (2, (le(f, pos, 2)? >> 4) as usize),
             _ => (3, (le(f, pos, 3)? >> 4) as usize),
         };
-        push(v, pos, pos + lh, format!("block {b} literals header ({})", if lt == 0 { "raw" } else { "RLE" }));
+        push(
+            v,
+            pos,
+            pos + lh,
+            format!(
+                "block {b} literals header ({})",
+                if lt == 0 { "raw" } else { "RLE" }
+            ),
+        );
         pos += lh;
         let n = if lt == 0 { size } else { 1 };
         push(v, pos, pos + n, format!("block {b} literals content"));
@@ -107,12 +120,24 @@ fn parse_compressed(f: &[u8], start: usize, end: usize, b: usize, v: &mut Vec<Pa
             2 => (4, (le(f, pos, 4)? >> 18) as usize & 0x3FFF, 4),
             _ => (5, (le(f, pos, 5)? >> 22) as usize & 0x3FFFF, 4),
         };
-        push(v, pos, pos + lh, format!("block {b} literals header ({})", if lt == 2 { "Huffman" } else { "treeless" }));
+        push(
+            v,
+            pos,
+            pos + lh,
+            format!(
+                "block {b} literals header ({})",
+                if lt == 2 { "Huffman" } else { "treeless" }
+            ),
+        );
         pos += lh;
         let lit_end = pos + csize;
         if lt == 2 {
             let hb = *f.get(pos)? as usize;
-            let tsize = if hb < 128 { hb + 1 } else { (hb - 127).div_ceil(2) + 1 };
+            let tsize = if hb < 128 {
+                hb + 1
+            } else {
+                (hb - 127).div_ceil(2) + 1
+            };
             push(v, pos, pos + tsize, format!("block {b} Huffman table"));
             pos += tsize;
         }
@@ -120,7 +145,12 @@ fn parse_compressed(f: &[u8], start: usize, end: usize, b: usize, v: &mut Vec<Pa
             push(v, pos, pos + 6, format!("block {b} literals jump table"));
             pos += 6;
         }
-        push(v, pos, lit_end, format!("block {b} literals streams ({streams})"));
+        push(
+            v,
+            pos,
+            lit_end,
+            format!("block {b} literals streams ({streams})"),
+        );
         pos = lit_end;
     }
     // Sequences section.
@@ -136,7 +166,12 @@ fn parse_compressed(f: &[u8], start: usize, end: usize, b: usize, v: &mut Vec<Pa
         push(v, pos, pos + n, format!("block {b} sequence count (0)"));
         return Some(());
     }
-    push(v, pos, pos + n + 1, format!("block {b} sequence count ({nb_seq}) / modes"));
+    push(
+        v,
+        pos,
+        pos + n + 1,
+        format!("block {b} sequence count ({nb_seq}) / modes"),
+    );
     let modes = *f.get(pos + n)?;
     pos += n + 1;
     for (shift, name, max) in [(6, "LL", 35), (4, "OF", 31), (2, "ML", 52)] {

@@ -93,15 +93,23 @@ mod tests {
             x
         };
         let same = interleaved(
-            &mut || { black_box(work(20_000)); },
-            &mut || { black_box(work(20_000)); },
+            &mut || {
+                black_box(work(20_000));
+            },
+            &mut || {
+                black_box(work(20_000));
+            },
             Duration::from_millis(150),
             9,
         );
         assert!((0.7..1.4).contains(&same.ratio), "{same:?}");
         let slow = interleaved(
-            &mut || { black_box(work(40_000)); },
-            &mut || { black_box(work(20_000)); },
+            &mut || {
+                black_box(work(40_000));
+            },
+            &mut || {
+                black_box(work(20_000));
+            },
             Duration::from_millis(150),
             9,
         );

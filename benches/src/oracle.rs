@@ -18,7 +18,10 @@ pub fn version_number() -> u32 {
 /// Panics unless the linked library is libzstd 1.5.7 (never the system 1.5.4).
 pub fn assert_version() {
     let v = version_number();
-    assert_eq!(v, EXPECTED_VERSION, "oracle is libzstd {v}, expected {EXPECTED_VERSION} (1.5.7)");
+    assert_eq!(
+        v, EXPECTED_VERSION,
+        "oracle is libzstd {v}, expected {EXPECTED_VERSION} (1.5.7)"
+    );
 }
 
 /// `ZSTD_compressBound(n)`.
@@ -29,7 +32,9 @@ pub fn compress_bound(n: usize) -> usize {
 
 fn error_name(code: usize) -> String {
     // SAFETY: ZSTD_getErrorName returns a pointer to a static NUL-terminated string.
-    unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZSTD_getErrorName(code)) }.to_string_lossy().into_owned()
+    unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZSTD_getErrorName(code)) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn is_error(code: usize) -> bool {
@@ -46,7 +51,13 @@ pub fn compress_into(src: &[u8], level: i32, dst: &mut Vec<u8>) -> usize {
     // SAFETY: `spare` has at least `cap` writable bytes; `src` is a valid slice. libzstd
     // writes at most `cap` bytes and returns how many it wrote (or an error code).
     let n = unsafe {
-        zstd_sys::ZSTD_compress(spare.as_mut_ptr() as *mut c_void, cap, src.as_ptr() as *const c_void, src.len(), level)
+        zstd_sys::ZSTD_compress(
+            spare.as_mut_ptr() as *mut c_void,
+            cap,
+            src.as_ptr() as *const c_void,
+            src.len(),
+            level,
+        )
     };
     assert!(!is_error(n), "ZSTD_compress failed: {}", error_name(n));
     // SAFETY: libzstd initialised the first `n <= cap` bytes of the spare capacity.
@@ -66,7 +77,12 @@ pub fn decompress(frame: &[u8], capacity: usize) -> Result<Vec<u8>, String> {
     let mut out: Vec<u8> = Vec::with_capacity(capacity.max(1));
     // SAFETY: `out` has `capacity` writable bytes; `frame` is a valid slice.
     let n = unsafe {
-        zstd_sys::ZSTD_decompress(out.as_mut_ptr() as *mut c_void, capacity, frame.as_ptr() as *const c_void, frame.len())
+        zstd_sys::ZSTD_decompress(
+            out.as_mut_ptr() as *mut c_void,
+            capacity,
+            frame.as_ptr() as *const c_void,
+            frame.len(),
+        )
     };
     if is_error(n) {
         return Err(error_name(n));
@@ -105,7 +121,11 @@ impl NativeDecoder {
                 frame.len(),
             )
         };
-        if is_error(n) { Err(error_name(n)) } else { Ok(n) }
+        if is_error(n) {
+            Err(error_name(n))
+        } else {
+            Ok(n)
+        }
     }
 }
 

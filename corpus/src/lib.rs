@@ -5,10 +5,12 @@
 //! `goldens/zstd-frames.txt`, so treat the code below as frozen.
 
 /// Path of the golden oracle frame sizes and hashes, relative to this crate.
-pub const GOLDEN_FRAMES_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/zstd-frames.txt");
+pub const GOLDEN_FRAMES_FILE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/zstd-frames.txt");
 /// Path of the golden oracle frames of multi-megabyte [`long_range`] inputs: lines of
 /// `longrange <input size> <seed> <level> <frame size> <SHA-256 of the frame, hex>`.
-pub const GOLDEN_LARGE_FRAMES_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/zstd-frames-large.txt");
+pub const GOLDEN_LARGE_FRAMES_FILE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/zstd-frames-large.txt");
 
 /// SplitMix64, a tiny fixed PRNG (Steele, Lea, Flood 2014).
 #[derive(Clone, Debug)]
@@ -97,11 +99,12 @@ impl Shape {
 }
 
 const WORDS: [&str; 64] = [
-    "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with", "be", "by", "on", "not", "he",
-    "this", "are", "or", "his", "from", "at", "which", "but", "have", "an", "had", "they", "you", "were", "their",
-    "one", "all", "we", "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who", "so",
-    "archive", "block", "window", "literal", "sequence", "offset", "entropy", "table", "stream", "frame", "header",
-    "checksum", "compress", "decoder", "huffman", "state",
+    "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with", "be",
+    "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which", "but", "have",
+    "an", "had", "they", "you", "were", "their", "one", "all", "we", "can", "her", "has", "there",
+    "been", "if", "more", "when", "will", "would", "who", "so", "archive", "block", "window",
+    "literal", "sequence", "offset", "entropy", "table", "stream", "frame", "header", "checksum",
+    "compress", "decoder", "huffman", "state",
 ];
 
 /// Generates `size` bytes of `shape` from `seed`.
@@ -147,7 +150,9 @@ pub fn generate(shape: Shape, size: usize, seed: u64) -> Vec<u8> {
             }
         }
         Shape::Records => {
-            let record: Vec<u8> = (0..(24 + rng.below(40))).map(|_| rng.below(256) as u8).collect();
+            let record: Vec<u8> = (0..(24 + rng.below(40)))
+                .map(|_| rng.below(256) as u8)
+                .collect();
             while out.len() < size {
                 let start = out.len();
                 out.extend_from_slice(&record);
@@ -256,7 +261,12 @@ impl Payload {
 }
 
 const fn p(name: &'static str, shape: Shape, size: usize) -> Payload {
-    Payload { name, shape, size, seed: 0x5A52_2024 }
+    Payload {
+        name,
+        shape,
+        size,
+        seed: 0x5A52_2024,
+    }
 }
 
 /// The frozen payload set. Names are stable; benches use text8k, random8k, hetero64k,
@@ -299,7 +309,8 @@ pub fn payload(name: &str) -> Option<Payload> {
 
 /// Levels the goldens cover (implemented or not; later stages use the rest).
 pub const GOLDEN_LEVELS: &[i32] = &[
-    -131072, -100, -7, -5, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+    -131072, -100, -7, -5, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+    19, 20, 21, 22,
 ];
 
 /// One line of the goldens file: the oracle's frame for a payload at a level.
@@ -318,7 +329,10 @@ pub fn frame_hash(frame: &[u8]) -> u64 {
 
 /// Formats a golden line: `payload level frame_size xxh64-hex`.
 pub fn format_golden(g: &Golden) -> String {
-    format!("{} {} {} {:016x}", g.payload, g.level, g.frame_size, g.xxh64)
+    format!(
+        "{} {} {} {:016x}",
+        g.payload, g.level, g.frame_size, g.xxh64
+    )
 }
 
 /// Parses the goldens file (comments start with `#`).
@@ -346,7 +360,8 @@ pub fn parse_goldens(text: &str) -> Result<Vec<Golden>, String> {
 
 /// Reads and parses [`GOLDEN_FRAMES_FILE`].
 pub fn load_goldens() -> Result<Vec<Golden>, String> {
-    let text = std::fs::read_to_string(GOLDEN_FRAMES_FILE).map_err(|e| format!("{GOLDEN_FRAMES_FILE}: {e}"))?;
+    let text = std::fs::read_to_string(GOLDEN_FRAMES_FILE)
+        .map_err(|e| format!("{GOLDEN_FRAMES_FILE}: {e}"))?;
     parse_goldens(&text)
 }
 
@@ -357,7 +372,13 @@ pub fn load_goldens() -> Result<Vec<Golden>, String> {
 pub fn long_range(size: usize, seed: u64) -> Vec<u8> {
     let mut rng = SplitMix64::new(seed);
     let mut out = generate(Shape::Mixed, size.min(256 << 10), seed ^ 0x10A6);
-    let fresh = [Shape::Text, Shape::Binary, Shape::Random, Shape::FarRepeats, Shape::Records];
+    let fresh = [
+        Shape::Text,
+        Shape::Binary,
+        Shape::Random,
+        Shape::FarRepeats,
+        Shape::Records,
+    ];
     while out.len() < size {
         let len = (1 + rng.below(64 << 10) as usize).min(size - out.len());
         let choice = rng.below(8);
@@ -418,7 +439,12 @@ mod tests {
 
     #[test]
     fn golden_lines_round_trip() {
-        let g = Golden { payload: "text8k".into(), level: -5, frame_size: 1234, xxh64: 0xdead_beef };
+        let g = Golden {
+            payload: "text8k".into(),
+            level: -5,
+            frame_size: 1234,
+            xxh64: 0xdead_beef,
+        };
         assert_eq!(parse_goldens(&format_golden(&g)).unwrap(), vec![g]);
     }
 }

@@ -43,11 +43,20 @@ fn native(src: &[u8]) -> Option<Vec<u8>> {
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     // SAFETY: a plain query without arguments.
-    assert_eq!(unsafe { zstd_sys::ZSTD_versionNumber() }, 10507, "the oracle must be libzstd 1.5.7");
+    assert_eq!(
+        unsafe { zstd_sys::ZSTD_versionNumber() },
+        10507,
+        "the oracle must be libzstd 1.5.7"
+    );
     let ours = zarkit::zstd::decompress(data, LIMIT);
     let theirs = native(data);
     match (&ours, &theirs) {
-        (Ok(a), Some(b)) => assert!(a == b, "both decode, to different bytes ({} vs {})", a.len(), b.len()),
+        (Ok(a), Some(b)) => assert!(
+            a == b,
+            "both decode, to different bytes ({} vs {})",
+            a.len(),
+            b.len()
+        ),
         (Err(_), None) => {}
         (Err(zarkit::zstd::ZstdError::WindowTooLarge { .. }), Some(_)) => {}
         (Err(_), Some(b)) if data.is_empty() && b.is_empty() => {}
@@ -56,7 +65,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             if stream.contains("Huffman") => {}
         (Err(zarkit::zstd::ZstdError::Malformed { reason, .. }), Some(_))
             if reason.contains("Huffman") && reason.contains("end mark") => {}
-        (Err(e), Some(b)) => panic!("ours refuses ({e}) what libzstd decodes to {} bytes", b.len()),
+        (Err(e), Some(b)) => panic!(
+            "ours refuses ({e}) what libzstd decodes to {} bytes",
+            b.len()
+        ),
         (Ok(a), None) => panic!("ours decodes to {} bytes what libzstd refuses", a.len()),
     }
 });

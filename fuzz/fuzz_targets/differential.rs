@@ -10,7 +10,13 @@ fn oracle(src: &[u8], level: i32) -> Vec<u8> {
     unsafe {
         let cap = zstd_sys::ZSTD_compressBound(src.len());
         let mut out = vec![0u8; cap];
-        let n = zstd_sys::ZSTD_compress(out.as_mut_ptr() as *mut c_void, cap, src.as_ptr() as *const c_void, src.len(), level);
+        let n = zstd_sys::ZSTD_compress(
+            out.as_mut_ptr() as *mut c_void,
+            cap,
+            src.as_ptr() as *const c_void,
+            src.len(),
+            level,
+        );
         assert_eq!(zstd_sys::ZSTD_isError(n), 0, "oracle failed");
         out.truncate(n);
         out
@@ -19,8 +25,14 @@ fn oracle(src: &[u8], level: i32) -> Vec<u8> {
 
 libfuzzer_sys::fuzz_target!(|input: &[u8]| {
     // SAFETY: a plain query without arguments.
-    assert_eq!(unsafe { zstd_sys::ZSTD_versionNumber() }, 10507, "the oracle must be libzstd 1.5.7");
-    let Some((&sel, data)) = input.split_first() else { return };
+    assert_eq!(
+        unsafe { zstd_sys::ZSTD_versionNumber() },
+        10507,
+        "the oracle must be libzstd 1.5.7"
+    );
+    let Some((&sel, data)) = input.split_first() else {
+        return;
+    };
     let levels = zarkit_tests::exercise::supported_levels();
     if levels.is_empty() {
         return;
@@ -28,12 +40,23 @@ libfuzzer_sys::fuzz_target!(|input: &[u8]| {
     let level = levels[sel as usize % levels.len()];
     let ours = match zarkit::zstd::compress(data, level) {
         Ok(f) => f,
-        Err(zarkit::zstd::ZstdError::UnsupportedLevelForSize { .. }) if data.len() > 64 * 1024 => return,
+        Err(zarkit::zstd::ZstdError::UnsupportedLevelForSize { .. }) if data.len() > 64 * 1024 => {
+            return;
+        }
         Err(e) => panic!("level {level}, {} bytes: {e}", data.len()),
     };
     let theirs = oracle(data, level);
     if ours != theirs {
-        let at = ours.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ours.len().min(theirs.len()));
-        panic!("level {level}, {} bytes: frames differ at byte {at} (ours {} bytes, oracle {})", data.len(), ours.len(), theirs.len());
+        let at = ours
+            .iter()
+            .zip(&theirs)
+            .position(|(a, b)| a != b)
+            .unwrap_or(ours.len().min(theirs.len()));
+        panic!(
+            "level {level}, {} bytes: frames differ at byte {at} (ours {} bytes, oracle {})",
+            data.len(),
+            ours.len(),
+            theirs.len()
+        );
     }
 });

@@ -21,7 +21,11 @@ fn replay(target: &str, f: fn(&[u8])) -> usize {
             n += 1;
         }
     }
-    assert!(n > 0, "{}: no input replayed (keep at least the seed)", dir.display());
+    assert!(
+        n > 0,
+        "{}: no input replayed (keep at least the seed)",
+        dir.display()
+    );
     n
 }
 
@@ -68,9 +72,17 @@ fn every_fuzz_target_has_a_regression_folder() {
     let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/fuzz_targets");
     for e in std::fs::read_dir(&targets).unwrap() {
         let p = e.unwrap().path();
-        let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else { continue };
-        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz-regressions").join(stem);
-        assert!(folder.is_dir(), "fuzz target {stem} has no {}", folder.display());
+        let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz-regressions")
+            .join(stem);
+        assert!(
+            folder.is_dir(),
+            "fuzz target {stem} has no {}",
+            folder.display()
+        );
     }
 }
 

@@ -83,7 +83,8 @@ fn a_block_frame_declaring_another_content_size_fails_the_read_and_verify() {
             .read_to_end(&mut Vec::new())
             .unwrap_err();
         assert!(err.to_string().contains("block 0"), "{name}: {err}");
-        let report = zarkit::zar::verify(&a, &zarkit::zar::VerifyOptions::new(), &mut |_| {}).unwrap();
+        let report =
+            zarkit::zar::verify(&a, &zarkit::zar::VerifyOptions::new(), &mut |_| {}).unwrap();
         assert_eq!(report.problems.len(), 1, "{name}");
         assert_eq!(report.problems[0].block, 0, "{name}");
     }

@@ -194,7 +194,10 @@ fn an_entry_id_from_another_archive_is_an_error_not_a_panic() {
     let big = open(craft::flat(&[(b"a", b"1"), (b"b", b"2"), (b"c", b"3")])).unwrap();
     let small = open(craft::flat(&[(b"x", b"1")])).unwrap();
     let foreign = big.lookup("c").unwrap().id();
-    assert!(matches!(small.entry(foreign), Err(ZarError::ForeignEntry { .. })));
+    assert!(matches!(
+        small.entry(foreign),
+        Err(ZarError::ForeignEntry { .. })
+    ));
     let own = small.lookup("x").unwrap().id();
     assert_eq!(small.entry(own).unwrap().name(), b"x");
 }

@@ -70,10 +70,18 @@ fn hostile_size_fields_never_drive_allocation() {
     let mut msg = String::new();
     let peak = peak_during(|| {
         let a = zarkit::zar::Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
-        msg = a.open_file("f.bin").unwrap().read_to_end(&mut Vec::new()).unwrap_err().to_string();
+        msg = a
+            .open_file("f.bin")
+            .unwrap()
+            .read_to_end(&mut Vec::new())
+            .unwrap_err()
+            .to_string();
     });
     assert!(msg.contains("block 0") && msg.contains("f.bin"), "{msg}");
-    assert!(peak < 1 << 20, "peak {peak} bytes for a frame declaring a 1 GiB window");
+    assert!(
+        peak < 1 << 20,
+        "peak {peak} bytes for a frame declaring a 1 GiB window"
+    );
 
     let dir = zarkit_tests::zar("bad");
     for e in std::fs::read_dir(&dir).unwrap() {
@@ -93,6 +101,10 @@ fn hostile_size_fields_never_drive_allocation() {
         // The file itself, the decoded blocks in the cache (16 x 64 KiB), one decoder
         // window (the frames here declare at most 64 KiB), and small change.
         let bound = 2 * len + 16 * 65536 + 2 * 65536 + (256 << 10);
-        assert!(peak <= bound, "{}: peak {peak} bytes > bound {bound}", p.display());
+        assert!(
+            peak <= bound,
+            "{}: peak {peak} bytes > bound {bound}",
+            p.display()
+        );
     }
 }

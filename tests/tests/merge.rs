@@ -25,7 +25,9 @@ fn opts(threads: usize) -> PackOptions {
 }
 
 fn pack(dir: &Path, threads: usize) -> Vec<u8> {
-    pack_dir_to(dir, Vec::new(), &opts(threads), &[], &mut |_| {}).unwrap().0
+    pack_dir_to(dir, Vec::new(), &opts(threads), &[], &mut |_| {})
+        .unwrap()
+        .0
 }
 
 /// Base game, update and DLC-shaped trees; `update` replaces two files and adds others.
@@ -102,7 +104,10 @@ fn merging_an_archive_and_a_directory_equals_packing_the_merged_tree() {
     // Two archives merge the same way.
     let update_archive = Archive::from_reader(std::io::Cursor::new(pack(&update, 1))).unwrap();
     let (got, _) = merge_to(
-        &[Source::Archive(&base_archive), Source::Archive(&update_archive)],
+        &[
+            Source::Archive(&base_archive),
+            Source::Archive(&update_archive),
+        ],
         Vec::new(),
         &opts(1),
         &[],
@@ -157,7 +162,8 @@ fn the_callers_own_entries_merge_too() {
     .unwrap();
     let archive = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
     let mut s = String::new();
-    std::io::Read::read_to_string(&mut archive.open_file("content/b.txt").unwrap(), &mut s).unwrap();
+    std::io::Read::read_to_string(&mut archive.open_file("content/b.txt").unwrap(), &mut s)
+        .unwrap();
     assert_eq!(s, "from memory");
     assert!(archive.lookup("extra/dir").is_some_and(|e| e.is_dir()));
     // A caller's path with a traversal component is refused.

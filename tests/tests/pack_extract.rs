@@ -99,7 +99,11 @@ fn extract_refuses_to_overwrite_unless_asked() {
     };
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0].path, "a.txt");
-    assert!(matches!(failures[0].error, ZarError::Exists { .. }), "{}", failures[0]);
+    assert!(
+        matches!(failures[0].error, ZarError::Exists { .. }),
+        "{}",
+        failures[0]
+    );
     assert_eq!(
         failures[0].error.io_kind(),
         Some(std::io::ErrorKind::AlreadyExists)
@@ -194,7 +198,10 @@ fn hostile_fixtures_write_nothing_anywhere() {
         let dest = base.join(&name);
         match Archive::open(&p) {
             Ok(a) => {
-                assert!(!refused_at_open.contains(&name.as_str()), "{name} must be refused at open");
+                assert!(
+                    !refused_at_open.contains(&name.as_str()),
+                    "{name} must be refused at open"
+                );
                 let _ = extract(&a, &dest, &ExtractOptions::default(), &mut |_| {});
             }
             Err(_) => assert!(!dest.exists(), "{name}: refused, so nothing created"),
@@ -251,12 +258,7 @@ fn pack_refuses_an_existing_output_unless_overwriting() {
             .contains("already exists")
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"precious");
-    quiet_pack(
-        &tree,
-        &out,
-        &PackOptions::new().overwrite(true),
-    )
-    .unwrap();
+    quiet_pack(&tree, &out, &PackOptions::new().overwrite(true)).unwrap();
     Archive::open(&out).unwrap();
 }
 
@@ -345,17 +347,24 @@ fn names_an_archive_cannot_hold_fail_the_pack_or_are_skipped_never_renamed() {
     std::fs::write(tree.join("back\\slash"), b"1").unwrap();
     std::fs::write(tree.join("C:drive"), b"2").unwrap();
     std::fs::write(tree.join("plain.txt"), b"3").unwrap();
-    let err = pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap_err();
+    let err =
+        pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap_err();
     match &err {
         ZarError::UnstorableName { path, .. } => {
-            assert!(path.ends_with("C:drive") || path.ends_with("back\\slash"), "{err}")
+            assert!(
+                path.ends_with("C:drive") || path.ends_with("back\\slash"),
+                "{err}"
+            )
         }
         other => panic!("expected UnstorableName, got {other}"),
     }
     let skip = PackOptions::new().skip_invalid_names(true);
     let (bytes, s) = pack_dir_to(&tree, Vec::new(), &skip, &[], &mut |_| {}).unwrap();
     assert_eq!(
-        s.warnings.iter().filter(|w| matches!(w, PackWarning::SkippedInvalidName(..))).count(),
+        s.warnings
+            .iter()
+            .filter(|w| matches!(w, PackWarning::SkippedInvalidName(..)))
+            .count(),
         2
     );
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
@@ -382,7 +391,11 @@ fn following_links_skips_dangling_and_looping_ones_with_a_warning() {
             _ => None,
         })
         .collect();
-    assert_eq!(broken, ["up", "dangling"], "canonical order: d/ before dangling");
+    assert_eq!(
+        broken,
+        ["up", "dangling"],
+        "canonical order: d/ before dangling"
+    );
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
     assert_eq!(a.file_count(), 1);
 }
@@ -396,19 +409,34 @@ fn trees_deeper_than_the_path_limit_pack_and_extract() {
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("t");
     std::fs::create_dir(&tree).unwrap();
-    let names: Vec<String> = (0..20).map(|i| format!("{i:02}{}", "n".repeat(248))).collect();
+    let names: Vec<String> = (0..20)
+        .map(|i| format!("{i:02}{}", "n".repeat(248)))
+        .collect();
     let open_dir = |at: &std::os::fd::OwnedFd, name: &str| {
         openat(at, name, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap()
     };
-    let mut fd = openat(CWD, &tree, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+    let mut fd = openat(
+        CWD,
+        &tree,
+        OFlags::RDONLY | OFlags::DIRECTORY,
+        Mode::empty(),
+    )
+    .unwrap();
     for n in &names {
         mkdirat(&fd, n.as_str(), Mode::from_bits_truncate(0o755)).unwrap();
         fd = open_dir(&fd, n);
     }
-    let leaf = openat(&fd, "leaf.txt", OFlags::WRONLY | OFlags::CREATE, Mode::from_bits_truncate(0o644)).unwrap();
+    let leaf = openat(
+        &fd,
+        "leaf.txt",
+        OFlags::WRONLY | OFlags::CREATE,
+        Mode::from_bits_truncate(0o644),
+    )
+    .unwrap();
     std::io::Write::write_all(&mut std::fs::File::from(leaf), b"deep content").unwrap();
 
-    let (bytes, _) = pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap();
+    let (bytes, _) =
+        pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap();
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
     let leaf_path = format!("{}/leaf.txt", names.join("/"));
     assert!(leaf_path.len() > 4096);
@@ -418,7 +446,13 @@ fn trees_deeper_than_the_path_limit_pack_and_extract() {
 
     let dest = dir.path().join("x");
     extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap();
-    let mut fd = openat(CWD, &dest, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+    let mut fd = openat(
+        CWD,
+        &dest,
+        OFlags::RDONLY | OFlags::DIRECTORY,
+        Mode::empty(),
+    )
+    .unwrap();
     for n in &names {
         fd = open_dir(&fd, n);
     }
@@ -442,6 +476,9 @@ fn a_pack_reports_each_warning_once() {
     })
     .unwrap();
     assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
-    assert!(s.archive.warnings.is_empty(), "not repeated in the writer's summary");
+    assert!(
+        s.archive.warnings.is_empty(),
+        "not repeated in the writer's summary"
+    );
     assert_eq!(seen, 1);
 }

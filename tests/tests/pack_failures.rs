@@ -33,11 +33,19 @@ fn pack_meddling(meddle: impl Fn(&Path)) -> (String, Vec<String>) {
     let d = tempfile::tempdir().unwrap();
     let t = tree(d.path());
     let victim = t.join("sub/victim.bin");
-    let err = pack_dir(&t, &d.path().join("o.zar"), &PackOptions::default(), &mut |ev| {
-        if let PackEvent::Entry { path: "sub/victim.bin" } = ev {
-            meddle(&victim);
-        }
-    })
+    let err = pack_dir(
+        &t,
+        &d.path().join("o.zar"),
+        &PackOptions::default(),
+        &mut |ev| {
+            if let PackEvent::Entry {
+                path: "sub/victim.bin",
+            } = ev
+            {
+                meddle(&victim);
+            }
+        },
+    )
     .unwrap_err();
     (err.to_string(), only(d.path()))
 }
@@ -52,7 +60,10 @@ fn a_file_removed_during_the_walk_fails_naming_it_and_leaves_no_archive() {
 #[test]
 fn a_file_truncated_during_the_walk_fails_naming_it() {
     let (msg, left) = pack_meddling(|v| std::fs::write(v, b"short").unwrap());
-    assert!(msg.contains("victim.bin") && msg.contains("changed while being packed"), "{msg}");
+    assert!(
+        msg.contains("victim.bin") && msg.contains("changed while being packed"),
+        "{msg}"
+    );
     assert_eq!(left, ["t"]);
 }
 
@@ -85,8 +96,17 @@ fn a_full_disk_is_an_error_at_every_stage_of_writing() {
     let t = tree(d.path());
     // Stored blocks, so the sizes of the stages are known: fail in the blocks, in the
     // alignment/records, in the names, in the tree, in the footer.
-    let stored = |threads| PackOptions::new().writer(WriterOptions::new().compressor(Arc::new(Stored)).threads(threads));
-    let full = pack_dir_to(&t, Vec::new(), &stored(1), &[], &mut |_| {}).unwrap().0.len();
+    let stored = |threads| {
+        PackOptions::new().writer(
+            WriterOptions::new()
+                .compressor(Arc::new(Stored))
+                .threads(threads),
+        )
+    };
+    let full = pack_dir_to(&t, Vec::new(), &stored(1), &[], &mut |_| {})
+        .unwrap()
+        .0
+        .len();
     for room in [0, 70_000, 5 * 65536 + 3, full - 200, full - 100, full - 1] {
         for threads in [1, 3] {
             let opts = stored(threads);

@@ -83,9 +83,11 @@ fn materialise(
 }
 
 fn pack(dir: &Path, threads: usize) -> Vec<u8> {
-    let opts = PackOptions::new().writer(WriterOptions::new()
+    let opts = PackOptions::new().writer(
+        WriterOptions::new()
             .compressor(Arc::new(Stored))
-            .threads(threads));
+            .threads(threads),
+    );
     pack_dir_to(dir, Vec::new(), &opts, &[], &mut |_| {})
         .unwrap()
         .0

@@ -55,7 +55,8 @@ fn pack_with(
     compressor: Arc<dyn BlockCompressor>,
     threads: usize,
 ) -> Vec<u8> {
-    let opts = PackOptions::new().writer(WriterOptions::new().compressor(compressor).threads(threads));
+    let opts =
+        PackOptions::new().writer(WriterOptions::new().compressor(compressor).threads(threads));
     pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {})
         .unwrap()
         .0

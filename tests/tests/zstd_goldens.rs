@@ -30,7 +30,10 @@ fn frames_match_oracle_goldens_for_implemented_levels() {
             if zstd::is_level_supported(g.level) {
                 // Refused by type, never mis-encoded.
                 assert!(
-                    matches!(zstd::compress(&src, g.level), Err(ZstdError::UnsupportedLevelForSize { .. })),
+                    matches!(
+                        zstd::compress(&src, g.level),
+                        Err(ZstdError::UnsupportedLevelForSize { .. })
+                    ),
                     "{} L{} must be refused",
                     g.payload,
                     g.level
@@ -40,15 +43,29 @@ fn frames_match_oracle_goldens_for_implemented_levels() {
         }
         let frame = zstd::compress(&src, g.level).expect("supported level compresses");
         if frame.len() != g.frame_size || frame_hash(&frame) != g.xxh64 {
-            failures.push(format!("{} L{}: {} bytes vs oracle {}", g.payload, g.level, frame.len(), g.frame_size));
+            failures.push(format!(
+                "{} L{}: {} bytes vs oracle {}",
+                g.payload,
+                g.level,
+                frame.len(),
+                g.frame_size
+            ));
         }
         let back = zstd::decompress(&frame, src.len()).expect("our frame decodes");
         assert_eq!(back, src, "{} L{} round trip", g.payload, g.level);
         checked += 1;
     }
-    assert!(failures.is_empty(), "frames differ from libzstd 1.5.7:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "frames differ from libzstd 1.5.7:\n{}",
+        failures.join("\n")
+    );
     // Every payload at every golden level.
-    assert_eq!(checked, PAYLOADS.len() * GOLDEN_LEVELS.len(), "goldens checked");
+    assert_eq!(
+        checked,
+        PAYLOADS.len() * GOLDEN_LEVELS.len(),
+        "goldens checked"
+    );
 }
 
 #[test]
@@ -56,7 +73,16 @@ fn reused_compressor_gives_the_same_frames_as_fresh_ones() {
     for level in [-5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 16, 19, 22] {
         let mut c = Compressor::new(level).unwrap();
         // Alternate sizes so every finder's tables are reused with other parameters too.
-        for name in ["text64k", "random64k", "hetero64k", "text8k", "zeros64k", "text200k", "mixed20k", "binary8k"] {
+        for name in [
+            "text64k",
+            "random64k",
+            "hetero64k",
+            "text8k",
+            "zeros64k",
+            "text200k",
+            "mixed20k",
+            "binary8k",
+        ] {
             let src = payload(name).unwrap().bytes();
             if !supported(level, src.len()) {
                 continue;
@@ -64,7 +90,11 @@ fn reused_compressor_gives_the_same_frames_as_fresh_ones() {
             let mut out = vec![0xAA];
             let n = c.compress_into(&src, &mut out).unwrap();
             assert_eq!(n, out.len() - 1);
-            assert_eq!(out[1..], zstd::compress(&src, level).unwrap()[..], "{name} L{level}");
+            assert_eq!(
+                out[1..],
+                zstd::compress(&src, level).unwrap()[..],
+                "{name} L{level}"
+            );
         }
     }
 }
@@ -73,9 +103,13 @@ fn reused_compressor_gives_the_same_frames_as_fresh_ones() {
 fn unimplemented_levels_are_typed_errors() {
     for level in [23, 100] {
         assert!(!zstd::is_level_supported(level));
-        assert!(matches!(Compressor::new(level), Err(ZstdError::UnsupportedLevel { level: l }) if l == level));
+        assert!(
+            matches!(Compressor::new(level), Err(ZstdError::UnsupportedLevel { level: l }) if l == level)
+        );
     }
-    for level in [-131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 19, 22] {
+    for level in [
+        -131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 19, 22,
+    ] {
         assert!(zstd::is_level_supported(level));
     }
     // The optimal parser (post-block splitter included) works above 64 KiB.
@@ -96,7 +130,11 @@ fn unimplemented_levels_are_typed_errors() {
         assert_eq!(zstd::max_source_size(level), usize::MAX, "L{level}");
     }
     for level in [13, 15, 16, 19] {
-        assert_eq!(zstd::max_source_size(level), zstd::MAX_SOURCE_SIZE, "L{level}");
+        assert_eq!(
+            zstd::max_source_size(level),
+            zstd::MAX_SOURCE_SIZE,
+            "L{level}"
+        );
     }
     assert_eq!(zstd::max_source_size(23), 0);
     let ldm = vec![0u8; (64 << 20) + 1];

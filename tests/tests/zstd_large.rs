@@ -4,7 +4,7 @@
 
 use sha2::{Digest, Sha256};
 use zarkit::zstd::{self, ZstdError};
-use zarkit_corpus::{GOLDEN_LARGE_FRAMES_FILE, generate, long_range, Shape};
+use zarkit_corpus::{GOLDEN_LARGE_FRAMES_FILE, Shape, generate, long_range};
 
 /// One line of the large goldens file.
 struct LargeGolden {
@@ -22,7 +22,10 @@ fn load_large_goldens() -> Vec<LargeGolden> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|line| {
             let f: Vec<&str> = line.split_whitespace().collect();
-            assert!(f.len() == 6 && f[0] == "longrange", "malformed large golden: {line:?}");
+            assert!(
+                f.len() == 6 && f[0] == "longrange",
+                "malformed large golden: {line:?}"
+            );
             LargeGolden {
                 size: f[1].parse().expect("size"),
                 seed: u64::from_str_radix(f[2], 16).expect("seed"),
@@ -35,7 +38,10 @@ fn load_large_goldens() -> Vec<LargeGolden> {
 }
 
 fn sha256_hex(frame: &[u8]) -> String {
-    Sha256::digest(frame).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(frame)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[test]
@@ -50,13 +56,28 @@ fn frames_larger_than_their_window_match_oracle_goldens() {
         }
         let src = &input.as_ref().unwrap().2;
         let window = 1u64 << zstd::params::cparams(g.level, src.len() as u64).window_log;
-        assert!(src.len() as u64 > window, "L{} at {} bytes must slide its window", g.level, g.size);
+        assert!(
+            src.len() as u64 > window,
+            "L{} at {} bytes must slide its window",
+            g.level,
+            g.size
+        );
         let frame = zstd::compress(src, g.level).expect("large sources compress");
         if frame.len() != g.frame_size || sha256_hex(&frame) != g.sha256 {
-            failures.push(format!("{} bytes L{}: {} bytes vs oracle {}", g.size, g.level, frame.len(), g.frame_size));
+            failures.push(format!(
+                "{} bytes L{}: {} bytes vs oracle {}",
+                g.size,
+                g.level,
+                frame.len(),
+                g.frame_size
+            ));
         }
     }
-    assert!(failures.is_empty(), "frames differ from libzstd 1.5.7:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "frames differ from libzstd 1.5.7:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -64,8 +85,15 @@ fn sources_above_the_old_4_mib_limit_round_trip() {
     let src = long_range((4 << 20) + 12_345, 7);
     for level in [-3, 1, 4, 6, 13] {
         let frame = zstd::compress(&src, level).expect("compresses");
-        assert!(frame.len() < src.len() / 2, "L{level}: long-range copies are found");
-        assert_eq!(zstd::decompress(&frame, src.len()).expect("decodes"), src, "L{level}");
+        assert!(
+            frame.len() < src.len() / 2,
+            "L{level}: long-range copies are found"
+        );
+        assert_eq!(
+            zstd::decompress(&frame, src.len()).expect("decodes"),
+            src,
+            "L{level}"
+        );
     }
     // Incompressible data past the level-1 window: raw blocks across the slide.
     let random = generate(Shape::Random, (1 << 20) + 5, 11);
@@ -77,6 +105,9 @@ fn sources_above_the_old_4_mib_limit_round_trip() {
 fn level_22_beyond_64_mib_is_refused_by_type() {
     // libzstd turns on long-distance matching there, which this encoder does not implement.
     let src = vec![0u8; (64 << 20) + 1];
-    assert!(matches!(zstd::compress(&src, 22), Err(ZstdError::UnsupportedLevelForSize { level: 22, .. })));
+    assert!(matches!(
+        zstd::compress(&src, 22),
+        Err(ZstdError::UnsupportedLevelForSize { level: 22, .. })
+    ));
     assert!(zstd::max_source_size(22) == 64 << 20 && zstd::max_source_size(21) > 64 << 20);
 }

@@ -21,7 +21,9 @@ fn assert_blocks_identical(rel: &str) -> u64 {
         assert_eq!(input.len(), BLOCK_SIZE);
         let stored = archive.stored_block(b).expect("reference block reads");
         frame.clear();
-        compressor.compress_into(&input, &mut frame).expect("level 6 compresses 64 KiB");
+        compressor
+            .compress_into(&input, &mut frame)
+            .expect("level 6 compresses 64 KiB");
         let ok = if stored.len() == BLOCK_SIZE {
             raw += 1;
             // The reference stored this block raw: its frame was not smaller than the block.
@@ -30,7 +32,11 @@ fn assert_blocks_identical(rel: &str) -> u64 {
             frame == stored
         };
         if !ok {
-            let first = frame.iter().zip(&stored).position(|(a, b)| a != b).unwrap_or(frame.len().min(stored.len()));
+            let first = frame
+                .iter()
+                .zip(&stored)
+                .position(|(a, b)| a != b)
+                .unwrap_or(frame.len().min(stored.len()));
             mismatches.push(format!(
                 "block {b}: ours {} bytes, reference {} bytes, first difference at {first}",
                 frame.len(),
@@ -38,7 +44,11 @@ fn assert_blocks_identical(rel: &str) -> u64 {
             ));
         }
         // The one-shot API gives the same frame as the reused context.
-        assert_eq!(zstd::compress(&input, REFERENCE_LEVEL).unwrap(), frame, "{rel} block {b}: fresh vs reused context");
+        assert_eq!(
+            zstd::compress(&input, REFERENCE_LEVEL).unwrap(),
+            frame,
+            "{rel} block {b}: fresh vs reused context"
+        );
     }
     eprintln!(
         "{rel}: {} blocks identical ({raw} stored raw by the reference)",
@@ -69,7 +79,9 @@ fn pack_at_reference_level(tree: &std::path::Path, threads: usize) -> Vec<u8> {
     let compressor = Arc::new(Zstd::new(REFERENCE_LEVEL).expect("level 6 is implemented"));
     let opts =
         PackOptions::new().writer(WriterOptions::new().compressor(compressor).threads(threads));
-    pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {}).expect("pack").0
+    pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {})
+        .expect("pack")
+        .0
 }
 
 #[test]
@@ -80,12 +92,18 @@ fn packing_the_basic_tree_at_level6_reproduces_the_reference_archive() {
     for threads in [1, 3] {
         let ours = pack_at_reference_level(&tree, threads);
         assert_eq!(ours.len(), reference.len(), "threads={threads}");
-        assert!(ours == reference, "threads={threads}: archive differs from basic/reference.zar");
+        assert!(
+            ours == reference,
+            "threads={threads}: archive differs from basic/reference.zar"
+        );
     }
 }
 
 #[test]
 fn packing_the_raw_tree_at_level6_reproduces_the_reference_archive() {
     let reference = std::fs::read(zar("raw/reference.zar")).unwrap();
-    assert!(pack_at_reference_level(&zar("raw/tree"), 2) == reference, "archive differs from raw/reference.zar");
+    assert!(
+        pack_at_reference_level(&zar("raw/tree"), 2) == reference,
+        "archive differs from raw/reference.zar"
+    );
 }

@@ -144,7 +144,9 @@ fn subcommand_names() -> Vec<String> {
 fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
     let first = args.get(1)?;
     let first_str = first.to_string_lossy();
-    if first_str.starts_with('-') && first_str != "--" || subcommand_names().contains(&first_str.to_string()) {
+    if first_str.starts_with('-') && first_str != "--"
+        || subcommand_names().contains(&first_str.to_string())
+    {
         return None;
     }
     let mut paths: Vec<PathBuf> = Vec::new();
@@ -178,7 +180,10 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
         [input] => (input.clone(), None),
         [input, output] => (input.clone(), Some(output.clone())),
         [] => {
-            return Some(Err(fail(EXIT_USAGE, "no input given: use `zarchive INPUT [OUTPUT]` or a subcommand (see --help)")));
+            return Some(Err(fail(
+                EXIT_USAGE,
+                "no input given: use `zarchive INPUT [OUTPUT]` or a subcommand (see --help)",
+            )));
         }
         _ => {
             return Some(Err(fail(

@@ -9,8 +9,8 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use clap::Args;
 use fuser::{
-    Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner,
-    MountOption, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, Request,
+    Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner, MountOption,
+    OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, Request,
 };
 use zarkit::zar::{Archive, Entry, EntryId, EntryKind};
 
@@ -22,8 +22,10 @@ const TTL: Duration = Duration::from_secs(3600);
 
 /// Arguments of `zarchive mount`.
 #[derive(Args, Debug)]
-#[command(after_help = "The archive is mounted read-only until Ctrl-C (or `umount DIR`). \
-Needs FUSE: /dev/fuse, and either root or the fusermount3 helper.")]
+#[command(
+    after_help = "The archive is mounted read-only until Ctrl-C (or `umount DIR`). \
+Needs FUSE: /dev/fuse, and either root or the fusermount3 helper."
+)]
 pub struct MountArgs {
     /// The archive.
     archive: PathBuf,

@@ -200,11 +200,18 @@ impl OutputFile {
         };
         r.map_err(|e| {
             if e.error.kind() == io::ErrorKind::AlreadyExists {
-                ZarError::Exists { path: target.clone() }.into()
+                ZarError::Exists {
+                    path: target.clone(),
+                }
+                .into()
             } else {
                 fail(
                     EXIT_FAILURE,
-                    format!("{}: cannot move the output into place: {}", target.display(), e.error),
+                    format!(
+                        "{}: cannot move the output into place: {}",
+                        target.display(),
+                        e.error
+                    ),
                 )
             }
         })

@@ -82,11 +82,13 @@ impl PackArgs {
 
 /// Arguments of `zarchive merge`.
 #[derive(Args, Debug)]
-#[command(after_help = "Example: zarchive merge -o full.wua base.wua update/ dlc/\n\n\
+#[command(
+    after_help = "Example: zarchive merge -o full.wua base.wua update/ dlc/\n\n\
 A later input's file replaces an earlier one at the same path (names compared ignoring ASCII \
 case, as ZAR looks them up; the first spelling is kept); directories merge. Archives are read \
 through the decoder, never extracted to disk. The result is byte-identical to packing the \
-merged tree from disk.")]
+merged tree from disk."
+)]
 pub struct MergeArgs {
     /// The inputs, in order: directories and archives (later ones win).
     #[arg(required = true)]
@@ -103,10 +105,12 @@ pub struct MergeArgs {
 
 /// Arguments of `zarchive update`.
 #[derive(Args, Debug)]
-#[command(after_help = "Example: zarchive update game.wua 0005000e10101a00_v208/\n\n\
+#[command(
+    after_help = "Example: zarchive update game.wua 0005000e10101a00_v208/\n\n\
 The archive is rewritten with the directories merged in (their files win), into a \
 temporary file renamed over the archive only when complete: if anything fails, the \
-original is left as it was.")]
+original is left as it was."
+)]
 pub struct UpdateArgs {
     /// The archive to update in place.
     archive: PathBuf,
@@ -126,14 +130,15 @@ pub fn parse_level(s: &str, stored_allowed: bool) -> Result<i32, Failure> {
             zstd::MAX_LEVEL
         )
     } else {
-        format!("a zstd level from {} to {}", zstd::MIN_LEVEL, zstd::MAX_LEVEL)
+        format!(
+            "a zstd level from {} to {}",
+            zstd::MIN_LEVEL,
+            zstd::MAX_LEVEL
+        )
     };
     match s.parse::<i32>() {
         Ok(n) if (zstd::MIN_LEVEL..=zstd::MAX_LEVEL).contains(&n) => Ok(n),
-        _ => Err(fail(
-            EXIT_USAGE,
-            format!("invalid level {s}: use {range}"),
-        )),
+        _ => Err(fail(EXIT_USAGE, format!("invalid level {s}: use {range}"))),
     }
 }
 
@@ -298,7 +303,12 @@ pub fn merge(a: MergeArgs) -> Result<(), Failure> {
         );
     }
     let pb = output::bar(quiet, 0, true);
-    let summary = zar::merge(&sources(&a.inputs, &opened), &a.output, &opts, &mut events(&pb))?;
+    let summary = zar::merge(
+        &sources(&a.inputs, &opened),
+        &a.output,
+        &opts,
+        &mut events(&pb),
+    )?;
     pb.finish_and_clear();
     if !quiet {
         print_summary(&summary);
@@ -323,7 +333,12 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
         eprintln!("Updating {}", a.archive.display());
     }
     let pb = output::bar(quiet, 0, true);
-    let summary = zar::merge(&sources(&inputs, &opened), &a.archive, &opts, &mut events(&pb))?;
+    let summary = zar::merge(
+        &sources(&inputs, &opened),
+        &a.archive,
+        &opts,
+        &mut events(&pb),
+    )?;
     pb.finish_and_clear();
     if !quiet {
         print_summary(&summary);

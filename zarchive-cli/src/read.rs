@@ -14,14 +14,16 @@ const SHOWN_PATHS: usize = 5;
 
 /// Arguments of `zarchive extract`.
 #[derive(Args, Debug)]
-#[command(after_help = "Several archives: `zarchive extract a.wua b.wua -C out/` extracts each \
+#[command(
+    after_help = "Several archives: `zarchive extract a.wua b.wua -C out/` extracts each \
 into its own folder named after the archive (out/a, out/b; without -C, a_extracted and \
 b_extracted beside them), reports each, and exits with the worst status. The leading \
 arguments that name existing files are the archives; the rest are paths inside them.
 
 A full extraction also checks the archive's SHA-256 while it writes (exit 3 on a mismatch; \
 --no-verify skips it). Extracting only some PATHs reads just the blocks they need and does \
-not check the hash.")]
+not check the hash."
+)]
 pub struct ExtractArgs {
     /// The archives (or `-` for one from standard input), then the archive paths to
     /// extract (a directory extracts its subtree; none: everything).
@@ -90,8 +92,10 @@ pub struct VerifyArgs {
 
 /// Arguments of `zarchive cat`.
 #[derive(Args, Debug)]
-#[command(after_help = "Reads only the blocks the range needs: the archive's SHA-256 is not \
-checked (use `zarchive verify` for that).")]
+#[command(
+    after_help = "Reads only the blocks the range needs: the archive's SHA-256 is not \
+checked (use `zarchive verify` for that)."
+)]
 pub struct CatArgs {
     /// The archive, or `-` for standard input.
     archive: PathBuf,
@@ -107,9 +111,11 @@ pub struct CatArgs {
 
 /// Arguments of `zarchive info`.
 #[derive(Args, Debug)]
-#[command(after_help = "For a .wua, the titles are listed: each top-level folder named \
+#[command(
+    after_help = "For a .wua, the titles are listed: each top-level folder named \
 <title ID>_v<version>, whether it is a game, update, DLC, demo or system title (from the \
-title ID), and its English name from meta/meta.xml.")]
+title ID), and its English name from meta/meta.xml."
+)]
 pub struct InfoArgs {
     /// The archive, or `-` for standard input.
     archive: PathBuf,
@@ -128,9 +134,15 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
         .take_while(|(i, p)| (*i == 0) || output::is_dash(p) || p.is_file())
         .count();
     let (archives, paths) = a.args.split_at(n_archives);
-    let paths: Vec<String> = paths.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let paths: Vec<String> = paths
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
     if archives.iter().filter(|p| output::is_dash(p)).count() > 1 {
-        return Err(fail(EXIT_USAGE, "standard input (`-`) can be given only once"));
+        return Err(fail(
+            EXIT_USAGE,
+            "standard input (`-`) can be given only once",
+        ));
     }
     let several = archives.len() > 1;
     let mut worst: Option<Failure> = None;
@@ -196,7 +208,11 @@ fn extract_one(
 ) -> Result<(), Failure> {
     let archive = open_archive(archive_path)?;
     if !a.quiet {
-        eprintln!("Extracting {} to {}", archive_path.display(), dest.display());
+        eprintln!(
+            "Extracting {} to {}",
+            archive_path.display(),
+            dest.display()
+        );
     }
     let pb = output::bar(a.quiet, 0, true);
     let opts = zar::ExtractOptions::new()
@@ -238,7 +254,11 @@ fn extract_one(
         eprintln!(
             "zarchive: error: {} already {}, not replaced (use -f to overwrite): {shown}",
             count(existing.len() as u64, "file", "files"),
-            if existing.len() == 1 { "exists" } else { "exist" },
+            if existing.len() == 1 {
+                "exists"
+            } else {
+                "exist"
+            },
         );
     }
     match result {
@@ -273,7 +293,11 @@ fn extract_one(
                 );
             }
             Err(fail(
-                if entries.is_empty() { EXIT_DAMAGED } else { EXIT_FAILURE },
+                if entries.is_empty() {
+                    EXIT_DAMAGED
+                } else {
+                    EXIT_FAILURE
+                },
                 format!(
                     "{} could not be extracted (listed above)",
                     count(entries.len() as u64, "entry", "entries")
@@ -375,10 +399,7 @@ pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
             return Err(fail(EXIT_FAILURE, output::archive_error(&a.archive, &e)));
         }
         Err(e) => {
-            return Err(fail(
-                EXIT_DAMAGED,
-                format!("{shown}: damaged: {e}"),
-            ));
+            return Err(fail(EXIT_DAMAGED, format!("{shown}: damaged: {e}")));
         }
     };
     let pb = output::bar(a.quiet, archive.block_count(), false);
@@ -509,13 +530,17 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
             "sha256": hex(&f.integrity_hash),
             "titles": titles,
         });
-        let text = serde_json::to_string_pretty(&v).map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(&v).map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
         return output::ignore_broken_pipe(writeln!(io::stdout().lock(), "{text}"));
     }
     let mut lines = vec![
         format!("archive:          {}", a.archive.display()),
         "format:           ZAR version 1".to_string(),
-        format!("archive size:     {}", count(archive.archive_size(), "byte", "bytes")),
+        format!(
+            "archive size:     {}",
+            count(archive.archive_size(), "byte", "bytes")
+        ),
         format!("files:            {}", archive.file_count()),
         format!("directories:      {} (with the root)", archive.dir_count()),
         format!("file data:        {}", count(data, "byte", "bytes")),

@@ -111,7 +111,11 @@ fn usage_errors_exit_2_and_unimplemented_levels_are_refused() {
     );
     assert_eq!(code(&o), 0);
     let o = run!();
-    assert_eq!(code(&o), 2, "no arguments is a usage error (the usage goes to stderr)");
+    assert_eq!(
+        code(&o),
+        2,
+        "no arguments is a usage error (the usage goes to stderr)"
+    );
 }
 
 #[test]
@@ -225,12 +229,20 @@ fn default_pack_reproduces_the_reference_archives_byte_for_byte() {
     let tree = d.path().join("tree");
     copy_tree(&fixture("basic/tree"), &tree);
     std::fs::create_dir_all(tree.join("emptydir")).unwrap();
-    for (src, reference) in [(tree.clone(), "basic/reference.zar"), (fixture("raw/tree"), "raw/reference.zar")] {
+    for (src, reference) in [
+        (tree.clone(), "basic/reference.zar"),
+        (fixture("raw/tree"), "raw/reference.zar"),
+    ] {
         for j in ["1", "2"] {
-            let out = d.path().join(format!("{}-{j}.zar", reference.replace('/', "_")));
+            let out = d
+                .path()
+                .join(format!("{}-{j}.zar", reference.replace('/', "_")));
             let o = run!("pack", "-q", src, "-o", out, "-j", j);
             assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
-            assert!(std::fs::read(&out).unwrap() == std::fs::read(fixture(reference)).unwrap(), "{reference} with -j {j}");
+            assert!(
+                std::fs::read(&out).unwrap() == std::fs::read(fixture(reference)).unwrap(),
+                "{reference} with -j {j}"
+            );
         }
     }
 }

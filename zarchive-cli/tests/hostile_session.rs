@@ -55,12 +55,20 @@ fn pack_refuses_a_backslash_name_by_its_real_path_and_skips_it_only_on_request()
     let o = run!("pack", "-q", t, "-o", out);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("back\\slash"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--skip-invalid-names"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--skip-invalid-names"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!out.exists());
 
     let o = run!("pack", "-q", t, "-o", out, "--skip-invalid-names");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stderr(&o).contains("back\\slash") && stderr(&o).contains("z\\"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("back\\slash") && stderr(&o).contains("z\\"),
+        "{}",
+        stderr(&o)
+    );
     let o = run!("list", out);
     let listed = stdout(&o);
     assert_eq!(listed, "a.txt\nback/\nsub/\nsub/b.bin\n", "nothing renamed");
@@ -72,8 +80,15 @@ fn pack_refuses_a_backslash_name_by_its_real_path_and_skips_it_only_on_request()
 fn a_root_with_a_name_is_refused_and_verify_calls_it_damaged() {
     let o = run!("list", fixture("bad/root_named.zar"));
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).contains("root directory carries a name"), "{}", stderr(&o));
-    assert_eq!(code(&run!("verify", "-q", fixture("bad/root_named.zar"))), 3);
+    assert!(
+        stderr(&o).contains("root directory carries a name"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        code(&run!("verify", "-q", fixture("bad/root_named.zar"))),
+        3
+    );
 }
 
 #[test]
@@ -106,7 +121,10 @@ fn decompress_of_a_bad_frame_exits_1_names_the_problem_and_leaves_no_output() {
     let d = tempfile::tempdir().unwrap();
     let cases: Vec<(&str, Vec<u8>)> = vec![
         // single segment + checksum flag, FCS 5, checksum that cannot match.
-        ("checksum", frame(0x24, &[5], b"hello", &[0xEF, 0xBE, 0xAD, 0xDE])),
+        (
+            "checksum",
+            frame(0x24, &[5], b"hello", &[0xEF, 0xBE, 0xAD, 0xDE]),
+        ),
         // single segment, declared 10 bytes, holds 5.
         ("declares 10", frame(0x20, &[10], b"hello", &[])),
         // reserved bit 3 set.
@@ -119,11 +137,27 @@ fn decompress_of_a_bad_frame_exits_1_names_the_problem_and_leaves_no_output() {
         let o = run!("decompress", input, "-o", out);
         assert_eq!(code(&o), 1, "{what}: {}", stderr(&o));
         assert!(stderr(&o).contains(what), "{what}: {}", stderr(&o));
-        assert!(stderr(&o).contains("byte"), "names the offset: {}", stderr(&o));
-        assert!(!stderr(&o).contains("Error("), "no debug dump: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("byte"),
+            "names the offset: {}",
+            stderr(&o)
+        );
+        assert!(
+            !stderr(&o).contains("Error("),
+            "no debug dump: {}",
+            stderr(&o)
+        );
         assert!(!out.exists(), "{what}: no partial output");
-        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert!(!left.iter().any(|n| n.to_string_lossy().ends_with(".partial")), "{left:?}");
+        let left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            !left
+                .iter()
+                .any(|n| n.to_string_lossy().ends_with(".partial")),
+            "{left:?}"
+        );
     }
 }
 
@@ -232,11 +266,17 @@ fn follow_symlinks_skips_dangling_and_looping_links_and_counts_them() {
     let o = run!("pack", t, "-o", out, "--follow-symlinks");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains("dangling") && e.contains("does not exist"), "{e}");
+    assert!(
+        e.contains("dangling") && e.contains("does not exist"),
+        "{e}"
+    );
     assert!(e.contains("loop") && e.contains("loops back"), "{e}");
     assert!(e.contains("2 entries skipped"), "{e}");
     let listed = stdout(&run!("list", out));
-    assert!(listed.contains("alias.txt") && !listed.contains("dangling"), "{listed}");
+    assert!(
+        listed.contains("alias.txt") && !listed.contains("dangling"),
+        "{listed}"
+    );
 }
 
 // 8. A full extract checks the archive's SHA-256.
@@ -251,8 +291,19 @@ fn full_extract_checks_the_hash_and_partial_extract_does_not() {
     std::fs::write(&out, &bytes).unwrap();
     let o = run!("extract", "-q", out, "-C", d.path().join("x1"));
     assert_eq!(code(&o), 3, "{}", stderr(&o));
-    assert!(stderr(&o).contains("integrity hash mismatch"), "{}", stderr(&o));
-    let o = run!("extract", "-q", "--no-verify", out, "-C", d.path().join("x2"));
+    assert!(
+        stderr(&o).contains("integrity hash mismatch"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!(
+        "extract",
+        "-q",
+        "--no-verify",
+        out,
+        "-C",
+        d.path().join("x2")
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let o = run!("extract", "-q", out, "-C", d.path().join("x3"), "sub");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -277,7 +328,10 @@ fn decompress_output_gets_the_ordinary_file_mode() {
     assert_eq!(code(&run!("decompress", z)), 0);
     let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, reference, "0666 less the umask, as any new file");
-    assert_eq!(std::fs::metadata(&z).unwrap().permissions().mode() & 0o777, reference);
+    assert_eq!(
+        std::fs::metadata(&z).unwrap().permissions().mode() & 0o777,
+        reference
+    );
 }
 
 // 10. Messages and small conventions.
@@ -297,7 +351,10 @@ fn counts_are_worded_in_the_singular_when_there_is_one() {
     let o = run!("pack", t, "-o", d.path().join("one.zar"));
     let e = stderr(&o);
     assert!(e.contains("1 file,") && e.contains("1 byte of data"), "{e}");
-    assert!(!e.contains("1 files") && !e.contains("1 bytes") && !e.contains("1 blocks"), "{e}");
+    assert!(
+        !e.contains("1 files") && !e.contains("1 bytes") && !e.contains("1 blocks"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -306,7 +363,10 @@ fn pack_and_compress_word_a_bad_level_the_same_way() {
     let t = small_tree(d.path());
     let p = stderr(&run!("pack", t, "-o", d.path().join("o.zar"), "-l", "99"));
     let c = stderr(&run!("compress", t.join("a.txt"), "-l", "23"));
-    assert!(p.contains("from -131072 to 22") && c.contains("from -131072 to 22"), "{p}\n{c}");
+    assert!(
+        p.contains("from -131072 to 22") && c.contains("from -131072 to 22"),
+        "{p}\n{c}"
+    );
     assert!(!p.contains("..=") && !c.contains("..="), "{p}\n{c}");
 }
 
@@ -316,10 +376,17 @@ fn compress_size_refusal_states_the_limit() {
     // the message states the limit. A sparse file keeps the test cheap.
     let d = tempfile::tempdir().unwrap();
     let big = d.path().join("big.bin");
-    std::fs::File::create(&big).unwrap().set_len((64 << 20) + 1).unwrap();
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((64 << 20) + 1)
+        .unwrap();
     let o = run!("compress", "-l", "22", big);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(stderr(&o).contains("at most 67108864 bytes"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("at most 67108864 bytes"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!d.path().join("big.bin.zst").exists());
 }
 
@@ -328,7 +395,13 @@ fn compress_size_refusal_states_the_limit() {
 fn a_fifo_is_not_called_a_zero_byte_archive_and_stdin_archives_work() {
     let d = tempfile::tempdir().unwrap();
     let fifo = d.path().join("fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let o = run!("list", fifo);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
@@ -375,9 +448,18 @@ fn list_into_a_closed_pipe_exits_0_in_every_format() {
         if json {
             cmd.arg("--json");
         }
-        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         let mut first = [0u8; 16];
-        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
         drop(child.stdout.take()); // like `| head -c 16`
         let o = child.wait_with_output().unwrap();
         assert_eq!(code(&o), 0, "json={json}: {}", stderr(&o));
@@ -412,5 +494,8 @@ fn re_extracting_many_existing_files_prints_one_summary_line() {
     assert_eq!(code(&o), 1);
     let e = stderr(&o);
     assert!(e.lines().count() <= 3, "{e}");
-    assert!(e.contains("50 files already exist") && e.contains("and 45 more") && e.contains("-f"), "{e}");
+    assert!(
+        e.contains("50 files already exist") && e.contains("and 45 more") && e.contains("-f"),
+        "{e}"
+    );
 }

@@ -50,9 +50,18 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let diff = mounted.then(|| Command::new("diff").arg("-r").arg(&tree).arg(&mnt).output().unwrap());
+    let diff = mounted.then(|| {
+        Command::new("diff")
+            .arg("-r")
+            .arg(&tree)
+            .arg(&mnt)
+            .output()
+            .unwrap()
+    });
     // Ctrl-C: SIGINT to the mounting process, which unmounts and exits 0.
-    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
     let out = child.wait_with_output().unwrap();
     assert!(mounted, "the mount never showed the archive's entries");
     let diff = diff.unwrap();
@@ -62,7 +71,11 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
         String::from_utf8_lossy(&diff.stdout),
         String::from_utf8_lossy(&diff.stderr)
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("Unmounted"));
     assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "unmounted");
 }

@@ -43,12 +43,20 @@ fn info_lists_the_titles_of_a_wua_with_kind_and_name() {
     let t = wua_tree(d.path());
     let wua = d.path().join("game.wua");
     let o = run!("pack", "-q", t, "-o", wua);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 
     let o = run!("info", wua);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("titles:           3"), "{out}");
-    assert!(out.contains("0005000010101a00 v0     game    Super Game & Friends"), "{out}");
+    assert!(
+        out.contains("0005000010101a00 v0     game    Super Game & Friends"),
+        "{out}"
+    );
     assert!(out.contains("0005000e10101a00 v208   update"), "{out}");
     assert!(out.contains("0005000c10101a00 v16    dlc"), "{out}");
     assert!(!out.contains("not_a_title"), "{out}");
@@ -67,7 +75,12 @@ fn info_lists_the_titles_of_a_wua_with_kind_and_name() {
 
     // An archive that is not a .wua has no titles line.
     let plain = d.path().join("plain.zar");
-    assert_eq!(run!("pack", "-q", t.join("not_a_title"), "-o", plain).status.code(), Some(0));
+    assert_eq!(
+        run!("pack", "-q", t.join("not_a_title"), "-o", plain)
+            .status
+            .code(),
+        Some(0)
+    );
     let out = String::from_utf8_lossy(&run!("info", plain).stdout).into_owned();
     assert!(!out.contains("titles"), "{out}");
 }
@@ -79,13 +92,29 @@ fn extract_takes_several_archives_each_into_its_own_folder_worst_status_wins() {
     let a = d.path().join("base.wua");
     let b = d.path().join("update.wua");
     assert_eq!(run!("pack", "-q", t, "-o", a).status.code(), Some(0));
-    assert_eq!(run!("pack", "-q", t.join("0005000E10101A00_v208"), "-o", b).status.code(), Some(0));
+    assert_eq!(
+        run!("pack", "-q", t.join("0005000E10101A00_v208"), "-o", b)
+            .status
+            .code(),
+        Some(0)
+    );
     let out = d.path().join("out");
     let o = run!("extract", a, b, "-C", out);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("base.wua: 4 files") && e.contains("update.wua: 1 file,"), "{e}");
-    assert!(out.join("base/0005000010101a00_v0/content/data.bin").is_file());
+    assert!(
+        e.contains("base.wua: 4 files") && e.contains("update.wua: 1 file,"),
+        "{e}"
+    );
+    assert!(
+        out.join("base/0005000010101a00_v0/content/data.bin")
+            .is_file()
+    );
     assert!(out.join("update/code/app.xml").is_file());
 
     // A second archive that is damaged (hash) makes the whole command exit 3, after the
@@ -97,14 +126,30 @@ fn extract_takes_several_archives_each_into_its_own_folder_worst_status_wins() {
     std::fs::write(&bad, &bytes).unwrap();
     let out2 = d.path().join("out2");
     let o = run!("extract", "-q", a, bad, "-C", out2);
-    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(out2.join("base/0005000010101a00_v0/meta/meta.xml").is_file());
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out2.join("base/0005000010101a00_v0/meta/meta.xml")
+            .is_file()
+    );
 
     // Paths after the archives select entries in each.
     let out3 = d.path().join("out3");
     let o = run!("extract", "-q", a, "-C", out3, "0005000c10101a00_v16");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(out3.join("0005000c10101a00_v16/content/extra.bin").is_file());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out3.join("0005000c10101a00_v16/content/extra.bin")
+            .is_file()
+    );
     assert!(!out3.join("0005000010101a00_v0").exists());
 }
 
@@ -120,11 +165,18 @@ fn list_tree_indents_entries_with_sizes_and_directory_totals() {
     assert!(lines[0].ends_with("  ./"), "{out}");
     let root_total: u64 = lines[0].split_whitespace().next().unwrap().parse().unwrap();
     // data.bin + meta.xml + app.xml + extra.bin.
-    let meta = std::fs::metadata(t.join("0005000010101a00_v0/meta/meta.xml")).unwrap().len();
+    let meta = std::fs::metadata(t.join("0005000010101a00_v0/meta/meta.xml"))
+        .unwrap()
+        .len();
     assert_eq!(root_total, 70_000 + meta + 6 + 3, "{out}");
     assert!(lines.contains(&"         70000        data.bin"), "{out}");
     assert!(lines.contains(&"         70000      content/"), "{out}");
-    assert!(lines.iter().any(|l| l.ends_with("    0005000010101a00_v0/")), "{out}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with("    0005000010101a00_v0/")),
+        "{out}"
+    );
 }
 
 #[test]
@@ -134,29 +186,58 @@ fn merge_and_update_equal_packing_the_merged_tree() {
     // Base game alone, then an update folder to merge in.
     let base_dir = d.path().join("base");
     std::fs::create_dir_all(&base_dir).unwrap();
-    std::fs::rename(t.join("0005000010101a00_v0"), base_dir.join("0005000010101a00_v0")).unwrap();
+    std::fs::rename(
+        t.join("0005000010101a00_v0"),
+        base_dir.join("0005000010101a00_v0"),
+    )
+    .unwrap();
     let upd = d.path().join("upd");
     std::fs::create_dir_all(upd.join("0005000010101a00_v0/content")).unwrap();
     std::fs::write(upd.join("0005000010101a00_v0/content/data.bin"), b"patched").unwrap();
-    std::fs::rename(t.join("0005000E10101A00_v208"), upd.join("0005000E10101A00_v208")).unwrap();
+    std::fs::rename(
+        t.join("0005000E10101A00_v208"),
+        upd.join("0005000E10101A00_v208"),
+    )
+    .unwrap();
 
     let base = d.path().join("base.wua");
-    assert_eq!(run!("pack", "-q", base_dir, "-o", base).status.code(), Some(0));
+    assert_eq!(
+        run!("pack", "-q", base_dir, "-o", base).status.code(),
+        Some(0)
+    );
     let merged = d.path().join("merged.wua");
     for j in ["1", "2"] {
         let o = run!("merge", "-q", "-f", "-j", j, "-o", merged, base, upd);
-        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         // The same tree laid out on disk, packed.
         let on_disk = d.path().join(format!("on-disk-{j}"));
         copy(&base_dir, &on_disk);
         copy(&upd, &on_disk);
         let packed = d.path().join(format!("packed-{j}.wua"));
-        assert_eq!(run!("pack", "-q", "-j", j, on_disk, "-o", packed).status.code(), Some(0));
-        assert!(std::fs::read(&merged).unwrap() == std::fs::read(&packed).unwrap(), "-j {j}");
+        assert_eq!(
+            run!("pack", "-q", "-j", j, on_disk, "-o", packed)
+                .status
+                .code(),
+            Some(0)
+        );
+        assert!(
+            std::fs::read(&merged).unwrap() == std::fs::read(&packed).unwrap(),
+            "-j {j}"
+        );
     }
     // update: the same, in place.
     let o = run!("update", "-q", base, upd);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(std::fs::read(&base).unwrap() == std::fs::read(&merged).unwrap());
     // merge refuses to write over one of its inputs.
     let o = run!("merge", "-q", "-f", "-o", base, base, upd);

@@ -7,7 +7,9 @@ use zarkit::zar::{Archive, ExtractOptions, extract};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (archive, rest) = args.split_first().ok_or("usage: extract ARCHIVE DEST | ARCHIVE --cat PATH")?;
+    let (archive, rest) = args
+        .split_first()
+        .ok_or("usage: extract ARCHIVE DEST | ARCHIVE --cat PATH")?;
     let archive = Archive::open(archive)?;
     match rest {
         [flag, path] if flag == "--cat" => {
@@ -19,7 +21,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         [dest] => {
             // Names were validated at open; nothing is written outside `dest`, and the
             // archive's SHA-256 is checked alongside.
-            let summary = extract(&archive, dest.as_ref(), &ExtractOptions::default(), &mut |_| {})?;
+            let summary = extract(
+                &archive,
+                dest.as_ref(),
+                &ExtractOptions::default(),
+                &mut |_| {},
+            )?;
             eprintln!("{} files, {} bytes", summary.files, summary.bytes);
         }
         _ => return Err("usage: extract ARCHIVE DEST | ARCHIVE --cat PATH".into()),

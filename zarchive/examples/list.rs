@@ -3,9 +3,7 @@
 use zarkit::zar::{Archive, EntryKind};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args_os()
-        .nth(1)
-        .ok_or("usage: list ARCHIVE")?;
+    let path = std::env::args_os().nth(1).ok_or("usage: list ARCHIVE")?;
     // Opening validates the whole index; a hostile archive is refused here.
     let archive = Archive::open(&path)?;
     for entry in archive.walk() {

@@ -18,6 +18,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         w.append(format!("{i}\n").as_bytes())?;
     }
     let (_, summary) = w.finish()?;
-    eprintln!("{} files in {} blocks, {} bytes", summary.files, summary.blocks, summary.archive_size);
+    eprintln!(
+        "{} files in {} blocks, {} bytes",
+        summary.files, summary.blocks, summary.archive_size
+    );
     Ok(())
 }

@@ -88,11 +88,13 @@ fn main() {
                 for threads in [1, cores()] {
                     match rows::pack_row(label, tree, bytes, level, threads) {
                         Some(mut row) => {
-                            let opts = zarkit::zar::PackOptions::new().writer(zarkit::zar::WriterOptions::new()
+                            let opts = zarkit::zar::PackOptions::new().writer(
+                                zarkit::zar::WriterOptions::new()
                                     .compressor(std::sync::Arc::new(
                                         zarkit::zar::Zstd::new(level).unwrap(),
                                     ))
-                                    .threads(threads));
+                                    .threads(threads),
+                            );
                             let n =
                                 zarkit::zar::pack_dir_to(tree, Vec::new(), &opts, &[], &mut |_| {})
                                     .unwrap()

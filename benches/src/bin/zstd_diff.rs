@@ -18,17 +18,28 @@ use std::time::Instant;
 
 use zarkit::zstd::{self, ZstdError};
 use zarkit_benches::{anatomy, oracle};
-use zarkit_corpus::{PAYLOADS, SplitMix64, Shape, generate};
+use zarkit_corpus::{PAYLOADS, Shape, SplitMix64, generate};
 
-const LEVELS: &[i32] = &[-131072, -100, -7, -5, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22];
+const LEVELS: &[i32] = &[
+    -131072, -100, -7, -5, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+    18, 19, 20, 21, 22,
+];
 const EDGE_SIZES: &[usize] = &[
-    0, 1, 6, 7, 8, 255, 256, 1023, 1024, 16383, 16384, 16385, 65535, 65536, 65537, 131072, 131073, 262144,
+    0, 1, 6, 7, 8, 255, 256, 1023, 1024, 16383, 16384, 16385, 65535, 65536, 65537, 131072, 131073,
+    262144,
 ];
 const MAX_SIZE: usize = 256 * 1024;
 /// Large sizes of `--big`: several blocks, pre-splitting, and the window edges of table 0
 /// (512 KiB at levels 1 and below, 1 MiB at level 2, 2 MiB at 3-8, 4 MiB at 9-16),
 /// and the old 4 MiB cap.
-const BIG_SIZES: &[usize] = &[300 * 1024, 512 * 1024, 512 * 1024 + 1, 1 << 20, 3 << 20, 4 << 20];
+const BIG_SIZES: &[usize] = &[
+    300 * 1024,
+    512 * 1024,
+    512 * 1024 + 1,
+    1 << 20,
+    3 << 20,
+    4 << 20,
+];
 
 /// Sizes of `--huge`: past the 4 MiB of `--big`, straddling the windows of table 0
 /// (8 MiB at levels 17-19, 32 MiB at 20, 64 MiB at 21 and the LDM edge of level 22).
@@ -58,7 +69,11 @@ fn make_input(shape: &str, size: usize, seed: u64) -> Vec<u8> {
     if shape == "longrange" {
         return zarkit_corpus::long_range(size, seed);
     }
-    let shape = Shape::ALL.iter().copied().find(|s| s.name() == shape).unwrap_or_else(|| panic!("unknown shape {shape}"));
+    let shape = Shape::ALL
+        .iter()
+        .copied()
+        .find(|s| s.name() == shape)
+        .unwrap_or_else(|| panic!("unknown shape {shape}"));
     generate(shape, size, seed)
 }
 
@@ -76,7 +91,11 @@ fn main() -> ExitCode {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str, default: u64| -> u64 {
-        args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
     };
     let random_count = arg("--random", 40) as usize;
     let seed = arg("--seed", 0xD1FF);
@@ -85,13 +104,24 @@ fn main() -> ExitCode {
     let big = args.iter().any(|a| a == "--big");
     let huge = args.iter().any(|a| a == "--huge");
     let list = |name: &str, default: &[&str]| -> Vec<String> {
-        match args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)) {
+        match args
+            .iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+        {
             Some(l) => l.split(',').map(str::to_string).collect(),
             None => default.iter().map(|s| s.to_string()).collect(),
         }
     };
-    let levels: Vec<i32> = match args.iter().position(|a| a == "--levels").and_then(|i| args.get(i + 1)) {
-        Some(list) => list.split(',').map(|l| l.parse().expect("--levels takes a comma-separated list")).collect(),
+    let levels: Vec<i32> = match args
+        .iter()
+        .position(|a| a == "--levels")
+        .and_then(|i| args.get(i + 1))
+    {
+        Some(list) => list
+            .split(',')
+            .map(|l| l.parse().expect("--levels takes a comma-separated list"))
+            .collect(),
         None => LEVELS.to_vec(),
     };
 
@@ -100,21 +130,34 @@ fn main() -> ExitCode {
         for shape in list("--shapes", HUGE_SHAPES) {
             for size in list("--sizes", HUGE_SIZES) {
                 let n = parse_size(&size);
-                inputs.push((format!("{shape}:{size}"), make_input(&shape, n, seed ^ n as u64)));
+                inputs.push((
+                    format!("{shape}:{size}"),
+                    make_input(&shape, n, seed ^ n as u64),
+                ));
             }
         }
         return run(&inputs, &levels, verbose, max_reports, true);
     }
-    inputs.extend(PAYLOADS.iter().map(|p| (format!("corpus:{}", p.name), p.bytes())));
+    inputs.extend(
+        PAYLOADS
+            .iter()
+            .map(|p| (format!("corpus:{}", p.name), p.bytes())),
+    );
     for &shape in &Shape::ALL {
         for &size in EDGE_SIZES {
-            inputs.push((format!("{}:{size}", shape.name()), generate(shape, size, size as u64 ^ 0xE06E)));
+            inputs.push((
+                format!("{}:{size}", shape.name()),
+                generate(shape, size, size as u64 ^ 0xE06E),
+            ));
         }
     }
     if big {
         for &shape in &Shape::ALL {
             for &size in BIG_SIZES {
-                inputs.push((format!("{}:{size}", shape.name()), generate(shape, size, size as u64 ^ 0xB16)));
+                inputs.push((
+                    format!("{}:{size}", shape.name()),
+                    generate(shape, size, size as u64 ^ 0xB16),
+                ));
             }
         }
     }
@@ -122,16 +165,28 @@ fn main() -> ExitCode {
     for i in 0..random_count {
         let shape = Shape::ALL[rng.below(Shape::ALL.len() as u64) as usize];
         // Half the sizes small (more block-level variety), half anywhere up to 256 KiB.
-        let size = if i % 2 == 0 { rng.below(20_000) as usize } else { rng.below(MAX_SIZE as u64 + 1) as usize };
+        let size = if i % 2 == 0 {
+            rng.below(20_000) as usize
+        } else {
+            rng.below(MAX_SIZE as u64 + 1) as usize
+        };
         let s = rng.next_u64();
-        inputs.push((format!("{}:{size}#{s:x}", shape.name()), generate(shape, size, s)));
+        inputs.push((
+            format!("{}:{size}#{s:x}", shape.name()),
+            generate(shape, size, s),
+        ));
     }
     run(&inputs, &levels, verbose, max_reports, false)
 }
 
 /// Compresses every input at every level with both encoders, compares, decodes ours back.
-fn run(inputs: &[(String, Vec<u8>)], levels: &[i32], verbose: bool, max_reports: usize, progress: bool) -> ExitCode {
-
+fn run(
+    inputs: &[(String, Vec<u8>)],
+    levels: &[i32],
+    verbose: bool,
+    max_reports: usize,
+    progress: bool,
+) -> ExitCode {
     let mut tallies: BTreeMap<i32, Tally> = BTreeMap::new();
     let mut failures = 0usize;
     let mut decoder = zstd::Decoder::new();
@@ -174,7 +229,11 @@ fn run(inputs: &[(String, Vec<u8>)], levels: &[i32], verbose: bool, max_reports:
             } else {
                 ok = false;
                 if failures < max_reports {
-                    let first = ours.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(ours.len().min(expected.len()));
+                    let first = ours
+                        .iter()
+                        .zip(&expected)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(ours.len().min(expected.len()));
                     println!(
                         "MISMATCH {name} L{level}: ours {} bytes, oracle {} bytes; first difference at byte {first}: {}",
                         ours.len(),
@@ -193,13 +252,21 @@ fn run(inputs: &[(String, Vec<u8>)], levels: &[i32], verbose: bool, max_reports:
             }
             // Every frame of ours must decode, with both decoders; the project's decoder only
             // where the frame's window fits its limit (`decode::MAX_WINDOW_SIZE`).
-            let window = (1u64 << zstd::params::cparams(level, src.len() as u64).window_log).min(src.len() as u64);
+            let window = (1u64 << zstd::params::cparams(level, src.len() as u64).window_log)
+                .min(src.len() as u64);
             // Above 1 GiB only libzstd decodes (memory: the input is held three times already).
             let facade = window <= zstd::decode::MAX_WINDOW_SIZE && src.len() <= FACADE_DECODE_MAX;
-            let mut back = if facade { vec![0u8; src.len()] } else { Vec::new() };
+            let mut back = if facade {
+                vec![0u8; src.len()]
+            } else {
+                Vec::new()
+            };
             if back.len() != src.len() {
                 t.libzstd_decode_only += 1;
-            } else if let Err(e) = decoder.decompress_exact(&ours, &mut back).map(|_| back == *src) {
+            } else if let Err(e) = decoder
+                .decompress_exact(&ours, &mut back)
+                .map(|_| back == *src)
+            {
                 ok = false;
                 println!("DECODE (ruzstd) {name} L{level}: {e}");
             } else if back != *src {
@@ -223,7 +290,11 @@ fn run(inputs: &[(String, Vec<u8>)], levels: &[i32], verbose: bool, max_reports:
         }
     }
 
-    println!("oracle: libzstd {} ; {} inputs", oracle::version_number(), inputs.len());
+    println!(
+        "oracle: libzstd {} ; {} inputs",
+        oracle::version_number(),
+        inputs.len()
+    );
     for (level, t) in &tallies {
         println!(
             "level {level:>7}: identical {}/{}   (refused as unsupported for the size: {}; decoded by libzstd only: {})",

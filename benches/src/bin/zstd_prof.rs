@@ -30,5 +30,8 @@ fn main() {
     }
     let secs = start.elapsed().as_secs_f64();
     let mib = (src.len() * iterations) as f64 / secs / (1024.0 * 1024.0);
-    println!("{name} L{level} {}: {size} bytes, {mib:.1} MiB/s", if native { "libzstd" } else { "zarkit" });
+    println!(
+        "{name} L{level} {}: {size} bytes, {mib:.1} MiB/s",
+        if native { "libzstd" } else { "zarkit" }
+    );
 }

@@ -16,7 +16,10 @@ pub(crate) fn move_into_place(
     }
     match tmp.persist_noclobber(target) {
         Ok(_) => Ok(()),
-        Err(e) if e.error.kind() != std::io::ErrorKind::AlreadyExists && target.symlink_metadata().is_err() => {
+        Err(e)
+            if e.error.kind() != std::io::ErrorKind::AlreadyExists
+                && target.symlink_metadata().is_err() =>
+        {
             e.file.persist(target).map(|_| ()).map_err(|e| e.error)
         }
         Err(e) => Err(e.error),
@@ -36,4 +39,3 @@ pub(crate) fn temp_builder(prefix: &str) -> tempfile::Builder<'_, 'static> {
     }
     b
 }
-

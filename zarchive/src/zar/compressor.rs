@@ -78,7 +78,9 @@ impl Zstd {
 impl Default for Zstd {
     /// The reference tool's level, [`REFERENCE_LEVEL`] (6).
     fn default() -> Self {
-        Zstd { level: REFERENCE_LEVEL }
+        Zstd {
+            level: REFERENCE_LEVEL,
+        }
     }
 }
 

@@ -97,7 +97,10 @@ impl DirHandle {
         #[cfg(not(unix))]
         {
             if !std::fs::metadata(path)?.is_dir() {
-                return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory"));
+                return Err(io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    "not a directory",
+                ));
             }
             Ok(DirHandle {
                 path: path.to_path_buf(),
@@ -132,7 +135,10 @@ impl DirHandle {
                 std::fs::symlink_metadata(&path)?
             };
             if !m.is_dir() {
-                return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory"));
+                return Err(io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    "not a directory",
+                ));
             }
             Ok(DirHandle { path })
         }
@@ -270,11 +276,8 @@ impl DirHandle {
         #[cfg(unix)]
         {
             use rustix::fs::{Mode, OFlags, openat};
-            let flags = OFlags::WRONLY
-                | OFlags::CREATE
-                | OFlags::EXCL
-                | OFlags::NOFOLLOW
-                | OFlags::CLOEXEC;
+            let flags =
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
             let fd = openat(&self.fd, name, flags, Mode::from_bits_truncate(0o666))?;
             Ok(File::from(fd))
         }

@@ -236,7 +236,11 @@ impl ZarError {
     /// An I/O error on a path on disk: `what` was being done ("cannot read"), `source` is the
     /// system's error, kept as the source (and its kind survives a conversion to
     /// [`io::Error`]).
-    pub fn path_io(path: impl Into<PathBuf>, what: impl Into<String>, source: io::Error) -> ZarError {
+    pub fn path_io(
+        path: impl Into<PathBuf>,
+        what: impl Into<String>,
+        source: io::Error,
+    ) -> ZarError {
         ZarError::Path {
             path: path.into(),
             reason: format!("{}: {source}", what.into()),
@@ -320,7 +324,10 @@ mod tests {
         assert_eq!(as_io.kind(), io::ErrorKind::PermissionDenied);
         let wrapped = ZarError::File {
             path: "f".into(),
-            source: Box::new(ZarError::io("reading", io::Error::from(io::ErrorKind::Interrupted))),
+            source: Box::new(ZarError::io(
+                "reading",
+                io::Error::from(io::ErrorKind::Interrupted),
+            )),
         };
         assert_eq!(io::Error::from(wrapped).kind(), io::ErrorKind::Interrupted);
         let damage = ZarError::Block {

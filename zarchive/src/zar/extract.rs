@@ -215,9 +215,8 @@ fn extract_entries<'a>(
         bytes: selected.iter().map(|e| e.size()).sum(),
     });
 
-    std::fs::create_dir_all(dest).map_err(|e| {
-        ZarError::path_io(dest, "cannot create the destination directory", e)
-    })?;
+    std::fs::create_dir_all(dest)
+        .map_err(|e| ZarError::path_io(dest, "cannot create the destination directory", e))?;
     let mut summary = ExtractSummary::default();
     // (position in `selected`, message), so failures are reported in archive order.
     let mut failures: Vec<(usize, ExtractFailure)> = Vec::new();
@@ -276,7 +275,10 @@ fn extract_entries<'a>(
         };
         if let Err(err) = result {
             let shown = e.path_display();
-            progress(ExtractEvent::Failed { path: &shown, error: &err });
+            progress(ExtractEvent::Failed {
+                path: &shown,
+                error: &err,
+            });
             let inside = if e.is_dir() { e.walk().count() } else { 0 };
             if inside > 0 {
                 skipped.insert(e.id());
@@ -317,7 +319,10 @@ fn extract_entries<'a>(
         }
         FileEvent::Done(i, e, Err(err)) => {
             let shown = e.path_display();
-            progress(ExtractEvent::Failed { path: &shown, error: &err });
+            progress(ExtractEvent::Failed {
+                path: &shown,
+                error: &err,
+            });
             failures.push((
                 i,
                 ExtractFailure {
@@ -338,7 +343,9 @@ fn extract_entries<'a>(
             let started = (0..threads)
                 .take_while(|_| {
                     let tx = tx.clone();
-                    std::thread::Builder::new().spawn_scoped(s, || work(tx)).is_ok()
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, || work(tx))
+                        .is_ok()
                 })
                 .count();
             if started == 0 {
@@ -442,7 +449,8 @@ fn extract_file(
     let mut buf = vec![0u8; 1 << 16];
     let mut written = 0u64;
     loop {
-        let n = std::io::Read::read(&mut reader, &mut buf).map_err(|err| ZarError::from_read(&e.path_display(), err))?;
+        let n = std::io::Read::read(&mut reader, &mut buf)
+            .map_err(|err| ZarError::from_read(&e.path_display(), err))?;
         if n == 0 {
             break;
         }
@@ -465,7 +473,6 @@ fn extract_file(
     })?;
     Ok(written)
 }
-
 
 /// One archive name as a path component on this system. Names were checked at open to be
 /// non-empty, not `.`/`..`, and free of `/`, `\` and NUL; on Windows, characters that would

@@ -464,13 +464,12 @@ pub(crate) fn scan(
             continue;
         }
         // A directory reached through a link that leads back to one being walked: a loop.
-        if via_link
-            && let Some(above) = stack
-                .iter()
-                .find(|l| l.id.is_some() && l.id == meta.id)
-        {
+        if via_link && let Some(above) = stack.iter().find(|l| l.id.is_some() && l.id == meta.id) {
             let why = format!("it loops back to {}", above.dir.path().display());
-            progress(PackEvent::Warning(&PackWarning::SkippedBrokenLink(disk.clone(), why.clone())));
+            progress(PackEvent::Warning(&PackWarning::SkippedBrokenLink(
+                disk.clone(),
+                why.clone(),
+            )));
             warnings.push(PackWarning::SkippedBrokenLink(disk, why));
             continue;
         }

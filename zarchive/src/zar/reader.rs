@@ -75,7 +75,9 @@ impl OpenOptions {
                 };
                 return Err(ZarError::path(
                     path,
-                    format!("is {what}; an archive is read at random positions and must be a file (read a stream into memory and open that instead)"),
+                    format!(
+                        "is {what}; an archive is read at random positions and must be a file (read a stream into memory and open that instead)"
+                    ),
                 ));
             }
             _ => {}

@@ -139,16 +139,18 @@ pub fn verify(
                     let tx = tx.clone();
                     let work = &work;
                     std::thread::Builder::new()
-                        .spawn_scoped(s, move || work(&mut || {
-                            let _ = tx.send(());
-                        }))
+                        .spawn_scoped(s, move || {
+                            work(&mut || {
+                                let _ = tx.send(());
+                            })
+                        })
                         .is_ok()
                 })
                 .count();
             if started == 0 {
                 work(&mut || {
-                            let _ = tx.send(());
-                        });
+                    let _ = tx.send(());
+                });
             }
             drop(tx);
             for () in rx.iter() {
@@ -191,4 +193,3 @@ pub fn verify(
         problems,
     })
 }
-

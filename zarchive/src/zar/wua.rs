@@ -215,7 +215,10 @@ mod tests {
         assert_eq!(TitleKind::of(0x0005_000C_1010_1a00), TitleKind::Dlc);
         assert_eq!(TitleKind::of(0x0005_0002_1010_1a00), TitleKind::Demo);
         assert_eq!(TitleKind::of(0x0005_0010_1000_0000), TitleKind::System);
-        assert_eq!(TitleKind::of(0x0001_0000_0000_0000), TitleKind::Other(0x0001_0000));
+        assert_eq!(
+            TitleKind::of(0x0001_0000_0000_0000),
+            TitleKind::Other(0x0001_0000)
+        );
     }
 
     #[test]

@@ -21,7 +21,13 @@ impl<'a> BitWriter<'a> {
     pub(crate) fn new(out: &'a mut Vec<u8>, max_bytes: usize) -> Self {
         let start = out.len();
         out.resize(start + max_bytes + 8, 0);
-        BitWriter { out, start, pos: start, acc: 0, nbits: 0 }
+        BitWriter {
+            out,
+            start,
+            pos: start,
+            acc: 0,
+            nbits: 0,
+        }
     }
 
     /// Mirrors BIT_addBits: appends the low `n` bits of `value` (`n <= 32`). At most 56
@@ -59,7 +65,11 @@ impl<'a> BitWriter<'a> {
         let nbytes = (self.nbits >> 3) as usize;
         self.out[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_le_bytes());
         self.pos += nbytes;
-        self.acc = if nbytes == 8 { 0 } else { self.acc >> (nbytes * 8) };
+        self.acc = if nbytes == 8 {
+            0
+        } else {
+            self.acc >> (nbytes * 8)
+        };
         self.nbits &= 7;
     }
 

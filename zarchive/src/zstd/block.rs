@@ -4,8 +4,8 @@
 use super::huf::HufWorkspace;
 use super::literals::{self, HufState, min_gain};
 use super::params::{CParams, Strategy};
-use super::sequences::{self, FseRepeat, FseState};
 use super::seq_store::SeqStore;
+use super::sequences::{self, FseRepeat, FseState};
 
 /// Largest block content (`ZSTD_BLOCKSIZE_MAX`).
 pub(crate) const BLOCK_SIZE_MAX: usize = 128 * 1024;

@@ -6,8 +6,8 @@ use super::huf::HufWorkspace;
 use super::matcher;
 use super::params::{CParams, Strategy};
 use super::presplit;
-use super::split::{self, BlockContext, SplitState};
 use super::seq_store::{REP_START_VALUE, SeqStore};
+use super::split::{self, BlockContext, SplitState};
 use super::window::Window;
 
 /// Frame magic number, little-endian (`ZSTD_MAGICNUMBER`).
@@ -27,7 +27,9 @@ const PRESPLIT_MIN_SAVINGS: i64 = 3;
 /// Mirrors ZSTD_writeFrameHeader (no dictID, no checksum, content size known).
 pub(crate) fn write_frame_header(out: &mut Vec<u8>, window_log: u32, src_size: u64) {
     let single_segment = (1u64 << window_log) >= src_size;
-    let fcs_code = (src_size >= FCS_2_BYTES_MIN) as u8 + (src_size >= FCS_4_BYTES_MIN) as u8 + (src_size >= 0xFFFF_FFFF) as u8;
+    let fcs_code = (src_size >= FCS_2_BYTES_MIN) as u8
+        + (src_size >= FCS_4_BYTES_MIN) as u8
+        + (src_size >= 0xFFFF_FFFF) as u8;
     out.extend_from_slice(&MAGIC);
     out.push(((single_segment as u8) << 5) | (fcs_code << 6));
     if !single_segment {
@@ -80,10 +82,17 @@ impl FrameState {
     /// ZSTD_checkDictValidity (nothing to do without a dictionary) and
     /// ZSTD_window_enforceMaxDist. `pos..pos + block_size` is the block in frame positions;
     /// returns its start as a finder position (an offset into `src[window.origin()..]`).
-    pub(crate) fn prepare_block(&mut self, window: &mut Window, cp: &CParams, pos: usize, block_size: usize) -> usize {
+    pub(crate) fn prepare_block(
+        &mut self,
+        window: &mut Window,
+        cp: &CParams,
+        pos: usize,
+        block_size: usize,
+    ) -> usize {
         let cycle_log = cycle_log(cp);
         let (start, end) = (pos - window.origin(), pos + block_size - window.origin());
-        if let Some((correction, moved)) = window.correct_overflow_if_needed(start, end, cycle_log) {
+        if let Some((correction, moved)) = window.correct_overflow_if_needed(start, end, cycle_log)
+        {
             self.reduce_index(cp, correction, moved);
         }
         let fpos = pos - window.origin();
@@ -98,8 +107,12 @@ impl FrameState {
         matcher::table::reduce_table(self.hash_table.as_mut_slice(), correction, false);
         match cp.strategy {
             Strategy::Fast => {}
-            Strategy::DFast => matcher::table::reduce_table(&mut self.hash_small, correction, false),
-            Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => self.opt.reduce_index(correction),
+            Strategy::DFast => {
+                matcher::table::reduce_table(&mut self.hash_small, correction, false)
+            }
+            Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
+                self.opt.reduce_index(correction)
+            }
             _ => self.lazy.reduce_index(cp, correction, moved),
         }
     }
@@ -143,7 +156,8 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     let mut first_block = true;
     while pos < src.len() {
         let remaining = src.len() - pos;
-        let block_size = optimal_block_size(&src[pos..], remaining, block_size_max, savings, cp.strategy);
+        let block_size =
+            optimal_block_size(&src[pos..], remaining, block_size_max, savings, cp.strategy);
         let last = block_size == remaining;
         let block = &src[pos..pos + block_size];
         let out_start = out.len();
@@ -225,7 +239,15 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
                 continue;
             }
             out.extend_from_slice(&[0; 3]);
-            c_size = block::entropy_compress(out, &mut st.seqs, &st.prev, &mut st.next, &mut st.huf_ws, cp, block_size);
+            c_size = block::entropy_compress(
+                out,
+                &mut st.seqs,
+                &st.prev,
+                &mut st.next,
+                &mut st.huf_ws,
+                cp,
+                block_size,
+            );
             if !first_block && c_size < RLE_MAX_LENGTH && block::is_rle(block) {
                 out.truncate(out_start + 3);
                 out.push(block[0]);
@@ -261,7 +283,13 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
 }
 
 /// Mirrors ZSTD_optimalBlockSize with the default split level of each strategy.
-fn optimal_block_size(rest: &[u8], remaining: usize, block_size_max: usize, savings: i64, strategy: Strategy) -> usize {
+fn optimal_block_size(
+    rest: &[u8],
+    remaining: usize,
+    block_size_max: usize,
+    savings: i64,
+    strategy: Strategy,
+) -> usize {
     if remaining < BLOCK_SIZE_MAX || block_size_max < BLOCK_SIZE_MAX {
         return remaining.min(block_size_max);
     }

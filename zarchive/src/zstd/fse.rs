@@ -24,7 +24,12 @@ fn min_table_log(src_size: usize, max_symbol: u32) -> u32 {
 }
 
 /// Mirrors FSE_optimalTableLog_internal; `minus` is 2 for FSE tables, 1 for Huffman.
-pub(crate) fn optimal_table_log_internal(max_table_log: u32, src_size: usize, max_symbol: u32, minus: u32) -> u32 {
+pub(crate) fn optimal_table_log_internal(
+    max_table_log: u32,
+    src_size: usize,
+    max_symbol: u32,
+    minus: u32,
+) -> u32 {
     let max_bits_src = highbit32((src_size - 1) as u32).wrapping_sub(minus);
     let mut table_log = max_table_log;
     let min_bits = min_table_log(src_size, max_symbol);
@@ -44,7 +49,14 @@ pub(crate) fn optimal_table_log(max_table_log: u32, src_size: usize, max_symbol:
 
 /// Mirrors FSE_normalizeCount: scales `count` (summing to `total`) to `1 << table_log`.
 /// Low-probability symbols get -1 when `use_low_prob_count`, else 1.
-pub(crate) fn normalize_count(norm: &mut [i16], table_log: u32, count: &[u32], total: usize, max_symbol: u32, use_low_prob_count: bool) {
+pub(crate) fn normalize_count(
+    norm: &mut [i16],
+    table_log: u32,
+    count: &[u32],
+    total: usize,
+    max_symbol: u32,
+    use_low_prob_count: bool,
+) {
     let low_prob_count: i16 = if use_low_prob_count { -1 } else { 1 };
     let scale = 62 - table_log as u64;
     let step = (1u64 << 62) / total as u64;
@@ -89,7 +101,14 @@ pub(crate) fn normalize_count(norm: &mut [i16], table_log: u32, count: &[u32], t
 }
 
 /// Mirrors FSE_normalizeM2, the fallback normalisation for flat distributions.
-fn normalize_m2(norm: &mut [i16], table_log: u32, count: &[u32], total: usize, max_symbol: u32, low_prob_count: i16) {
+fn normalize_m2(
+    norm: &mut [i16],
+    table_log: u32,
+    count: &[u32],
+    total: usize,
+    max_symbol: u32,
+    low_prob_count: i16,
+) {
     const NOT_YET_ASSIGNED: i16 = -2;
     let mut total = total as u64;
     let mut distributed: u32 = 0;
@@ -167,7 +186,12 @@ fn normalize_m2(norm: &mut [i16], table_log: u32, count: &[u32], total: usize, m
 }
 
 /// Mirrors FSE_writeNCount: appends the table description header to `out`, returns its size.
-pub(crate) fn write_ncount(out: &mut Vec<u8>, norm: &[i16], max_symbol: u32, table_log: u32) -> usize {
+pub(crate) fn write_ncount(
+    out: &mut Vec<u8>,
+    norm: &[i16],
+    max_symbol: u32,
+    table_log: u32,
+) -> usize {
     let start = out.len();
     let table_size = 1i32 << table_log;
     let alphabet_size = max_symbol + 1;
@@ -342,7 +366,10 @@ impl FseCTable {
         self.max_symbol = symbol as u32;
         self.state_table[0] = 0;
         self.state_table[1] = 0;
-        self.symbol_tt[symbol as usize] = SymbolTransform { delta_find_state: 0, delta_nb_bits: 0 };
+        self.symbol_tt[symbol as usize] = SymbolTransform {
+            delta_find_state: 0,
+            delta_nb_bits: 0,
+        };
     }
 
     pub(crate) fn table_log(&self) -> u32 {
@@ -368,7 +395,8 @@ impl FseCTable {
         let tt = self.symbol_tt[symbol as usize];
         let nb_bits_out = state.wrapping_add(tt.delta_nb_bits) >> 16;
         bw.add_bits(*state as u64, nb_bits_out);
-        *state = self.state_table[((*state >> nb_bits_out) as i32 + tt.delta_find_state) as usize] as u32;
+        *state = self.state_table[((*state >> nb_bits_out) as i32 + tt.delta_find_state) as usize]
+            as u32;
     }
 
     /// Mirrors FSE_flushCState.

@@ -51,7 +51,12 @@ pub(crate) struct HufCTable {
 
 impl Default for HufCTable {
     fn default() -> Self {
-        HufCTable { table_log: 0, max_symbol: 0, nb_bits: [0; 256], code: [0; 256] }
+        HufCTable {
+            table_log: 0,
+            max_symbol: 0,
+            nb_bits: [0; 256],
+            code: [0; 256],
+        }
     }
 }
 
@@ -281,7 +286,9 @@ fn set_max_height(huff: &mut [Node], last_non_null: usize, target: u32) -> u32 {
             }
             n_bits_to_decrease -= 1;
         }
-        while n_bits_to_decrease <= HUF_TABLELOG_MAX && rank_last[n_bits_to_decrease as usize] == NO_SYMBOL {
+        while n_bits_to_decrease <= HUF_TABLELOG_MAX
+            && rank_last[n_bits_to_decrease as usize] == NO_SYMBOL
+        {
             n_bits_to_decrease += 1;
         }
         let nb = n_bits_to_decrease as usize;
@@ -320,7 +327,13 @@ fn set_max_height(huff: &mut [Node], last_non_null: usize, target: u32) -> u32 {
 impl HufCTable {
     /// Mirrors HUF_buildCTable_wksp (sort, tree, HUF_setMaxHeight, HUF_buildCTableFromTree).
     /// Returns the table's actual maximum code length.
-    pub(crate) fn build(&mut self, nodes: &mut [Node; 2 * STARTNODE + 1], count: &[u32], max_symbol: u32, max_nb_bits: u32) -> u32 {
+    pub(crate) fn build(
+        &mut self,
+        nodes: &mut [Node; 2 * STARTNODE + 1],
+        count: &[u32],
+        max_symbol: u32,
+        max_nb_bits: u32,
+    ) -> u32 {
         *nodes = [Node::default(); 2 * STARTNODE + 1];
         sort(&mut nodes[1..], count, max_symbol);
         let non_null_rank = build_tree(nodes, max_symbol);
@@ -358,7 +371,11 @@ impl HufCTable {
         let max_symbol = self.max_symbol as usize;
         let mut weights = [0u8; 256];
         for (w, &bits) in weights.iter_mut().zip(&self.nb_bits[..max_symbol]) {
-            *w = if bits == 0 { 0 } else { (self.table_log + 1 - bits as u32) as u8 };
+            *w = if bits == 0 {
+                0
+            } else {
+                (self.table_log + 1 - bits as u32) as u8
+            };
         }
         let start = out.len();
         out.push(0);
@@ -380,7 +397,9 @@ impl HufCTable {
 
     /// Mirrors HUF_estimateCompressedSize.
     pub(crate) fn estimate_compressed_size(&self, count: &[u32], max_symbol: u32) -> usize {
-        let bits: usize = (0..=max_symbol as usize).map(|s| self.nb_bits[s] as usize * count[s] as usize).sum();
+        let bits: usize = (0..=max_symbol as usize)
+            .map(|s| self.nb_bits[s] as usize * count[s] as usize)
+            .sum();
         bits >> 3
     }
 
@@ -459,9 +478,17 @@ fn compress_weights(out: &mut Vec<u8>, weights: &[u8]) -> usize {
     if max_count == 1 {
         return 0;
     }
-    let table_log = fse::optimal_table_log(MAX_FSE_TABLELOG_FOR_HUFF_HEADER, weights.len(), max_symbol);
+    let table_log =
+        fse::optimal_table_log(MAX_FSE_TABLELOG_FOR_HUFF_HEADER, weights.len(), max_symbol);
     let mut norm = [0i16; HUF_TABLELOG_MAX as usize + 1];
-    fse::normalize_count(&mut norm, table_log, &count, weights.len(), max_symbol, false);
+    fse::normalize_count(
+        &mut norm,
+        table_log,
+        &count,
+        weights.len(),
+        max_symbol,
+        false,
+    );
     let start = out.len();
     fse::write_ncount(out, &norm, max_symbol, table_log);
     let mut ct = FseCTable::default();
@@ -475,11 +502,20 @@ fn compress_weights(out: &mut Vec<u8>, weights: &[u8]) -> usize {
 
 /// Mirrors HUF_cardinality.
 fn cardinality(count: &[u32], max_symbol: u32) -> u32 {
-    count[..=max_symbol as usize].iter().filter(|&&c| c != 0).count() as u32
+    count[..=max_symbol as usize]
+        .iter()
+        .filter(|&&c| c != 0)
+        .count() as u32
 }
 
 /// Mirrors HUF_optimalTableLog, both the FSE-based guess and the `optimalDepth` search.
-fn optimal_table_log(ws: &mut HufWorkspace, max_table_log: u32, src_size: usize, max_symbol: u32, optimal_depth: bool) -> u32 {
+fn optimal_table_log(
+    ws: &mut HufWorkspace,
+    max_table_log: u32,
+    src_size: usize,
+    max_symbol: u32,
+    optimal_depth: bool,
+) -> u32 {
     if !optimal_depth {
         return fse::optimal_table_log_internal(max_table_log, src_size, max_symbol, 1);
     }
@@ -488,13 +524,20 @@ fn optimal_table_log(ws: &mut HufWorkspace, max_table_log: u32, src_size: usize,
     let mut opt_size = usize::MAX - 1;
     let mut opt_log = max_table_log;
     for guess in min_table_log..=max_table_log {
-        let max_bits = ws.scratch_ctable.build(&mut ws.nodes, &count, max_symbol, guess);
+        let max_bits = ws
+            .scratch_ctable
+            .build(&mut ws.nodes, &count, max_symbol, guess);
         if max_bits < guess && guess > min_table_log {
             break;
         }
         ws.header.clear();
-        let Some(h_size) = ws.scratch_ctable.write(&mut ws.header) else { continue };
-        let new_size = ws.scratch_ctable.estimate_compressed_size(&count, max_symbol) + h_size;
+        let Some(h_size) = ws.scratch_ctable.write(&mut ws.header) else {
+            continue;
+        };
+        let new_size = ws
+            .scratch_ctable
+            .estimate_compressed_size(&count, max_symbol)
+            + h_size;
         if new_size > opt_size + 1 {
             break;
         }
@@ -523,7 +566,13 @@ pub(crate) const WRITE_CTABLE_ERROR: usize = usize::MAX;
 /// for the histogram of the last [`count_symbols`] (of `src_len` bytes). Returns
 /// `(estimated payload bytes, description bytes)`, the latter [`WRITE_CTABLE_ERROR`] when
 /// the table cannot be described.
-pub(crate) fn build_table_for_stats(ws: &mut HufWorkspace, src_len: usize, max_symbol: u32, optimal_depth: bool, table: &mut HufCTable) -> (usize, usize) {
+pub(crate) fn build_table_for_stats(
+    ws: &mut HufWorkspace,
+    src_len: usize,
+    max_symbol: u32,
+    optimal_depth: bool,
+    table: &mut HufCTable,
+) -> (usize, usize) {
     let huff_log = optimal_table_log(ws, LIT_HUF_LOG, src_len, max_symbol, optimal_depth);
     let count = ws.count;
     table.build(&mut ws.nodes, &count, max_symbol, huff_log);
@@ -534,8 +583,18 @@ pub(crate) fn build_table_for_stats(ws: &mut HufWorkspace, src_len: usize, max_s
 
 /// Mirrors HUF_compressCTable_internal: encodes with `table` after `out[start..]` (which may
 /// already hold the table header); 0 when the result is not smaller than `src.len() - 1`.
-fn compress_with_table(out: &mut Vec<u8>, start: usize, src: &[u8], four_streams: bool, table: &HufCTable) -> usize {
-    let c_size = if four_streams { table.compress_4x(out, src) } else { table.compress_1x(out, src) };
+fn compress_with_table(
+    out: &mut Vec<u8>,
+    start: usize,
+    src: &[u8],
+    four_streams: bool,
+    table: &HufCTable,
+) -> usize {
+    let c_size = if four_streams {
+        table.compress_4x(out, src)
+    } else {
+        table.compress_1x(out, src)
+    };
     if c_size == 0 || out.len() - start >= src.len() - 1 {
         out.truncate(start);
         return 0;
@@ -636,7 +695,10 @@ mod tests {
         let mut t = HufCTable::default();
         let bits = t.build(&mut ws.nodes, &count, 255, 11);
         assert!(bits <= 11);
-        let kraft: u64 = (0..256).filter(|&s| t.nb_bits[s] > 0).map(|s| 1u64 << (bits - t.nb_bits[s] as u32)).sum();
+        let kraft: u64 = (0..256)
+            .filter(|&s| t.nb_bits[s] > 0)
+            .map(|s| 1u64 << (bits - t.nb_bits[s] as u32))
+            .sum();
         assert_eq!(kraft, 1u64 << bits);
     }
 }

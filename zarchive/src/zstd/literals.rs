@@ -24,14 +24,22 @@ pub(crate) struct HufState {
 /// Mirrors ZSTD_minGain: the least a block or literals section must save.
 pub(crate) fn min_gain(src_size: usize, strategy: Strategy) -> usize {
     let s = strategy as u32;
-    let min_log = if strategy >= Strategy::BtUltra { s - 1 } else { 6 };
+    let min_log = if strategy >= Strategy::BtUltra {
+        s - 1
+    } else {
+        6
+    };
     (src_size >> min_log) + 2
 }
 
 /// Mirrors ZSTD_minLiteralsToCompress.
 fn min_literals_to_compress(strategy: Strategy, repeat: HufRepeat) -> usize {
     let shift = (9 - strategy as u32).min(3);
-    if repeat == HufRepeat::Valid { 6 } else { 8 << shift }
+    if repeat == HufRepeat::Valid {
+        6
+    } else {
+        8 << shift
+    }
 }
 
 /// Writes a raw or RLE literals header (`ZSTD_noCompressLiterals` / `ZSTD_compressRleLiteralsBlock`).
@@ -93,8 +101,20 @@ pub(crate) fn compress_literals(
     }
     let start = out.len();
     out.extend_from_slice(&[0; 5][..lh_size]);
-    let c_lit = huf::compress(out, lits, !single_stream, ws, &mut next.table, &mut repeat, flags);
-    let h_type = if repeat != HufRepeat::None { SET_REPEAT } else { SET_COMPRESSED };
+    let c_lit = huf::compress(
+        out,
+        lits,
+        !single_stream,
+        ws,
+        &mut next.table,
+        &mut repeat,
+        flags,
+    );
+    let h_type = if repeat != HufRepeat::None {
+        SET_REPEAT
+    } else {
+        SET_COMPRESSED
+    };
 
     if c_lit == 0 || c_lit >= n - min_gain(n, strategy) {
         out.truncate(start);
@@ -161,7 +181,11 @@ pub(crate) fn build_stats(
     if disable_compression {
         return Some((LitMode::Basic, 0));
     }
-    let min_size = if prev.repeat == HufRepeat::Valid { STATS_MIN_LITERALS_VALID_TABLE } else { STATS_MIN_LITERALS };
+    let min_size = if prev.repeat == HufRepeat::Valid {
+        STATS_MIN_LITERALS_VALID_TABLE
+    } else {
+        STATS_MIN_LITERALS
+    };
     if n <= min_size {
         return Some((LitMode::Basic, 0));
     }
@@ -176,11 +200,16 @@ pub(crate) fn build_stats(
     if repeat == HufRepeat::Check && !prev.table.validate(huf::counted(ws), max_symbol) {
         repeat = HufRepeat::None;
     }
-    let (new_size, h_size) = huf::build_table_for_stats(ws, n, max_symbol, optimal_depth, &mut next.table);
+    let (new_size, h_size) =
+        huf::build_table_for_stats(ws, n, max_symbol, optimal_depth, &mut next.table);
     // Quirk: a failed description is the error code `(size_t)-1`, and these sums wrap.
     if repeat != HufRepeat::None {
-        let old_size = prev.table.estimate_compressed_size(huf::counted(ws), max_symbol);
-        if old_size < n && (old_size <= h_size.wrapping_add(new_size) || h_size.wrapping_add(12) >= n) {
+        let old_size = prev
+            .table
+            .estimate_compressed_size(huf::counted(ws), max_symbol);
+        if old_size < n
+            && (old_size <= h_size.wrapping_add(new_size) || h_size.wrapping_add(12) >= n)
+        {
             next.clone_from(prev);
             return Some((LitMode::Repeat, 0));
         }
@@ -199,7 +228,12 @@ pub(crate) fn build_stats(
 /// Mirrors ZSTD_estimateBlockSize_literal: the estimated literals section (header
 /// included) of `lits` in `mode` with `table`; `des_size` bytes of table description are
 /// added when the mode writes a new table.
-pub(crate) fn estimate_size(lits: &[u8], mode: LitMode, des_size: usize, table: &HufCTable) -> usize {
+pub(crate) fn estimate_size(
+    lits: &[u8],
+    mode: LitMode,
+    des_size: usize,
+    table: &HufCTable,
+) -> usize {
     let n = lits.len();
     match mode {
         LitMode::Basic => n,

@@ -57,7 +57,9 @@ pub enum ZstdError {
     #[error("zstd frame at byte {at}: the reserved bit of the frame header is set")]
     ReservedBit { at: usize },
     /// The frame at `at` declares a window larger than the decoder accepts.
-    #[error("zstd frame at byte {at}: its window of {window} bytes is above the decoder's limit of {limit} bytes")]
+    #[error(
+        "zstd frame at byte {at}: its window of {window} bytes is above the decoder's limit of {limit} bytes"
+    )]
     WindowTooLarge { at: usize, window: u64, limit: u64 },
     /// The frame at `at` was compressed with a dictionary, and none was given.
     #[error("zstd frame at byte {at}: it needs dictionary {dict_id}, and no dictionary was given")]
@@ -69,17 +71,35 @@ pub enum ZstdError {
     #[error("zstd block at byte {at}: {size} bytes, above the block maximum of {max} bytes")]
     BlockTooLarge { at: usize, size: usize, max: usize },
     /// The frame at `at` decodes to another size than its header declares.
-    #[error("zstd frame at byte {at}: it decodes to {got} bytes but its header declares {declared}")]
+    #[error(
+        "zstd frame at byte {at}: it decodes to {got} bytes but its header declares {declared}"
+    )]
     ContentSizeMismatch { at: usize, declared: u64, got: u64 },
     /// The content checksum of the frame at `at` does not match its decoded bytes.
-    #[error("zstd frame at byte {at}: content checksum does not match (stored {stored:#010x}, computed {computed:#010x})")]
-    ChecksumMismatch { at: usize, stored: u32, computed: u32 },
+    #[error(
+        "zstd frame at byte {at}: content checksum does not match (stored {stored:#010x}, computed {computed:#010x})"
+    )]
+    ChecksumMismatch {
+        at: usize,
+        stored: u32,
+        computed: u32,
+    },
     /// A match in the block at `at` reaches before the first byte of its frame's history.
-    #[error("zstd block at byte {at}: match offset {offset} reaches before the start of the data ({available} bytes available)")]
-    OffsetBeyondHistory { at: usize, offset: u64, available: u64 },
+    #[error(
+        "zstd block at byte {at}: match offset {offset} reaches before the start of the data ({available} bytes available)"
+    )]
+    OffsetBeyondHistory {
+        at: usize,
+        offset: u64,
+        available: u64,
+    },
     /// An FSE or Huffman table description in the block at `at` is invalid.
     #[error("zstd block at byte {at}: invalid {table} table description ({reason})")]
-    BadTable { at: usize, table: &'static str, reason: &'static str },
+    BadTable {
+        at: usize,
+        table: &'static str,
+        reason: &'static str,
+    },
     /// A bitstream in the block at `at` is not consumed exactly by the symbols it holds.
     #[error("zstd block at byte {at}: the {stream} bitstream is not consumed exactly")]
     BitstreamNotConsumed { at: usize, stream: &'static str },
@@ -111,7 +131,9 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
 /// block would end beyond index 3500 MiB (`ZSTD_CURRENT_MAX`, `ZSTD_overflowCorrectIfNeeded`).
 /// The margin covers the start index and btultra2's first-block shift. Larger sources are
 /// accepted at the levels whose strategy was checked through a correction.
-pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX - window::WINDOW_START_INDEX as u64 - block::BLOCK_SIZE_MAX as u64) as usize;
+pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX
+    - window::WINDOW_START_INDEX as u64
+    - block::BLOCK_SIZE_MAX as u64) as usize;
 
 /// Largest source libzstd compresses at level 22 without long-distance matching: above it
 /// the window is `2^27` and `ZSTD_resolveEnableLdm` turns LDM on (strategy >= btopt and
@@ -123,8 +145,13 @@ const LDM_MIN_WINDOW_LOG: u32 = 27;
 /// (`zstd_diff --huge --sizes 3501M+1` at levels -5, 1, 3, 5, 6 and 8); the others
 /// (btlazy2 and the optimal parser, too slow to check that far so far) are refused above
 /// [`MAX_SOURCE_SIZE`].
-const OVERFLOW_CORRECTION_CHECKED: &[Strategy] =
-    &[Strategy::Fast, Strategy::DFast, Strategy::Greedy, Strategy::Lazy, Strategy::Lazy2];
+const OVERFLOW_CORRECTION_CHECKED: &[Strategy] = &[
+    Strategy::Fast,
+    Strategy::DFast,
+    Strategy::Greedy,
+    Strategy::Lazy,
+    Strategy::Lazy2,
+];
 
 /// Largest source [`Compressor::compress_into`] accepts at `level`: unlimited where the
 /// index overflow correction was checked, else [`MAX_SOURCE_SIZE`]; 64 MiB at level 22.
@@ -158,7 +185,9 @@ pub struct Compressor {
 
 impl std::fmt::Debug for Compressor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Compressor").field("level", &self.level).finish_non_exhaustive()
+        f.debug_struct("Compressor")
+            .field("level", &self.level)
+            .finish_non_exhaustive()
     }
 }
 
@@ -169,7 +198,10 @@ impl Compressor {
         if !is_level_supported(level) {
             return Err(ZstdError::UnsupportedLevel { level });
         }
-        Ok(Compressor { level, state: frame::FrameState::default() })
+        Ok(Compressor {
+            level,
+            state: frame::FrameState::default(),
+        })
     }
 
     /// The level this context compresses at.
@@ -185,7 +217,10 @@ impl Compressor {
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
         if !size_supported(&cp, src.len()) {
-            return Err(ZstdError::UnsupportedLevelForSize { level: self.level, size: src.len() });
+            return Err(ZstdError::UnsupportedLevelForSize {
+                level: self.level,
+                size: src.len(),
+            });
         }
         let start = dst.len();
         frame::compress_frame(&mut self.state, &cp, src, dst);

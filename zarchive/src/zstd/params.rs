@@ -44,10 +44,21 @@ const WINDOW_RESIZE_MAX_SOURCE: u64 = 1 << 30;
 const ROW_HASH_CAP_BASE: u32 = 24;
 
 const fn row(w: u32, c: u32, h: u32, s: u32, l: u32, tl: u32, strategy: Strategy) -> CParams {
-    CParams { window_log: w, chain_log: c, hash_log: h, search_log: s, min_match: l, target_length: tl, strategy }
+    CParams {
+        window_log: w,
+        chain_log: c,
+        hash_log: h,
+        search_log: s,
+        min_match: l,
+        target_length: tl,
+        strategy,
+    }
 }
 
-use Strategy::{BtLazy2 as BTL2, BtOpt as BTO, BtUltra as BTU, BtUltra2 as BTU2, DFast as DF, Fast as F, Greedy as G, Lazy as LZ, Lazy2 as LZ2};
+use Strategy::{
+    BtLazy2 as BTL2, BtOpt as BTO, BtUltra as BTU, BtUltra2 as BTU2, DFast as DF, Fast as F,
+    Greedy as G, Lazy as LZ, Lazy2 as LZ2,
+};
 
 /// `ZSTD_defaultCParameters[4][23]`: rows for >256K, <=256K, <=128K, <=16K sources.
 /// Row 0 of each table is the base for negative levels.
@@ -97,7 +108,9 @@ static DEFAULT_CPARAMS: [[CParams; 23]; 4] = [
 
 /// Mirrors the table choice of ZSTD_getCParams_internal for a known source size, no dictionary.
 fn table_id(src_size: u64) -> usize {
-    (src_size <= 256 * 1024) as usize + (src_size <= 128 * 1024) as usize + (src_size <= 16 * 1024) as usize
+    (src_size <= 256 * 1024) as usize
+        + (src_size <= 128 * 1024) as usize
+        + (src_size <= 16 * 1024) as usize
 }
 
 /// The unadjusted row for `level` and a source of `src_size` bytes.
@@ -119,7 +132,11 @@ pub fn table_row(level: i32, src_size: u64) -> CParams {
 /// Mirrors ZSTD_adjustCParams_internal (no dictionary, known source size, ZSTD_cpm_noAttachDict).
 pub fn adjust(mut cp: CParams, src_size: u64) -> CParams {
     if src_size <= WINDOW_RESIZE_MAX_SOURCE {
-        let src_log = if src_size < 64 { 6 } else { highbit32((src_size - 1) as u32) + 1 };
+        let src_log = if src_size < 64 {
+            6
+        } else {
+            highbit32((src_size - 1) as u32) + 1
+        };
         cp.window_log = cp.window_log.min(src_log);
     }
     let dict_and_window_log = cp.window_log;
@@ -130,7 +147,10 @@ pub fn adjust(mut cp: CParams, src_size: u64) -> CParams {
     }
     cp.window_log = cp.window_log.max(WINDOW_LOG_ABSOLUTE_MIN);
     // The row-finder cap is applied as if the row finder were on.
-    if matches!(cp.strategy, Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2) {
+    if matches!(
+        cp.strategy,
+        Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2
+    ) {
         let row_log = cp.search_log.clamp(4, 6);
         cp.hash_log = cp.hash_log.min(ROW_HASH_CAP_BASE + row_log);
     }
@@ -149,15 +169,46 @@ mod tests {
     #[test]
     fn cparams_for_64k_match_the_parity_map() {
         let c = cparams(1, 65536);
-        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.search_log, c.min_match, c.target_length), (16, 12, 13, 1, 6, 0));
+        assert_eq!(
+            (
+                c.window_log,
+                c.chain_log,
+                c.hash_log,
+                c.search_log,
+                c.min_match,
+                c.target_length
+            ),
+            (16, 12, 13, 1, 6, 0)
+        );
         let c = cparams(-5, 65536);
-        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.min_match, c.target_length), (16, 12, 12, 5, 5));
+        assert_eq!(
+            (
+                c.window_log,
+                c.chain_log,
+                c.hash_log,
+                c.min_match,
+                c.target_length
+            ),
+            (16, 12, 12, 5, 5)
+        );
         let c = cparams(12, 65536);
-        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.search_log, c.strategy), (16, 17, 17, 7, Strategy::BtLazy2));
+        assert_eq!(
+            (
+                c.window_log,
+                c.chain_log,
+                c.hash_log,
+                c.search_log,
+                c.strategy
+            ),
+            (16, 17, 17, 7, Strategy::BtLazy2)
+        );
         let c = cparams(1, 1000);
         assert_eq!((c.window_log, c.chain_log, c.hash_log), (10, 10, 11));
         let c = cparams(4, 131072);
-        assert_eq!((c.window_log, c.chain_log, c.hash_log, c.strategy), (17, 17, 17, Strategy::DFast));
+        assert_eq!(
+            (c.window_log, c.chain_log, c.hash_log, c.strategy),
+            (17, 17, 17, Strategy::DFast)
+        );
     }
 
     #[test]

@@ -11,7 +11,10 @@ const THRESHOLD_BASE: u64 = THRESHOLD_PENALTY_RATE - 2;
 
 /// Mirrors fpDistance for byte histograms of `n1` and `n2` events.
 fn distance(a: &[u32; 256], n1: u64, b: &[u32; 256], n2: u64) -> u64 {
-    a.iter().zip(b).map(|(&x, &y)| (x as i64 * n2 as i64 - y as i64 * n1 as i64).unsigned_abs()).sum()
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| (x as i64 * n2 as i64 - y as i64 * n1 as i64).unsigned_abs())
+        .sum()
 }
 
 /// Mirrors ZSTD_splitBlock_fromBorders: returns the size of the first block to emit out
@@ -29,14 +32,21 @@ pub(crate) fn split_from_borders(block: &[u8]) -> usize {
         return size;
     }
     let mut middle = [0u32; 256];
-    hist::add(&mut middle, &block[size / 2 - SEGMENT_SIZE / 2..size / 2 + SEGMENT_SIZE / 2]);
+    hist::add(
+        &mut middle,
+        &block[size / 2 - SEGMENT_SIZE / 2..size / 2 + SEGMENT_SIZE / 2],
+    );
     let from_begin = distance(&begin, n, &middle, n);
     let from_end = distance(&end, n, &middle, n);
     let min_distance = (SEGMENT_SIZE * SEGMENT_SIZE / 3) as u64;
     if from_begin.abs_diff(from_end) < min_distance {
         return 64 * 1024;
     }
-    if from_begin > from_end { 32 * 1024 } else { 96 * 1024 }
+    if from_begin > from_end {
+        32 * 1024
+    } else {
+        96 * 1024
+    }
 }
 
 /// Fingerprints of 8 KiB chunks are compared (`CHUNKSIZE`).
@@ -79,7 +89,10 @@ fn record(fp: &mut Fingerprint, chunk: &[u8], rate: usize, hash_log: u32) {
 /// Mirrors fpDistance.
 fn fp_distance(a: &Fingerprint, b: &Fingerprint, hash_log: u32) -> u64 {
     (0..1usize << hash_log)
-        .map(|n| (a.events[n] as i64 * b.nb_events as i64 - b.events[n] as i64 * a.nb_events as i64).unsigned_abs())
+        .map(|n| {
+            (a.events[n] as i64 * b.nb_events as i64 - b.events[n] as i64 * a.nb_events as i64)
+                .unsigned_abs()
+        })
         .sum()
 }
 
@@ -87,8 +100,14 @@ fn fp_distance(a: &Fingerprint, b: &Fingerprint, hash_log: u32) -> u64 {
 /// data stops looking like what came before, or the whole block.
 pub(crate) fn split_by_chunks(block: &[u8], level: usize) -> usize {
     let (rate, hash_log) = (CHUNK_RATES[level], CHUNK_HASH_LOGS[level]);
-    let mut past = Fingerprint { events: [0; FP_TABLE_SIZE], nb_events: 0 };
-    let mut new = Fingerprint { events: [0; FP_TABLE_SIZE], nb_events: 0 };
+    let mut past = Fingerprint {
+        events: [0; FP_TABLE_SIZE],
+        nb_events: 0,
+    };
+    let mut new = Fingerprint {
+        events: [0; FP_TABLE_SIZE],
+        nb_events: 0,
+    };
     let mut penalty = THRESHOLD_PENALTY;
     record(&mut past, &block[..CHUNK_SIZE], rate, hash_log);
     let mut pos = CHUNK_SIZE;

@@ -58,7 +58,8 @@ impl SeqStore {
         let n = end - start;
         let dst = self.lit_len;
         if n <= WILDCOPY_LENGTH && start + WILDCOPY_LENGTH <= src.len() {
-            self.lit_buf[dst..dst + WILDCOPY_LENGTH].copy_from_slice(&src[start..start + WILDCOPY_LENGTH]);
+            self.lit_buf[dst..dst + WILDCOPY_LENGTH]
+                .copy_from_slice(&src[start..start + WILDCOPY_LENGTH]);
         } else {
             self.lit_buf[dst..dst + n].copy_from_slice(&src[start..end]);
         }
@@ -68,9 +69,20 @@ impl SeqStore {
     /// Mirrors ZSTD_storeSeq: literals `src[lit_start..lit_end]` precede a match of
     /// `match_len` bytes.
     #[inline(always)]
-    pub(crate) fn store(&mut self, src: &[u8], lit_start: usize, lit_end: usize, off_base: u32, match_len: usize) {
+    pub(crate) fn store(
+        &mut self,
+        src: &[u8],
+        lit_start: usize,
+        lit_end: usize,
+        off_base: u32,
+        match_len: usize,
+    ) {
         self.copy_literals(src, lit_start, lit_end);
-        self.sequences.push(Sequence { lit_len: (lit_end - lit_start) as u32, off_base, ml_base: match_len as u32 - MINMATCH });
+        self.sequences.push(Sequence {
+            lit_len: (lit_end - lit_start) as u32,
+            off_base,
+            ml_base: match_len as u32 - MINMATCH,
+        });
     }
 
     /// Mirrors ZSTD_storeLastLiterals.
@@ -100,7 +112,11 @@ impl SeqStore {
         self.ll_codes.resize(n, 0);
         self.of_codes.resize(n, 0);
         self.ml_codes.resize(n, 0);
-        let codes = self.ll_codes.iter_mut().zip(self.of_codes.iter_mut()).zip(self.ml_codes.iter_mut());
+        let codes = self
+            .ll_codes
+            .iter_mut()
+            .zip(self.of_codes.iter_mut())
+            .zip(self.ml_codes.iter_mut());
         for (s, ((ll, of), ml)) in self.sequences.iter().zip(codes) {
             *ll = ll_code(s.lit_len);
             *of = highbit32(s.off_base) as u8;
@@ -137,11 +153,19 @@ const ML_DELTA_CODE: u32 = 36;
 /// Mirrors ZSTD_LLcode.
 #[inline]
 pub(crate) fn ll_code(lit_len: u32) -> u8 {
-    if lit_len > 63 { (highbit32(lit_len) + LL_DELTA_CODE) as u8 } else { LL_CODE[lit_len as usize] }
+    if lit_len > 63 {
+        (highbit32(lit_len) + LL_DELTA_CODE) as u8
+    } else {
+        LL_CODE[lit_len as usize]
+    }
 }
 
 /// Mirrors ZSTD_MLcode.
 #[inline]
 pub(crate) fn ml_code(ml_base: u32) -> u8 {
-    if ml_base > 127 { (highbit32(ml_base) + ML_DELTA_CODE) as u8 } else { ML_CODE[ml_base as usize] }
+    if ml_base > 127 {
+        (highbit32(ml_base) + ML_DELTA_CODE) as u8
+    } else {
+        ML_CODE[ml_base as usize]
+    }
 }

@@ -121,16 +121,24 @@ struct StreamKind {
     default_max: u32,
 }
 
-const LL_KIND: StreamKind =
-    StreamKind { fse_log: LL_FSE_LOG, default_norm: &LL_DEFAULT_NORM, default_norm_log: LL_DEFAULT_NORM_LOG, default_max: MAX_LL };
+const LL_KIND: StreamKind = StreamKind {
+    fse_log: LL_FSE_LOG,
+    default_norm: &LL_DEFAULT_NORM,
+    default_norm_log: LL_DEFAULT_NORM_LOG,
+    default_max: MAX_LL,
+};
 const OF_KIND: StreamKind = StreamKind {
     fse_log: OFF_FSE_LOG,
     default_norm: &OF_DEFAULT_NORM,
     default_norm_log: OF_DEFAULT_NORM_LOG,
     default_max: DEFAULT_MAX_OFF,
 };
-const ML_KIND: StreamKind =
-    StreamKind { fse_log: ML_FSE_LOG, default_norm: &ML_DEFAULT_NORM, default_norm_log: ML_DEFAULT_NORM_LOG, default_max: MAX_ML };
+const ML_KIND: StreamKind = StreamKind {
+    fse_log: ML_FSE_LOG,
+    default_norm: &ML_DEFAULT_NORM,
+    default_norm_log: ML_DEFAULT_NORM_LOG,
+    default_max: MAX_ML,
+};
 
 /// Mirrors ZSTD_entropyCost: bits to code `count` with its own ideal distribution.
 fn entropy_cost(count: &[u32], max: u32, total: usize) -> usize {
@@ -151,7 +159,8 @@ fn cross_entropy_cost(norm: &[i16], accuracy_log: u32, count: &[u32], max: u32) 
     let mut cost = 0usize;
     for s in 0..=max as usize {
         let norm_acc = if norm[s] != -1 { norm[s] as u32 } else { 1 };
-        cost += count[s] as usize * INVERSE_PROBABILITY_LOG256[(norm_acc << shift) as usize] as usize;
+        cost +=
+            count[s] as usize * INVERSE_PROBABILITY_LOG256[(norm_acc << shift) as usize] as usize;
     }
     cost >> 8
 }
@@ -182,7 +191,14 @@ fn fse_bit_cost(ct: &FseCTable, count: &[u32], max: u32) -> Option<usize> {
 fn ncount_cost(count: &[u32], max: u32, nb_seq: usize, fse_log: u32) -> usize {
     let table_log = fse::optimal_table_log(fse_log, nb_seq, max);
     let mut norm = [0i16; fse::MAX_SYMBOL + 1];
-    fse::normalize_count(&mut norm, table_log, count, nb_seq, max, nb_seq >= LOW_PROB_COUNT_MIN_SEQ);
+    fse::normalize_count(
+        &mut norm,
+        table_log,
+        count,
+        nb_seq,
+        max,
+        nb_seq >= LOW_PROB_COUNT_MIN_SEQ,
+    );
     let mut scratch = Vec::with_capacity(64);
     fse::write_ncount(&mut scratch, &norm, max, table_log)
 }
@@ -202,7 +218,11 @@ fn select_encoding_type(
 ) -> EncodingType {
     if most_frequent == nb_seq {
         *repeat = FseRepeat::None;
-        return if default_allowed && nb_seq <= 2 { EncodingType::Basic } else { EncodingType::Rle };
+        return if default_allowed && nb_seq <= 2 {
+            EncodingType::Basic
+        } else {
+            EncodingType::Rle
+        };
     }
     if strategy < Strategy::Lazy {
         if default_allowed {
@@ -211,16 +231,31 @@ fn select_encoding_type(
             if *repeat == FseRepeat::Valid && nb_seq < STATIC_FSE_NB_SEQ_MAX {
                 return EncodingType::Repeat;
             }
-            if nb_seq < dynamic_fse_nb_seq_min || most_frequent < (nb_seq >> (kind.default_norm_log - 1)) {
+            if nb_seq < dynamic_fse_nb_seq_min
+                || most_frequent < (nb_seq >> (kind.default_norm_log - 1))
+            {
                 *repeat = FseRepeat::None;
                 return EncodingType::Basic;
             }
         }
     } else {
-        let basic_cost =
-            if default_allowed { Some(cross_entropy_cost(kind.default_norm, kind.default_norm_log, count, max)) } else { None };
-        let repeat_cost = if *repeat != FseRepeat::None { fse_bit_cost(prev, count, max) } else { None };
-        let compressed_cost = (ncount_cost(count, max, nb_seq, kind.fse_log) << 3) + entropy_cost(count, max, nb_seq);
+        let basic_cost = if default_allowed {
+            Some(cross_entropy_cost(
+                kind.default_norm,
+                kind.default_norm_log,
+                count,
+                max,
+            ))
+        } else {
+            None
+        };
+        let repeat_cost = if *repeat != FseRepeat::None {
+            fse_bit_cost(prev, count, max)
+        } else {
+            None
+        };
+        let compressed_cost =
+            (ncount_cost(count, max, nb_seq, kind.fse_log) << 3) + entropy_cost(count, max, nb_seq);
         // Errors compare as huge sizes, like libzstd's error codes.
         let basic = basic_cost.unwrap_or(usize::MAX);
         let rep = repeat_cost.unwrap_or(usize::MAX);
@@ -273,7 +308,14 @@ fn build_ctable(
                 nb_seq_1 -= 1;
             }
             let mut norm = [0i16; fse::MAX_SYMBOL + 1];
-            fse::normalize_count(&mut norm, table_log, count, nb_seq_1, max, nb_seq_1 >= LOW_PROB_COUNT_MIN_SEQ);
+            fse::normalize_count(
+                &mut norm,
+                table_log,
+                count,
+                nb_seq_1,
+                max,
+                nb_seq_1 >= LOW_PROB_COUNT_MIN_SEQ,
+            );
             let size = fse::write_ncount(out, &norm, max, table_log);
             next.build(&norm, max, table_log);
             size
@@ -333,8 +375,27 @@ pub(crate) fn build_statistics(
     // Literal lengths.
     let (most, max) = count_codes(&mut count, ll_codes, MAX_LL);
     next.ll_repeat = prev.ll_repeat;
-    let ll = select_encoding_type(&mut next.ll_repeat, &count, max, most, nb_seq, &LL_KIND, &prev.ll, true, strategy);
-    let size = build_ctable(out, &mut next.ll, &LL_KIND, ll, &mut count, max, ll_codes, &prev.ll);
+    let ll = select_encoding_type(
+        &mut next.ll_repeat,
+        &count,
+        max,
+        most,
+        nb_seq,
+        &LL_KIND,
+        &prev.ll,
+        true,
+        strategy,
+    );
+    let size = build_ctable(
+        out,
+        &mut next.ll,
+        &LL_KIND,
+        ll,
+        &mut count,
+        max,
+        ll_codes,
+        &prev.ll,
+    );
     if ll == EncodingType::Compressed {
         last_count_size = size;
     }
@@ -342,36 +403,97 @@ pub(crate) fn build_statistics(
     let (most, max) = count_codes(&mut count, of_codes, MAX_OFF);
     let of_default_allowed = max <= DEFAULT_MAX_OFF;
     next.of_repeat = prev.of_repeat;
-    let of = select_encoding_type(&mut next.of_repeat, &count, max, most, nb_seq, &OF_KIND, &prev.of, of_default_allowed, strategy);
-    let size = build_ctable(out, &mut next.of, &OF_KIND, of, &mut count, max, of_codes, &prev.of);
+    let of = select_encoding_type(
+        &mut next.of_repeat,
+        &count,
+        max,
+        most,
+        nb_seq,
+        &OF_KIND,
+        &prev.of,
+        of_default_allowed,
+        strategy,
+    );
+    let size = build_ctable(
+        out,
+        &mut next.of,
+        &OF_KIND,
+        of,
+        &mut count,
+        max,
+        of_codes,
+        &prev.of,
+    );
     if of == EncodingType::Compressed {
         last_count_size = size;
     }
     // Match lengths.
     let (most, max) = count_codes(&mut count, ml_codes, MAX_ML);
     next.ml_repeat = prev.ml_repeat;
-    let ml = select_encoding_type(&mut next.ml_repeat, &count, max, most, nb_seq, &ML_KIND, &prev.ml, true, strategy);
-    let size = build_ctable(out, &mut next.ml, &ML_KIND, ml, &mut count, max, ml_codes, &prev.ml);
+    let ml = select_encoding_type(
+        &mut next.ml_repeat,
+        &count,
+        max,
+        most,
+        nb_seq,
+        &ML_KIND,
+        &prev.ml,
+        true,
+        strategy,
+    );
+    let size = build_ctable(
+        out,
+        &mut next.ml,
+        &ML_KIND,
+        ml,
+        &mut count,
+        max,
+        ml_codes,
+        &prev.ml,
+    );
     if ml == EncodingType::Compressed {
         last_count_size = size;
     }
-    SeqStats { ll, of, ml, size: out.len() - start, last_count_size }
+    SeqStats {
+        ll,
+        of,
+        ml,
+        size: out.len() - start,
+        last_count_size,
+    }
 }
 
 /// Mirrors ZSTD_estimateBlockSize_symbolType: estimated bytes of one stream coded in mode
 /// `ty` with `table` (or the default distribution), extra bits included.
-fn estimate_symbol_type(ty: EncodingType, codes: &[u8], max_code: u32, table: &FseCTable, extra_bits: Option<&[u8]>, kind: &StreamKind) -> usize {
+fn estimate_symbol_type(
+    ty: EncodingType,
+    codes: &[u8],
+    max_code: u32,
+    table: &FseCTable,
+    extra_bits: Option<&[u8]>,
+    kind: &StreamKind,
+) -> usize {
     let mut count = [0u32; fse::MAX_SYMBOL + 1];
     let (_, max) = count_codes(&mut count, codes, max_code);
     let cost = match ty {
-        EncodingType::Basic => Some(cross_entropy_cost(kind.default_norm, kind.default_norm_log, &count, max)),
+        EncodingType::Basic => Some(cross_entropy_cost(
+            kind.default_norm,
+            kind.default_norm_log,
+            &count,
+            max,
+        )),
         EncodingType::Rle => Some(0),
         EncodingType::Compressed | EncodingType::Repeat => fse_bit_cost(table, &count, max),
     };
     // An unusable table is an error code there, estimated as 10 bytes per sequence.
-    let Some(mut bits) = cost else { return codes.len() * 10 };
+    let Some(mut bits) = cost else {
+        return codes.len() * 10;
+    };
     bits += match extra_bits {
-        Some(extra) => codes.iter().map(|&c| extra[c as usize] as usize).sum::<usize>(),
+        Some(extra) => codes
+            .iter()
+            .map(|&c| extra[c as usize] as usize)
+            .sum::<usize>(),
         // An offset code is also its number of extra bits.
         None => codes.iter().map(|&c| c as usize).sum::<usize>(),
     };
@@ -380,12 +502,32 @@ fn estimate_symbol_type(ty: EncodingType, codes: &[u8], max_code: u32, table: &F
 
 /// Mirrors ZSTD_estimateBlockSize_sequences (with the table descriptions counted): the
 /// estimated sequences section of a chunk whose statistics are `stats` and tables `tables`.
-pub(crate) fn estimate_size(ll_codes: &[u8], of_codes: &[u8], ml_codes: &[u8], tables: &FseState, stats: &SeqStats) -> usize {
+pub(crate) fn estimate_size(
+    ll_codes: &[u8],
+    of_codes: &[u8],
+    ml_codes: &[u8],
+    tables: &FseState,
+    stats: &SeqStats,
+) -> usize {
     let nb_seq = ll_codes.len();
     let header = 2 + (nb_seq >= 128) as usize + (nb_seq >= LONG_NB_SEQ) as usize;
     estimate_symbol_type(stats.of, of_codes, MAX_OFF, &tables.of, None, &OF_KIND)
-        + estimate_symbol_type(stats.ll, ll_codes, MAX_LL, &tables.ll, Some(&LL_BITS), &LL_KIND)
-        + estimate_symbol_type(stats.ml, ml_codes, MAX_ML, &tables.ml, Some(&ML_BITS), &ML_KIND)
+        + estimate_symbol_type(
+            stats.ll,
+            ll_codes,
+            MAX_LL,
+            &tables.ll,
+            Some(&LL_BITS),
+            &LL_KIND,
+        )
+        + estimate_symbol_type(
+            stats.ml,
+            ml_codes,
+            MAX_ML,
+            &tables.ml,
+            Some(&ML_BITS),
+            &ML_KIND,
+        )
         + stats.size
         + header
 }
@@ -416,7 +558,15 @@ pub(crate) fn compress_sequences(
     }
     let seq_head = out.len();
     out.push(0);
-    let stats = build_statistics(out, &seqs.ll_codes, &seqs.of_codes, &seqs.ml_codes, prev, next, strategy);
+    let stats = build_statistics(
+        out,
+        &seqs.ll_codes,
+        &seqs.of_codes,
+        &seqs.ml_codes,
+        prev,
+        next,
+        strategy,
+    );
     out[seq_head] = ((stats.ll as u8) << 6) + ((stats.of as u8) << 4) + ((stats.ml as u8) << 2);
     let last_count_size = stats.last_count_size;
 
@@ -428,16 +578,32 @@ pub(crate) fn compress_sequences(
 }
 
 /// Mirrors ZSTD_encodeSequences: sequences are encoded last to first.
-fn encode_sequences(out: &mut Vec<u8>, seqs: &SeqStore, ll: &FseCTable, of: &FseCTable, ml: &FseCTable) -> usize {
+fn encode_sequences(
+    out: &mut Vec<u8>,
+    seqs: &SeqStore,
+    ll: &FseCTable,
+    of: &FseCTable,
+    ml: &FseCTable,
+) -> usize {
     let n = seqs.sequences.len();
-    let (ll_codes, of_codes, ml_codes) = (&seqs.ll_codes[..n], &seqs.of_codes[..n], &seqs.ml_codes[..n]);
+    let (ll_codes, of_codes, ml_codes) = (
+        &seqs.ll_codes[..n],
+        &seqs.of_codes[..n],
+        &seqs.ml_codes[..n],
+    );
     let mut bw = BitWriter::new(out, n * 12 + 16);
     let last = seqs.sequences[n - 1];
     let mut ml_state = ml.init_state(ml_codes[n - 1]);
     let mut of_state = of.init_state(of_codes[n - 1]);
     let mut ll_state = ll.init_state(ll_codes[n - 1]);
-    bw.add_bits(last.lit_len as u64, LL_BITS[ll_codes[n - 1] as usize] as u32);
-    bw.add_bits(last.ml_base as u64, ML_BITS[ml_codes[n - 1] as usize] as u32);
+    bw.add_bits(
+        last.lit_len as u64,
+        LL_BITS[ll_codes[n - 1] as usize] as u32,
+    );
+    bw.add_bits(
+        last.ml_base as u64,
+        ML_BITS[ml_codes[n - 1] as usize] as u32,
+    );
     bw.flush();
     bw.add_bits(last.off_base as u64, of_codes[n - 1] as u32);
     bw.flush();

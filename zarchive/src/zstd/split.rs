@@ -47,14 +47,37 @@ impl Estimator<'_> {
     /// Mirrors ZSTD_buildEntropyStatisticsAndEstimateSubBlockSize for sequences
     /// `start..end`; `None` is libzstd's error.
     fn estimate(&mut self, start: usize, end: usize) -> Option<usize> {
-        let lit_end = if end == self.seqs.len() { self.lits.len() } else { self.lit_starts[end] };
+        let lit_end = if end == self.seqs.len() {
+            self.lits.len()
+        } else {
+            self.lit_starts[end]
+        };
         let lits = &self.lits[self.lit_starts[start]..lit_end];
         let optimal_depth = self.cp.strategy >= Strategy::BtUltra;
         let disabled = block::literals_compression_disabled(self.cp);
-        let lit_stats = literals::build_stats(lits, &self.prev.huf, &mut self.next.huf, self.ws, disabled, optimal_depth);
-        let (ll, of, ml) = (&self.ll_codes[start..end], &self.of_codes[start..end], &self.ml_codes[start..end]);
+        let lit_stats = literals::build_stats(
+            lits,
+            &self.prev.huf,
+            &mut self.next.huf,
+            self.ws,
+            disabled,
+            optimal_depth,
+        );
+        let (ll, of, ml) = (
+            &self.ll_codes[start..end],
+            &self.of_codes[start..end],
+            &self.ml_codes[start..end],
+        );
         self.scratch.clear();
-        let seq_stats = sequences::build_statistics(&mut self.scratch, ll, of, ml, &self.prev.fse, &mut self.next.fse, self.cp.strategy);
+        let seq_stats = sequences::build_statistics(
+            &mut self.scratch,
+            ll,
+            of,
+            ml,
+            &self.prev.fse,
+            &mut self.next.fse,
+            self.cp.strategy,
+        );
         let (mode, des_size) = lit_stats?;
         let lit_size = literals::estimate_size(lits, mode, des_size, &self.next.huf.table);
         let seq_size = sequences::estimate_size(ll, of, ml, &self.next.fse, &seq_stats);
@@ -71,7 +94,9 @@ impl Estimator<'_> {
         let whole = self.estimate(start, end);
         let first = self.estimate(start, mid);
         let second = self.estimate(mid, end);
-        let (Some(whole), Some(first), Some(second)) = (whole, first, second) else { return };
+        let (Some(whole), Some(first), Some(second)) = (whole, first, second) else {
+            return;
+        };
         if first + second < whole {
             self.derive_splits(splits, start, mid);
             splits.push(mid);
@@ -83,7 +108,11 @@ impl Estimator<'_> {
 /// Mirrors ZSTD_seqStore_resolveOffCodes: rewrites as raw offsets the repeat codes whose
 /// meaning differs between the compressor's history `c_rep` (which follows the sequences)
 /// and the decoder's `d_rep` (which skipped raw and RLE parts), and advances both.
-fn resolve_off_codes(d_rep: &mut [u32; REP_NUM], c_rep: &mut [u32; REP_NUM], seqs: &mut [Sequence]) {
+fn resolve_off_codes(
+    d_rep: &mut [u32; REP_NUM],
+    c_rep: &mut [u32; REP_NUM],
+    seqs: &mut [Sequence],
+) {
     for seq in seqs {
         let ll0 = seq.lit_len == 0;
         let off_base = seq.off_base;
@@ -102,7 +131,11 @@ fn resolve_off_codes(d_rep: &mut [u32; REP_NUM], c_rep: &mut [u32; REP_NUM], seq
 /// Mirrors ZSTD_resolveRepcodeToRawOffset (repeat code 3 after no literals is `rep0 - 1`).
 fn repcode_to_raw_offset(rep: &[u32; REP_NUM], off_base: u32, ll0: bool) -> u32 {
     let adjusted = (off_base - 1 + ll0 as u32) as usize;
-    if adjusted == REP_NUM { rep[0].wrapping_sub(1) } else { rep[adjusted] }
+    if adjusted == REP_NUM {
+        rep[0].wrapping_sub(1)
+    } else {
+        rep[adjusted]
+    }
 }
 
 /// Writes a 3-byte block header (`last | type << 1 | size << 3`).
@@ -149,7 +182,15 @@ pub(crate) fn compress_block(
     prev_rep: [u32; REP_NUM],
     next_rep: [u32; REP_NUM],
 ) -> [u32; REP_NUM] {
-    let BlockContext { seqs, prev, next, ws, split, cp, first_block } = ctx;
+    let BlockContext {
+        seqs,
+        prev,
+        next,
+        ws,
+        split,
+        cp,
+        first_block,
+    } = ctx;
     let nb_seq = seqs.sequences.len();
     seqs.compute_codes();
     split.splits.clear();
@@ -202,14 +243,29 @@ pub(crate) fn compress_block(
             (split.lits.len(), block.len() - src_pos)
         } else {
             let lit_end = split.lit_starts[seq_end];
-            let match_bytes: usize = part_seqs.iter().map(|s| (s.ml_base + MINMATCH) as usize).sum();
+            let match_bytes: usize = part_seqs
+                .iter()
+                .map(|s| (s.ml_base + MINMATCH) as usize)
+                .sum();
             (lit_end, lit_end - lit_start + match_bytes)
         };
         let d_rep_original = d_rep;
         resolve_off_codes(&mut d_rep, &mut c_rep, part_seqs);
-        split.part.assign(part_seqs, &split.lits[lit_start..lit_end]);
+        split
+            .part
+            .assign(part_seqs, &split.lits[lit_start..lit_end]);
         let part_block = &block[src_pos..src_pos + src_bytes];
-        let (c_size, _) = emit_part(out, &mut split.part, prev, next, ws, cp, part_block, last && last_part, first_block);
+        let (c_size, _) = emit_part(
+            out,
+            &mut split.part,
+            prev,
+            next,
+            ws,
+            cp,
+            part_block,
+            last && last_part,
+            first_block,
+        );
         if c_size <= 1 {
             // A raw or RLE part: the decoder's history does not move.
             d_rep = d_rep_original;
@@ -241,7 +297,14 @@ fn emit_part(
     if !first_block && c_size < RLE_MAX_LENGTH && block::is_rle(src) {
         c_size = 1;
     }
-    out.truncate(out_start + if c_size > 1 { BLOCK_HEADER_SIZE + c_size } else { 0 });
+    out.truncate(
+        out_start
+            + if c_size > 1 {
+                BLOCK_HEADER_SIZE + c_size
+            } else {
+                0
+            },
+    );
     match c_size {
         0 => {
             out.extend_from_slice(&block_header(last, BLOCK_RAW, src.len()));
@@ -252,7 +315,11 @@ fn emit_part(
             out.push(src[0]);
         }
         _ => {
-            out[out_start..out_start + BLOCK_HEADER_SIZE].copy_from_slice(&block_header(last, BLOCK_COMPRESSED, c_size));
+            out[out_start..out_start + BLOCK_HEADER_SIZE].copy_from_slice(&block_header(
+                last,
+                BLOCK_COMPRESSED,
+                c_size,
+            ));
             // ZSTD_blockState_confirmRepcodesAndEntropyTables.
             std::mem::swap(prev, next);
         }

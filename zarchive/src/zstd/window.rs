@@ -47,7 +47,12 @@ pub(crate) struct Window {
 impl Window {
     /// Mirrors ZSTD_window_init followed by the first (non-contiguous) ZSTD_window_update.
     pub(crate) fn new(window_log: u32) -> Self {
-        Window { origin: 0, base: WINDOW_START_INDEX, low_limit: WINDOW_START_INDEX, max_dist: 1 << window_log }
+        Window {
+            origin: 0,
+            base: WINDOW_START_INDEX,
+            low_limit: WINDOW_START_INDEX,
+            max_dist: 1 << window_log,
+        }
     }
 
     /// Frame position that the finders see as position 0: they work on `src[origin..]`.
@@ -62,7 +67,12 @@ impl Window {
     /// `max(maxDist, cycleSize)` plus its offset in the cycle, and returns the correction
     /// (the caller reduces its tables and `nextToUpdate`) and how far the finder positions
     /// moved. Without a correction, returns `None`.
-    pub(crate) fn correct_overflow_if_needed(&mut self, start: usize, end: usize, cycle_log: u32) -> Option<(u32, usize)> {
+    pub(crate) fn correct_overflow_if_needed(
+        &mut self,
+        start: usize,
+        end: usize,
+        cycle_log: u32,
+    ) -> Option<(u32, usize)> {
         if self.base as u64 + end as u64 <= CURRENT_MAX {
             return None;
         }
@@ -70,11 +80,18 @@ impl Window {
         let curr = self.index(start);
         let current_cycle = curr & (cycle_size - 1);
         // Keeps `newCurrent - maxDist` at or above the start index.
-        let cycle_correction = if current_cycle < WINDOW_START_INDEX { cycle_size.max(WINDOW_START_INDEX) } else { 0 };
+        let cycle_correction = if current_cycle < WINDOW_START_INDEX {
+            cycle_size.max(WINDOW_START_INDEX)
+        } else {
+            0
+        };
         let new_current = current_cycle + cycle_correction + self.max_dist.max(cycle_size);
         let correction = curr - new_current;
-        self.low_limit =
-            if self.low_limit < correction + WINDOW_START_INDEX { WINDOW_START_INDEX } else { self.low_limit - correction };
+        self.low_limit = if self.low_limit < correction + WINDOW_START_INDEX {
+            WINDOW_START_INDEX
+        } else {
+            self.low_limit - correction
+        };
         // Finder position p had index p + base; it now has index p + base - correction.
         // Rebase so that index WINDOW_START_INDEX is finder position 0 again.
         let moved = (correction + WINDOW_START_INDEX - self.base) as usize;
@@ -122,7 +139,11 @@ impl Window {
     #[inline(always)]
     pub(crate) fn lowest_match_index(&self, curr: u32) -> u32 {
         // Wrapping as in libzstd: `curr` is never below `lowLimit` for a valid caller.
-        if curr.wrapping_sub(self.low_limit) > self.max_dist { curr.wrapping_sub(self.max_dist) } else { self.low_limit }
+        if curr.wrapping_sub(self.low_limit) > self.max_dist {
+            curr.wrapping_sub(self.max_dist)
+        } else {
+            self.low_limit
+        }
     }
 
     /// Finder for the lowest match index of every position of the block ending at finder
@@ -134,7 +155,10 @@ impl Window {
         let fixed = self.index(end) - self.low_limit <= self.max_dist;
         // Inside a block, `curr - maxDist` is at or above the low limit once it exceeds it,
         // so the lowest index is their maximum; "no maximum distance" when it never binds.
-        BlockLimits { low_limit: self.low_limit, max_dist: if fixed { u32::MAX } else { self.max_dist } }
+        BlockLimits {
+            low_limit: self.low_limit,
+            max_dist: if fixed { u32::MAX } else { self.max_dist },
+        }
     }
 
     /// Mirrors ZSTD_getLowestPrefixIndex (no dictionary). It reads `dictLimit` where
@@ -177,9 +201,17 @@ mod tests {
     fn low_limit_follows_the_block_start_once_the_window_is_full() {
         let mut w = Window::new(10);
         w.enforce_max_dist(1000);
-        assert_eq!(w.low_limit(), WINDOW_START_INDEX, "index 1002 is within 1024 of index 0");
+        assert_eq!(
+            w.low_limit(),
+            WINDOW_START_INDEX,
+            "index 1002 is within 1024 of index 0"
+        );
         w.enforce_max_dist(1023);
-        assert_eq!(w.low_limit(), WINDOW_START_INDEX, "1025 - 1024 = 1 is below the start index");
+        assert_eq!(
+            w.low_limit(),
+            WINDOW_START_INDEX,
+            "1025 - 1024 = 1 is below the start index"
+        );
         w.enforce_max_dist(5000);
         assert_eq!(w.low_limit(), 5002 - 1024);
         assert_eq!(w.low_limit_pos(), 5000 - 1024);
@@ -192,7 +224,11 @@ mod tests {
         for end in [5001, 5100, 6000] {
             let b = w.block_limits(end);
             for p in [4500, 5000, 5001, end] {
-                assert_eq!(b.lowest_match_index(w.index(p)), w.lowest_match_index(w.index(p)), "end {end} p {p}");
+                assert_eq!(
+                    b.lowest_match_index(w.index(p)),
+                    w.lowest_match_index(w.index(p)),
+                    "end {end} p {p}"
+                );
             }
         }
         assert_eq!(Window::new(20).block_limits(1000).max_dist, u32::MAX);

@@ -26,10 +26,50 @@ pub(crate) fn compress_block(
     block_end: usize,
 ) -> usize {
     match cp.min_match {
-        5 => generic::<5>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
-        6 => generic::<6>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
-        7.. => generic::<7>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
-        _ => generic::<4>(hash_long, hash_small, seqs, rep, cp, window, src, block_start, block_end),
+        5 => generic::<5>(
+            hash_long,
+            hash_small,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
+        6 => generic::<6>(
+            hash_long,
+            hash_small,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
+        7.. => generic::<7>(
+            hash_long,
+            hash_small,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
+        _ => generic::<4>(
+            hash_long,
+            hash_small,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
     }
 }
 
@@ -66,7 +106,8 @@ fn generic<const MLS: u32>(
     let mut ip = block_start;
     ip += (ip == prefix_lowest) as usize;
     let curr = index_of(ip);
-    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
+    let (mut offset_1, mut offset_2, saved_reps) =
+        BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
 
     'outer: loop {
         let mut step = 1;
@@ -176,7 +217,10 @@ fn generic<const MLS: u32>(
             hash_long[hl(ip - 2)] = index_of(ip - 2);
             hash_small[hs(p)] = index_of(p);
             hash_small[hs(ip - 1)] = index_of(ip - 1);
-            while ip <= ilimit && offset_2 > 0 && read32(src, ip) == read32(src, ip - offset_2 as usize) {
+            while ip <= ilimit
+                && offset_2 > 0
+                && read32(src, ip) == read32(src, ip - offset_2 as usize)
+            {
                 let r_length = count(src, ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
                 hash_small[hs(ip)] = index_of(ip);

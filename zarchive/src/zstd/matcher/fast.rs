@@ -24,10 +24,46 @@ pub(crate) fn compress_block(
     block_end: usize,
 ) -> usize {
     match cp.min_match {
-        5 => compress_block_generic::<5>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
-        6 => compress_block_generic::<6>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
-        7.. => compress_block_generic::<7>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
-        _ => compress_block_generic::<4>(hash_table, seqs, rep, cp, window, src, block_start, block_end),
+        5 => compress_block_generic::<5>(
+            hash_table,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
+        6 => compress_block_generic::<6>(
+            hash_table,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
+        7.. => compress_block_generic::<7>(
+            hash_table,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
+        _ => compress_block_generic::<4>(
+            hash_table,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+        ),
     }
 }
 
@@ -61,7 +97,8 @@ fn compress_block_generic<const MLS: u32>(
     // The very first position of the frame is never searched.
     ip0 += (ip0 == prefix_start) as usize;
     let curr = index_of(ip0);
-    let (mut rep_offset1, mut rep_offset2, saved_reps) = BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
+    let (mut rep_offset1, mut rep_offset2, saved_reps) =
+        BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
 
     'start: loop {
         let mut step = step_size;
@@ -96,9 +133,19 @@ fn compress_block_generic<const MLS: u32>(
                 hash_table[hash1] = index_of(ip1);
                 break;
             }
-            if match_idx >= prefix_start_index && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
+            if match_idx >= prefix_start_index
+                && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
+            {
                 hash_table[hash1] = index_of(ip1);
-                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, prefix_start, &mut rep_offset1, &mut rep_offset2);
+                (mstart, match0, off_base, m_length) = new_offset(
+                    src,
+                    ip0,
+                    match_idx,
+                    anchor,
+                    prefix_start,
+                    &mut rep_offset1,
+                    &mut rep_offset2,
+                );
                 break;
             }
 
@@ -111,12 +158,22 @@ fn compress_block_generic<const MLS: u32>(
 
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
-            if match_idx >= prefix_start_index && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize) {
+            if match_idx >= prefix_start_index
+                && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
+            {
                 // Only written back when the search cannot resume before ip1 (deliberate).
                 if step <= 4 {
                     hash_table[hash1] = index_of(ip1);
                 }
-                (mstart, match0, off_base, m_length) = new_offset(src, ip0, match_idx, anchor, prefix_start, &mut rep_offset1, &mut rep_offset2);
+                (mstart, match0, off_base, m_length) = new_offset(
+                    src,
+                    ip0,
+                    match_idx,
+                    anchor,
+                    prefix_start,
+                    &mut rep_offset1,
+                    &mut rep_offset2,
+                );
                 break;
             }
 

@@ -69,7 +69,10 @@ impl BlockReps {
     /// are zeroed for this block and remembered. Returns `(offset_1, offset_2, saved)`.
     pub(crate) fn start(rep: &[u32; 3], max_rep: u32) -> (u32, u32, BlockReps) {
         let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
-        let mut saved = BlockReps { saved1: 0, saved2: 0 };
+        let mut saved = BlockReps {
+            saved1: 0,
+            saved2: 0,
+        };
         if offset_2 > max_rep {
             saved.saved2 = offset_2;
             offset_2 = 0;

@@ -34,7 +34,13 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
 type Slot = Option<usize>;
 
 impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
+    pub(crate) fn new(
+        hash: &'t mut [u32],
+        state: &'t mut LazyState,
+        cp: &CParams,
+        window: &Window,
+        block_end: usize,
+    ) -> Self {
         BinaryTree {
             hash: &mut hash[..1 << cp.hash_log],
             bt: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
@@ -143,7 +149,10 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         let mut match_index = self.hash[h];
         let mut candidates = self.compares;
         let mut previous = 0;
-        while match_index > unsort_limit && self.bt[self.node(match_index) + 1] == UNSORTED_MARK && candidates > 1 {
+        while match_index > unsort_limit
+            && self.bt[self.node(match_index) + 1] == UNSORTED_MARK
+            && candidates > 1
+        {
             let n = self.node(match_index);
             self.bt[n + 1] = previous;
             previous = match_index;

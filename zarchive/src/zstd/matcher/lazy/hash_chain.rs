@@ -21,7 +21,13 @@ pub(crate) struct HashChain<'t, const MLS: u32> {
 }
 
 impl<'t, const MLS: u32> HashChain<'t, MLS> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
+    pub(crate) fn new(
+        hash: &'t mut [u32],
+        state: &'t mut LazyState,
+        cp: &CParams,
+        window: &Window,
+        block_end: usize,
+    ) -> Self {
         HashChain {
             hash: &mut hash[..1 << cp.hash_log],
             chain: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],

@@ -57,8 +57,10 @@ pub(crate) struct LazyState {
 /// Whether `cp` selects the row-based finder (`ZSTD_resolveRowMatchFinderMode`, 1.5.7:
 /// greedy..lazy2 with `windowLog > 14`, independent of SIMD support).
 pub(crate) fn uses_row_finder(cp: &CParams) -> bool {
-    matches!(cp.strategy, Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2)
-        && cp.window_log > ROW_FINDER_MIN_WINDOW_LOG
+    matches!(
+        cp.strategy,
+        Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2
+    ) && cp.window_log > ROW_FINDER_MIN_WINDOW_LOG
 }
 
 impl LazyState {
@@ -80,7 +82,11 @@ impl LazyState {
     /// finder has no chain, and its tags and hash cache hold no indices.
     pub(crate) fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
         if !uses_row_finder(cp) {
-            super::table::reduce_table(self.chain.as_mut_slice(), correction, cp.strategy == Strategy::BtLazy2);
+            super::table::reduce_table(
+                self.chain.as_mut_slice(),
+                correction,
+                cp.strategy == Strategy::BtLazy2,
+            );
         }
         self.next_to_update = self.next_to_update.saturating_sub(moved);
     }
@@ -91,8 +97,8 @@ impl LazyState {
     pub(crate) fn limit_catch_up(&mut self, block_start: usize, window: &Window) {
         self.next_to_update = self.next_to_update.max(window.low_limit_pos());
         if block_start > self.next_to_update + BLOCK_CATCH_UP_MAX {
-            self.next_to_update =
-                block_start - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
+            self.next_to_update = block_start
+                - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
         }
     }
 }
@@ -135,7 +141,15 @@ pub(crate) fn compress_block(
         _ => 2,
     };
     let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
-    let args = BlockArgs { seqs, rep, window, src, block_start, block_end, depth };
+    let args = BlockArgs {
+        seqs,
+        rep,
+        window,
+        src,
+        block_start,
+        block_end,
+        depth,
+    };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {
             4 => args.run(BinaryTree::<4>::new(hash, state, cp, window, block_end)),
@@ -176,7 +190,15 @@ struct BlockArgs<'a> {
 
 impl BlockArgs<'_> {
     fn run<F: SearchMax>(self, mut finder: F) -> usize {
-        let BlockArgs { seqs, rep, window, src, block_start, block_end, depth } = self;
+        let BlockArgs {
+            seqs,
+            rep,
+            window,
+            src,
+            block_start,
+            block_end,
+            depth,
+        } = self;
         match depth {
             0 => lazy_generic::<F, 0>(&mut finder, seqs, rep, window, src, block_start, block_end),
             1 => lazy_generic::<F, 1>(&mut finder, seqs, rep, window, src, block_start, block_end),
@@ -189,7 +211,8 @@ impl BlockArgs<'_> {
 #[inline(always)]
 fn rep_match_len(src: &[u8], ip: usize, offset_1: u32, iend: usize) -> Option<usize> {
     let off = offset_1 as usize;
-    (off > 0 && read32(src, ip - off) == read32(src, ip)).then(|| count(src, ip + 4, ip + 4 - off, iend) + 4)
+    (off > 0 && read32(src, ip - off) == read32(src, ip))
+        .then(|| count(src, ip + 4, ip + 4 - off, iend) + 4)
 }
 
 /// Mirrors ZSTD_compressBlock_lazy_generic (noDict) at `DEPTH` 0 (greedy), 1 (lazy) or
@@ -216,7 +239,8 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     // The very first position of the frame is never searched.
     ip += (ip == prefix_lowest) as usize;
     let curr = index_of(ip);
-    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
+    let (mut offset_1, mut offset_2, saved_reps) =
+        BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
     let mut lazy_skipping = false;
     finder.start_block(src, ilimit);
 
@@ -298,7 +322,10 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
             // Catch up backwards (only within the prefix: the match must stay above its start).
             if off_base > REP_NUM_OFFBASE_MAX {
                 let offset = (off_base - REP_NUM_OFFBASE_MAX) as usize;
-                while start > anchor && start - offset > prefix_lowest && src[start - 1] == src[start - offset - 1] {
+                while start > anchor
+                    && start - offset > prefix_lowest
+                    && src[start - 1] == src[start - offset - 1]
+                {
                     start -= 1;
                     match_length += 1;
                 }
@@ -317,7 +344,9 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
         }
 
         // Immediate repcode-2 matches, with no literals.
-        while ilimit.is_some_and(|l| ip <= l) && offset_2 > 0 && read32(src, ip) == read32(src, ip - offset_2 as usize)
+        while ilimit.is_some_and(|l| ip <= l)
+            && offset_2 > 0
+            && read32(src, ip) == read32(src, ip - offset_2 as usize)
         {
             let len = count(src, ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
             std::mem::swap(&mut offset_1, &mut offset_2);

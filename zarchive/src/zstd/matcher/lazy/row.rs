@@ -100,7 +100,13 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
-    pub(crate) fn new(hash: &'t mut [u32], state: &'t mut LazyState, cp: &CParams, window: &Window, block_end: usize) -> Self {
+    pub(crate) fn new(
+        hash: &'t mut [u32],
+        state: &'t mut LazyState,
+        cp: &CParams,
+        window: &Window,
+        block_end: usize,
+    ) -> Self {
         let row_log = ROW.trailing_zeros();
         debug_assert_eq!(row_log, self::row_log(cp));
         let (rows, _) = hash[..1 << cp.hash_log].as_chunks_mut::<ROW>();
@@ -299,7 +305,10 @@ mod tests {
                     *t = tag.wrapping_add(1);
                 }
             }
-            let expected = row.iter().enumerate().fold(0u64, |m, (i, &t)| m | (((t == tag) as u64) << i));
+            let expected = row
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (i, &t)| m | (((t == tag) as u64) << i));
             assert_eq!(match_mask::<64>(&row, tag), expected, "tag {tag}");
             let r16: [u8; 16] = row[..16].try_into().unwrap();
             assert_eq!(match_mask::<16>(&r16, tag), expected & 0xFFFF, "tag {tag}");

@@ -68,7 +68,11 @@ impl OptState {
     pub(crate) fn reset(&mut self, cp: &CParams) {
         self.bt.clear();
         self.bt.resize(1 << cp.chain_log, 0);
-        self.hash_log3 = if cp.min_match == 3 { HASH_LOG3_MAX.min(cp.window_log) } else { 0 };
+        self.hash_log3 = if cp.min_match == 3 {
+            HASH_LOG3_MAX.min(cp.window_log)
+        } else {
+            0
+        };
         self.hash3.clear();
         if self.hash_log3 > 0 {
             self.hash3.resize(1 << self.hash_log3, 0);
@@ -95,7 +99,8 @@ impl OptState {
         self.next_to_update = self.next_to_update.max(window.low_limit());
         let curr = window.index(block_start);
         if curr > self.next_to_update + BLOCK_CATCH_UP_MAX {
-            self.next_to_update = curr - BLOCK_CATCH_UP_KEEP.min(curr - self.next_to_update - BLOCK_CATCH_UP_MAX);
+            self.next_to_update =
+                curr - BLOCK_CATCH_UP_KEEP.min(curr - self.next_to_update - BLOCK_CATCH_UP_MAX);
         }
     }
 }
@@ -117,7 +122,11 @@ pub(crate) fn compress_block(
     block_start: usize,
     block_end: usize,
 ) -> usize {
-    let level = if cp.strategy == Strategy::BtOpt { OptLevel::Opt0 } else { OptLevel::Opt2 };
+    let level = if cp.strategy == Strategy::BtOpt {
+        OptLevel::Opt0
+    } else {
+        OptLevel::Opt2
+    };
     let block_size = block_end - block_start;
     if cp.strategy == Strategy::BtUltra2
         && state.stats.first_block()
@@ -128,12 +137,34 @@ pub(crate) fn compress_block(
         // ZSTD_initStats_ultra: a throw-away pass only to seed the statistics, then the
         // window forgets it (its table entries fall below the new lowest index).
         let mut scratch_rep = *rep;
-        run(hash, state, seqs, &mut scratch_rep, cp, window, src, block_start, block_end, level);
+        run(
+            hash,
+            state,
+            seqs,
+            &mut scratch_rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+            level,
+        );
         seqs.reset(block_size);
         window.forget_prefix(block_size as u32);
         state.next_to_update = window.low_limit();
     }
-    run(hash, state, seqs, rep, cp, window, src, block_start, block_end, level)
+    run(
+        hash,
+        state,
+        seqs,
+        rep,
+        cp,
+        window,
+        src,
+        block_start,
+        block_end,
+        level,
+    )
 }
 
 /// Picks the tree's `mls` (minMatch clamped to 3..=6, `ZSTD_selectBtGetAllMatches`).
@@ -151,10 +182,54 @@ fn run(
     level: OptLevel,
 ) -> usize {
     match cp.min_match.clamp(3, 6) {
-        3 => opt_generic::<3>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
-        4 => opt_generic::<4>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
-        5 => opt_generic::<5>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
-        _ => opt_generic::<6>(hash, state, seqs, rep, cp, window, src, block_start, block_end, level),
+        3 => opt_generic::<3>(
+            hash,
+            state,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+            level,
+        ),
+        4 => opt_generic::<4>(
+            hash,
+            state,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+            level,
+        ),
+        5 => opt_generic::<5>(
+            hash,
+            state,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+            level,
+        ),
+        _ => opt_generic::<6>(
+            hash,
+            state,
+            seqs,
+            rep,
+            cp,
+            window,
+            src,
+            block_start,
+            block_end,
+            level,
+        ),
     }
 }
 
@@ -169,7 +244,11 @@ pub(crate) fn new_rep(rep: [u32; REP_NUM], off_base: u32, ll0: bool) -> [u32; RE
     if rep_code == 0 {
         return rep;
     }
-    let current = if rep_code == REP_NUM as u32 { rep[0].wrapping_sub(1) } else { rep[rep_code as usize] };
+    let current = if rep_code == REP_NUM as u32 {
+        rep[0].wrapping_sub(1)
+    } else {
+        rep[rep_code as usize]
+    };
     let third = if rep_code >= 2 { rep[1] } else { rep[2] };
     [current, rep[0], third]
 }
@@ -195,8 +274,26 @@ fn opt_generic<const MLS: u32>(
     let sufficient_len = cp.target_length.min(OPT_NUM as u32 - 1);
     let min_match: u32 = if cp.min_match == 3 { 3 } else { 4 };
 
-    let OptState { bt, hash3, hash_log3, next_to_update, stats, prices: opt, matches } = state;
-    let mut tree = OptTree::<MLS>::new(hash, bt, hash3, *hash_log3, next_to_update, window, cp, src, iend);
+    let OptState {
+        bt,
+        hash3,
+        hash_log3,
+        next_to_update,
+        stats,
+        prices: opt,
+        matches,
+    } = state;
+    let mut tree = OptTree::<MLS>::new(
+        hash,
+        bt,
+        hash3,
+        *hash_log3,
+        next_to_update,
+        window,
+        cp,
+        src,
+        iend,
+    );
     stats.rescale(&src[block_start..block_end], level);
 
     let mut ip = block_start;
@@ -260,7 +357,9 @@ fn opt_generic<const MLS: u32>(
                 let inr = ip + cur;
                 // Reach `cur` with one more literal if that is not dearer.
                 let litlen = opt[cur - 1].litlen + 1;
-                let price = opt[cur - 1].price + stats.lit_price(src[inr - 1], level) + stats.ll_inc_price(litlen, level);
+                let price = opt[cur - 1].price
+                    + stats.lit_price(src[inr - 1], level)
+                    + stats.ll_inc_price(litlen, level);
                 if price <= opt[cur].price {
                     let prev_match = opt[cur];
                     opt[cur] = opt[cur - 1];
@@ -273,11 +372,16 @@ fn opt_generic<const MLS: u32>(
                     {
                         // Maybe the replaced match followed by one literal wins at cur + 1.
                         let next_lit = stats.lit_price(src[inr], level);
-                        let with_1_literal = prev_match.price + next_lit + stats.ll_inc_price(1, level);
-                        let with_more_literals = price + next_lit + stats.ll_inc_price(litlen + 1, level);
-                        if with_1_literal < with_more_literals && with_1_literal < opt[cur + 1].price {
+                        let with_1_literal =
+                            prev_match.price + next_lit + stats.ll_inc_price(1, level);
+                        let with_more_literals =
+                            price + next_lit + stats.ll_inc_price(litlen + 1, level);
+                        if with_1_literal < with_more_literals
+                            && with_1_literal < opt[cur + 1].price
+                        {
                             let prev = cur - prev_match.mlen as usize;
-                            let reps = new_rep(opt[prev].rep, prev_match.off, opt[prev].litlen == 0);
+                            let reps =
+                                new_rep(opt[prev].rep, prev_match.off, opt[prev].litlen == 0);
                             opt[cur + 1] = prev_match;
                             opt[cur + 1].rep = reps;
                             opt[cur + 1].litlen = 1;
@@ -299,7 +403,9 @@ fn opt_generic<const MLS: u32>(
                 if cur == last_pos {
                     break;
                 }
-                if level == OptLevel::Opt0 && opt[cur + 1].price <= opt[cur].price + (BITCOST_MULTIPLIER / 2) as i32 {
+                if level == OptLevel::Opt0
+                    && opt[cur + 1].price <= opt[cur].price + (BITCOST_MULTIPLIER / 2) as i32
+                {
                     // btopt skips unpromising positions.
                     cur += 1;
                     continue;
@@ -311,7 +417,9 @@ fn opt_generic<const MLS: u32>(
                     cur += 1;
                     continue;
                 };
-                if longest.len > sufficient_len || cur + longest.len as usize >= OPT_NUM || inr + longest.len as usize >= iend
+                if longest.len > sufficient_len
+                    || cur + longest.len as usize >= OPT_NUM
+                    || inr + longest.len as usize >= iend
                 {
                     last_stretch.mlen = longest.len;
                     last_stretch.off = longest.off;

@@ -226,7 +226,8 @@ impl Stats {
         let off_code = highbit32(off_base);
         let ml_base = match_length - MINMATCH;
         if self.predef {
-            return (weight(ml_base, level) + (PREDEF_OFFSET_BITS + off_code) * BITCOST_MULTIPLIER) as i32;
+            return (weight(ml_base, level) + (PREDEF_OFFSET_BITS + off_code) * BITCOST_MULTIPLIER)
+                as i32;
         }
         let mut price = (off_code * BITCOST_MULTIPLIER + self.off_code_sum_base_price)
             .wrapping_sub(weight(self.off_code_freq[off_code as usize], level));

@@ -43,7 +43,11 @@ fn hash3(src: &[u8], pos: usize, h_bits: u32) -> usize {
 /// Mirrors ZSTD_readMINMATCH: the bytes a repcode candidate must share, as a comparable word.
 #[inline(always)]
 fn read_min_match(src: &[u8], pos: usize, min_match: u32) -> u32 {
-    if min_match == 3 { read32(src, pos) << 8 } else { read32(src, pos) }
+    if min_match == 3 {
+        read32(src, pos) << 8
+    } else {
+        read32(src, pos)
+    }
 }
 
 /// The tree over the frame's hash table and the chain table, for one block.
@@ -243,20 +247,28 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         // Repcodes (with ll0, "rep 1" means rep[1] and a fourth candidate rep[0] - 1).
         let ll0 = ll0 as u32;
         for rep_code in ll0..REP_NUM as u32 + ll0 {
-            let rep_offset = if rep_code == REP_NUM as u32 { rep[0].wrapping_sub(1) } else { rep[rep_code as usize] };
+            let rep_offset = if rep_code == REP_NUM as u32 {
+                rep[0].wrapping_sub(1)
+            } else {
+                rep[rep_code as usize]
+            };
             let rep_index = curr.wrapping_sub(rep_offset);
             let mut rep_len = 0;
             // Wrapping on purpose: offsets 0 and "-1" are rejected.
             if rep_offset.wrapping_sub(1) < curr - dict_limit
                 && rep_index >= window_low
-                && read_min_match(src, ip, min_match) == read_min_match(src, ip - rep_offset as usize, min_match)
+                && read_min_match(src, ip, min_match)
+                    == read_min_match(src, ip - rep_offset as usize, min_match)
             {
                 let mm = min_match as usize;
                 rep_len = count(src, ip + mm, ip + mm - rep_offset as usize, iend) + mm;
             }
             if rep_len > best_length {
                 best_length = rep_len;
-                matches.push(Match { off: rep_code - ll0 + 1, len: rep_len as u32 });
+                matches.push(Match {
+                    off: rep_code - ll0 + 1,
+                    len: rep_len as u32,
+                });
                 if rep_len > self.sufficient_len as usize || ip + rep_len == iend {
                     return;
                 }
@@ -270,7 +282,10 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 if len >= MLS as usize {
                     best_length = len;
                     matches.clear();
-                    matches.push(Match { off: curr - index3 + OFFSET_TO_OFFBASE, len: len as u32 });
+                    matches.push(Match {
+                        off: curr - index3 + OFFSET_TO_OFFBASE,
+                        len: len as u32,
+                    });
                     if len > self.sufficient_len as usize || ip + len == iend {
                         // Best possible: skip the tree insertion of `ip`.
                         *self.next_to_update = curr + 1;
@@ -293,7 +308,10 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                     match_end = match_index + len as u32;
                 }
                 best_length = len;
-                matches.push(Match { off: curr - match_index + OFFSET_TO_OFFBASE, len: len as u32 });
+                matches.push(Match {
+                    off: curr - match_index + OFFSET_TO_OFFBASE,
+                    len: len as u32,
+                });
                 if len > OPT_NUM || ip + len == iend {
                     // Drop the rest to keep the tree consistent.
                     break;
