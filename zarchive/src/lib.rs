@@ -9,6 +9,8 @@
 //! * The seam is [`zar::BlockCompressor`]: the container compresses 64 KiB blocks through it,
 //!   and the codec plugs in there like any user-supplied compressor.
 
+#![deny(missing_docs)]
+
 pub mod zar;
 pub mod zstd;
 

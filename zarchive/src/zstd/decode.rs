@@ -14,8 +14,8 @@
 //!   counts the symbols, so it accepts such sections with wrong output (the `decode_diff`
 //!   harness in `benches/` finds this on about 5 % of mutated frames).
 
-use super::ZstdError;
 use super::decompress::{DCtx, frame, stream};
+use super::error::ZstdError;
 
 /// Largest window a frame may declare before we refuse it. Bounds the decoder's allocation
 /// for hostile input; every standard level up to 19 fits (windowLog ≤ 23). A caller decoding

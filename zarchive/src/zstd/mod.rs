@@ -10,6 +10,7 @@ mod bits;
 mod block;
 pub mod decode;
 mod decompress;
+mod error;
 mod frame;
 mod fse;
 mod hist;
@@ -24,95 +25,8 @@ mod split;
 mod window;
 
 pub use decode::{Decoder, StreamDecoder, decompress, decompress_exact};
+pub use error::ZstdError;
 pub use params::{CParams, Strategy};
-
-/// Errors of the zstd codec.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ZstdError {
-    /// The encoder does not implement this compression level (yet).
-    #[error("compression level {level} is not implemented by this encoder")]
-    UnsupportedLevel { level: i32 },
-    /// The input is not a valid zstd stream, or decoding it failed.
-    #[error("zstd data is corrupt: {reason}")]
-    Corrupt { reason: String },
-    /// The frames decode to more bytes than the caller allowed.
-    #[error("zstd data decodes to more than {limit} bytes")]
-    TooLarge { limit: usize },
-    /// The level is implemented, but not for a source of this size: above
-    /// [`max_source_size`] (64 MiB at level 22, where libzstd turns on long-distance
-    /// matching; [`MAX_SOURCE_SIZE`] where index overflow correction is not checked).
-    #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
-    UnsupportedLevelForSize { level: i32, size: usize },
-    /// The frames decode to a different number of bytes than the caller required.
-    #[error("zstd data decodes to {got} bytes, expected exactly {expected}")]
-    SizeMismatch { expected: usize, got: usize },
-    /// The input ends inside the structure that starts at byte `at`.
-    #[error("zstd data is truncated: the {what} at byte {at} runs past the end of the input")]
-    Truncated { at: usize, what: &'static str },
-    /// The bytes at `at` are neither a zstd frame nor a skippable frame.
-    #[error("zstd data at byte {at}: not a zstd frame (magic number {magic:#010x})")]
-    UnknownFrame { at: usize, magic: u32 },
-    /// The frame header at `at` has its reserved bit set.
-    #[error("zstd frame at byte {at}: the reserved bit of the frame header is set")]
-    ReservedBit { at: usize },
-    /// The frame at `at` declares a window larger than the decoder accepts.
-    #[error(
-        "zstd frame at byte {at}: its window of {window} bytes is above the decoder's limit of {limit} bytes"
-    )]
-    WindowTooLarge { at: usize, window: u64, limit: u64 },
-    /// The frame at `at` was compressed with a dictionary, and none was given.
-    #[error("zstd frame at byte {at}: it needs dictionary {dict_id}, and no dictionary was given")]
-    DictionaryRequired { at: usize, dict_id: u32 },
-    /// The block header at `at` has the reserved block type 3.
-    #[error("zstd block at byte {at}: reserved block type 3")]
-    ReservedBlockType { at: usize },
-    /// The block at `at` is larger (stored or decoded) than its frame allows.
-    #[error("zstd block at byte {at}: {size} bytes, above the block maximum of {max} bytes")]
-    BlockTooLarge { at: usize, size: usize, max: usize },
-    /// The frame at `at` decodes to another size than its header declares.
-    #[error(
-        "zstd frame at byte {at}: it decodes to {got} bytes but its header declares {declared}"
-    )]
-    ContentSizeMismatch { at: usize, declared: u64, got: u64 },
-    /// The content checksum of the frame at `at` does not match its decoded bytes.
-    #[error(
-        "zstd frame at byte {at}: content checksum does not match (stored {stored:#010x}, computed {computed:#010x})"
-    )]
-    ChecksumMismatch {
-        at: usize,
-        stored: u32,
-        computed: u32,
-    },
-    /// A match in the block at `at` reaches before the first byte of its frame's history.
-    #[error(
-        "zstd block at byte {at}: match offset {offset} reaches before the start of the data ({available} bytes available)"
-    )]
-    OffsetBeyondHistory {
-        at: usize,
-        offset: u64,
-        available: u64,
-    },
-    /// An FSE or Huffman table description in the block at `at` is invalid.
-    #[error("zstd block at byte {at}: invalid {table} table description ({reason})")]
-    BadTable {
-        at: usize,
-        table: &'static str,
-        reason: &'static str,
-    },
-    /// A bitstream in the block at `at` is not consumed exactly by the symbols it holds.
-    #[error("zstd block at byte {at}: the {stream} bitstream is not consumed exactly")]
-    BitstreamNotConsumed { at: usize, stream: &'static str },
-    /// The writer given to [`decode::decompress_to`] refused the decoded bytes.
-    #[error("decoded zstd data could not be written: {source}")]
-    Write {
-        #[source]
-        source: std::io::Error,
-    },
-    /// Another inconsistency in the block at `at`, described in plain words.
-    #[error("zstd block at byte {at}: {reason}")]
-    Malformed { at: usize, reason: &'static str },
-}
 
 /// The highest compression level libzstd accepts.
 pub const MAX_LEVEL: i32 = 22;

@@ -7,26 +7,42 @@ use super::bits::highbit32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Strategy {
+    /// `ZSTD_fast`: one hash table, greedy, skipping faster over incompressible data.
     Fast = 1,
+    /// `ZSTD_dfast`: two hash tables (long and short matches).
     DFast = 2,
+    /// `ZSTD_greedy`: a search per position, the first good match taken.
     Greedy = 3,
+    /// `ZSTD_lazy`: one step of lazy evaluation.
     Lazy = 4,
+    /// `ZSTD_lazy2`: two steps of lazy evaluation.
     Lazy2 = 5,
+    /// `ZSTD_btlazy2`: lazy2 over a binary tree.
     BtLazy2 = 6,
+    /// `ZSTD_btopt`: the optimal parser.
     BtOpt = 7,
+    /// `ZSTD_btultra`: the optimal parser with finer prices.
     BtUltra = 8,
+    /// `ZSTD_btultra2`: btultra with a first pass to seed the statistics.
     BtUltra2 = 9,
 }
 
 /// Compression parameters (`ZSTD_compressionParameters`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CParams {
+    /// Log2 of the window: the farthest a match may reach back.
     pub window_log: u32,
+    /// Log2 of the chain or binary-tree table.
     pub chain_log: u32,
+    /// Log2 of the hash table.
     pub hash_log: u32,
+    /// Log2 of the number of searches per position.
     pub search_log: u32,
+    /// The shortest match looked for.
     pub min_match: u32,
+    /// The match length that ends a search early (the optimal parser's `sufficient_len`).
     pub target_length: u32,
+    /// The match-finding strategy.
     pub strategy: Strategy,
 }
 

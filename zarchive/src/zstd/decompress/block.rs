@@ -4,7 +4,7 @@ use super::DCtx;
 use super::frame::Window;
 use super::literals::decode_literals;
 use super::sequences::{BlockOut, decode_and_execute, decode_seq_headers};
-use crate::zstd::ZstdError;
+use crate::zstd::error::ZstdError;
 
 /// Decode the compressed block `src` (its header at byte `at`) into `buf` at `op`; returns
 /// the new output position. `cap_end` is where the caller's capacity ends.

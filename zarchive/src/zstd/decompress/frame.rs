@@ -4,7 +4,7 @@
 
 use super::block::decompress_block;
 use super::{BLOCK_SIZE_MAX, DCtx};
-use crate::zstd::ZstdError;
+use crate::zstd::error::ZstdError;
 
 /// Magic number of a zstd frame (`ZSTD_MAGICNUMBER`).
 pub(crate) const ZSTD_MAGIC: u32 = 0xFD2F_B528;

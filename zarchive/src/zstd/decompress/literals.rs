@@ -4,7 +4,7 @@
 
 use super::DCtx;
 use super::huf::StreamError;
-use crate::zstd::ZstdError;
+use crate::zstd::error::ZstdError;
 
 /// Fewest literals a 4-stream section may hold (`MIN_LITERALS_FOR_4_STREAMS`).
 const MIN_LITERALS_FOR_4_STREAMS: usize = 6;

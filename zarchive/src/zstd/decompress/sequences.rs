@@ -10,7 +10,7 @@ use super::fse_table::{
     build_rle_table, read_seq_table,
 };
 use super::{DCtx, LIT_BUFFER_SIZE, TableSource, WILDCOPY_OVERLENGTH};
-use crate::zstd::ZstdError;
+use crate::zstd::error::ZstdError;
 
 /// Sequence counts from this value on take a 3-byte header (`LONGNBSEQ`).
 const LONG_NB_SEQ: usize = 0x7F00;

@@ -10,7 +10,7 @@ use super::frame::{
     parse_block_header, parse_frame_header,
 };
 use super::{DCtx, WILDCOPY_OVERLENGTH};
-use crate::zstd::ZstdError;
+use crate::zstd::error::ZstdError;
 use std::io::Write;
 
 /// Map a writer failure: the output side refused the bytes.

@@ -1,0 +1,165 @@
+//! Errors of the zstd codec.
+
+/// Errors of the zstd codec: every decoding error names the byte offset in the input where
+/// the problem was found.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ZstdError {
+    /// The level is outside libzstd's range (-131072 to 22).
+    #[error("compression level {level} is outside zstd's range of -131072 to 22")]
+    UnsupportedLevel {
+        /// The compression level asked for.
+        level: i32,
+    },
+    /// The frames decode to more bytes than the caller allowed.
+    #[error("zstd data decodes to more than {limit} bytes")]
+    TooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The level is implemented, but not for a source of this size: above
+    /// [`super::max_source_size`] (64 MiB at level 22, where libzstd turns on long-distance
+    /// matching; [`super::MAX_SOURCE_SIZE`] where index overflow correction is not checked).
+    #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
+    UnsupportedLevelForSize {
+        /// The compression level asked for.
+        level: i32,
+        /// The size in bytes.
+        size: usize,
+    },
+    /// The frames decode to a different number of bytes than the caller required.
+    #[error("zstd data decodes to {got} bytes, expected exactly {expected}")]
+    SizeMismatch {
+        /// The number of bytes required.
+        expected: usize,
+        /// The number of bytes produced.
+        got: usize,
+    },
+    /// The input ends inside the structure that starts at byte `at`.
+    #[error("zstd data is truncated: the {what} at byte {at} runs past the end of the input")]
+    Truncated {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The structure that is cut short.
+        what: &'static str,
+    },
+    /// The bytes at `at` are neither a zstd frame nor a skippable frame.
+    #[error("zstd data at byte {at}: not a zstd frame (magic number {magic:#010x})")]
+    UnknownFrame {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The four bytes found where a magic number belongs (little-endian).
+        magic: u32,
+    },
+    /// The frame header at `at` has its reserved bit set.
+    #[error("zstd frame at byte {at}: the reserved bit of the frame header is set")]
+    ReservedBit {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+    },
+    /// The frame at `at` declares a window larger than the decoder accepts.
+    #[error(
+        "zstd frame at byte {at}: its window of {window} bytes is above the decoder's limit of {limit} bytes"
+    )]
+    WindowTooLarge {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The window size the frame declares, in bytes.
+        window: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The frame at `at` was compressed with a dictionary, and none was given.
+    #[error("zstd frame at byte {at}: it needs dictionary {dict_id}, and no dictionary was given")]
+    DictionaryRequired {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The dictionary ID the frame names.
+        dict_id: u32,
+    },
+    /// The block header at `at` has the reserved block type 3.
+    #[error("zstd block at byte {at}: reserved block type 3")]
+    ReservedBlockType {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+    },
+    /// The block at `at` is larger (stored or decoded) than its frame allows.
+    #[error("zstd block at byte {at}: {size} bytes, above the block maximum of {max} bytes")]
+    BlockTooLarge {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The size in bytes.
+        size: usize,
+        /// The largest size allowed, in bytes.
+        max: usize,
+    },
+    /// The frame at `at` decodes to another size than its header declares.
+    #[error(
+        "zstd frame at byte {at}: it decodes to {got} bytes but its header declares {declared}"
+    )]
+    ContentSizeMismatch {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The content size the frame header declares.
+        declared: u64,
+        /// The number of bytes produced.
+        got: u64,
+    },
+    /// The content checksum of the frame at `at` does not match its decoded bytes.
+    #[error(
+        "zstd frame at byte {at}: content checksum does not match (stored {stored:#010x}, computed {computed:#010x})"
+    )]
+    ChecksumMismatch {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The checksum stored in the frame.
+        stored: u32,
+        /// The checksum of the decoded bytes.
+        computed: u32,
+    },
+    /// A match in the block at `at` reaches before the first byte of its frame's history.
+    #[error(
+        "zstd block at byte {at}: match offset {offset} reaches before the start of the data ({available} bytes available)"
+    )]
+    OffsetBeyondHistory {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The match offset.
+        offset: u64,
+        /// The bytes of history available at that point.
+        available: u64,
+    },
+    /// An FSE or Huffman table description in the block at `at` is invalid.
+    #[error("zstd block at byte {at}: invalid {table} table description ({reason})")]
+    BadTable {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// Which table (literal lengths, offsets, match lengths, Huffman, Huffman weights).
+        table: &'static str,
+        /// What is wrong, in plain words.
+        reason: &'static str,
+    },
+    /// A bitstream in the block at `at` is not consumed exactly by the symbols it holds.
+    #[error("zstd block at byte {at}: the {stream} bitstream is not consumed exactly")]
+    BitstreamNotConsumed {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// Which bitstream.
+        stream: &'static str,
+    },
+    /// The writer given to [`super::decode::decompress_to`] refused the decoded bytes.
+    #[error("decoded zstd data could not be written: {source}")]
+    Write {
+        #[source]
+        /// The writer's error.
+        source: std::io::Error,
+    },
+    /// Another inconsistency in the block at `at`, described in plain words.
+    #[error("zstd block at byte {at}: {reason}")]
+    Malformed {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// What is wrong, in plain words.
+        reason: &'static str,
+    },
+}
