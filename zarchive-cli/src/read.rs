@@ -175,10 +175,10 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
                 }
             }
         }
-        if let Err(f) = result {
-            if worst.as_ref().is_none_or(|w| f.code > w.code) {
-                worst = Some(f);
-            }
+        if let Err(f) = result
+            && worst.as_ref().is_none_or(|w| f.code > w.code)
+        {
+            worst = Some(f);
         }
     }
     match worst {

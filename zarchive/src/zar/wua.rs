@@ -112,7 +112,7 @@ pub fn titles(archive: &Archive) -> Vec<Title> {
 /// The English long name from `<folder>/meta/meta.xml` (`longname_en`, or `shortname_en`
 /// when that is empty).
 fn long_name(archive: &Archive, folder: &str) -> Option<String> {
-    let file = archive.open_file(&format!("{folder}/meta/meta.xml")).ok()?;
+    let file = archive.open_file(format!("{folder}/meta/meta.xml")).ok()?;
     let mut xml = Vec::new();
     file.take(MAX_META_XML).read_to_end(&mut xml).ok()?;
     let xml = String::from_utf8_lossy(&xml);
@@ -210,10 +210,10 @@ mod tests {
 
     #[test]
     fn kinds_come_from_the_high_word() {
-        assert_eq!(TitleKind::of(0x0005_0000_1010_1a00), TitleKind::Game);
-        assert_eq!(TitleKind::of(0x0005_000E_1010_1a00), TitleKind::Update);
-        assert_eq!(TitleKind::of(0x0005_000C_1010_1a00), TitleKind::Dlc);
-        assert_eq!(TitleKind::of(0x0005_0002_1010_1a00), TitleKind::Demo);
+        assert_eq!(TitleKind::of(0x0005_0000_1010_1A00), TitleKind::Game);
+        assert_eq!(TitleKind::of(0x0005_000E_1010_1A00), TitleKind::Update);
+        assert_eq!(TitleKind::of(0x0005_000C_1010_1A00), TitleKind::Dlc);
+        assert_eq!(TitleKind::of(0x0005_0002_1010_1A00), TitleKind::Demo);
         assert_eq!(TitleKind::of(0x0005_0010_1000_0000), TitleKind::System);
         assert_eq!(
             TitleKind::of(0x0001_0000_0000_0000),
