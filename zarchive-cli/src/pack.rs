@@ -293,52 +293,44 @@ pub fn merge(a: MergeArgs) -> Result<(), Failure> {
             ),
         ));
     }
-    let opened = open_inputs(&a.inputs)?;
-    let quiet = a.write.quiet;
-    if !quiet {
-        eprintln!(
-            "Merging {} into {}",
-            count(a.inputs.len() as u64, "input", "inputs"),
-            a.output.display()
-        );
-    }
-    let pb = output::bar(quiet, 0, true);
-    let summary = zar::merge(
-        &sources(&a.inputs, &opened),
-        &a.output,
-        &opts,
-        &mut events(&pb),
-    )?;
-    pb.finish_and_clear();
-    if !quiet {
-        print_summary(&summary);
-    }
-    Ok(())
+    let banner = format!(
+        "Merging {} into {}",
+        count(a.inputs.len() as u64, "input", "inputs"),
+        a.output.display()
+    );
+    merge_into(&a.inputs, &a.output, &opts, a.write.quiet, &banner)
 }
 
 /// Run `zarchive update`: merge into a temporary file renamed over the archive.
 pub fn update(a: UpdateArgs) -> Result<(), Failure> {
     let opts = a.write.options(true)?;
-    let mut inputs = vec![a.archive.clone()];
-    inputs.extend(a.inputs.iter().cloned());
     if !a.archive.is_file() {
         return Err(fail(
             EXIT_FAILURE,
             format!("{}: not an archive file", a.archive.display()),
         ));
     }
-    let opened = open_inputs(&inputs)?;
-    let quiet = a.write.quiet;
+    let mut inputs = vec![a.archive.clone()];
+    inputs.extend(a.inputs.iter().cloned());
+    let banner = format!("Updating {}", a.archive.display());
+    merge_into(&inputs, &a.archive, &opts, a.write.quiet, &banner)
+}
+
+/// Merge `inputs` (directories and archives, later ones win) into `out`, with progress and
+/// the summary line unless `quiet`.
+fn merge_into(
+    inputs: &[PathBuf],
+    out: &Path,
+    opts: &PackOptions,
+    quiet: bool,
+    banner: &str,
+) -> Result<(), Failure> {
+    let opened = open_inputs(inputs)?;
     if !quiet {
-        eprintln!("Updating {}", a.archive.display());
+        eprintln!("{banner}");
     }
     let pb = output::bar(quiet, 0, true);
-    let summary = zar::merge(
-        &sources(&inputs, &opened),
-        &a.archive,
-        &opts,
-        &mut events(&pb),
-    )?;
+    let summary = zar::merge(&sources(inputs, &opened), out, opts, &mut events(&pb))?;
     pb.finish_and_clear();
     if !quiet {
         print_summary(&summary);

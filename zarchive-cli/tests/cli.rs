@@ -1,28 +1,9 @@
 //! The `zarchive` binary: forms, outputs and exit codes.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::*;
 
-fn zarchive(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-macro_rules! run {
-    ($($a:expr),* $(,)?) => { zarchive(&[$(std::ffi::OsStr::new(&$a)),*]) };
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/zar")
-        .join(rel)
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
-}
+use std::process::Command;
 
 #[test]
 fn reference_positional_form_packs_dir_to_dir_zar_and_extracts_to_stem_extracted() {
@@ -208,18 +189,6 @@ fn killing_pack_midway_never_leaves_an_archive_at_the_target() {
     } else {
         // It finished before we could kill it: then the archive must be complete.
         assert_eq!(code(&run!("verify", "-q", out)), 0);
-    }
-}
-
-fn copy_tree(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dst.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
     }
 }
 

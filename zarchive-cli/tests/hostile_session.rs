@@ -1,37 +1,11 @@
 //! What a hostile user session found (issue 9): each test failed before its fix.
 
+mod common;
+use common::*;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn zarchive(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-macro_rules! run {
-    ($($a:expr),* $(,)?) => { zarchive(&[$(std::ffi::OsStr::new(&$a)),*]) };
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/zar")
-        .join(rel)
-}
+use std::process::{Command, Stdio};
 
 /// A small tree: `t/a.txt`, `t/sub/b.bin`.
 fn small_tree(root: &Path) -> PathBuf {

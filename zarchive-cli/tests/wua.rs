@@ -1,18 +1,9 @@
 //! What `.wua` users ask for: titles at a glance.
 
+mod common;
+use common::*;
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn zarchive(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-macro_rules! run {
-    ($($a:expr),* $(,)?) => { zarchive(&[$(std::ffi::OsStr::new(&$a)),*]) };
-}
 
 /// A `.wua`-shaped tree: a game with a name in meta.xml, its update and a DLC, and a folder
 /// that is not a title.
@@ -216,8 +207,8 @@ fn merge_and_update_equal_packing_the_merged_tree() {
         );
         // The same tree laid out on disk, packed.
         let on_disk = d.path().join(format!("on-disk-{j}"));
-        copy(&base_dir, &on_disk);
-        copy(&upd, &on_disk);
+        copy_tree(&base_dir, &on_disk);
+        copy_tree(&upd, &on_disk);
         let packed = d.path().join(format!("packed-{j}.wua"));
         assert_eq!(
             run!("pack", "-q", "-j", j, on_disk, "-o", packed)
@@ -242,17 +233,4 @@ fn merge_and_update_equal_packing_the_merged_tree() {
     // merge refuses to write over one of its inputs.
     let o = run!("merge", "-q", "-f", "-o", base, base, upd);
     assert_eq!(o.status.code(), Some(2));
-}
-
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
 }
