@@ -40,16 +40,5 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// Copy a directory tree.
-pub fn copy_tree(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
-}
+#[allow(unused_imports)]
+pub use zarkit_tests::copy_tree;
