@@ -5,7 +5,7 @@
 //! ([`BIG_SIZES`], up to 4 MiB; slow), optionally restricted to some levels.
 //! `... -- --huge [--sizes 5M,9M,17M+1] [--shapes longrange,text] [--levels 1,19]`: only
 //! inputs beyond 4 MiB ([`HUGE_SIZES`] by default), built so that matches reach back across
-//! every window size (see [`long_range`]); no corpus, edge or random inputs.
+//! every window size (see `long_range`); no corpus, edge or random inputs.
 //!
 //! Inputs: (a) the frozen corpus payloads, (b) generated inputs of every shape at the edge
 //! sizes and at N random sizes up to 256 KiB. Every frame of ours must also decode (ruzstd
