@@ -241,7 +241,25 @@ pub(crate) fn decompress_frames(
     src: &[u8],
     dst: &mut [u8],
 ) -> Result<usize, ZstdError> {
-    // Deliberate: libzstd returns 0 bytes for an empty input; an empty input is no frame.
+    let mut op = 0usize;
+    for_each_frame(src, |frame, at| {
+        let (used, produced) = decompress_frame(ctx, frame, at, dst, op)?;
+        op += produced;
+        Ok(used)
+    })?;
+    Ok(op)
+}
+
+/// Walk the frames of `src`: skippable frames are skipped, `decode` is called with each zstd
+/// frame's bytes (to the end of the input) and its offset, and returns the bytes it used.
+/// An empty input is an error (deliberate: libzstd returns 0 bytes; an empty input is no
+/// frame).
+///
+/// Mirrors the frame loop of ZSTD_decompressMultiFrame.
+pub(crate) fn for_each_frame(
+    src: &[u8],
+    mut decode: impl FnMut(&[u8], usize) -> Result<usize, ZstdError>,
+) -> Result<(), ZstdError> {
     if src.is_empty() {
         return Err(ZstdError::Truncated {
             at: 0,
@@ -249,18 +267,13 @@ pub(crate) fn decompress_frames(
         });
     }
     let mut pos = 0usize;
-    let mut op = 0usize;
     while pos < src.len() {
-        match frame_kind(&src[pos..], pos)? {
-            FrameKind::Skippable(n) => pos += n,
-            FrameKind::Zstd => {
-                let (used, produced) = decompress_frame(ctx, &src[pos..], pos, dst, op)?;
-                pos += used;
-                op += produced;
-            }
-        }
+        pos += match frame_kind(&src[pos..], pos)? {
+            FrameKind::Skippable(n) => n,
+            FrameKind::Zstd => decode(&src[pos..], pos)?,
+        };
     }
-    Ok(op)
+    Ok(())
 }
 
 /// Decode the zstd frame at `src[0]` (at byte `at`) into `dst[op..]`; returns

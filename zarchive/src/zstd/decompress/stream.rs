@@ -6,8 +6,8 @@
 
 use super::block::decompress_block;
 use super::frame::{
-    BLOCK_HEADER, BlockHeader, BlockKind, FrameHeader, FrameKind, Window, frame_kind,
-    parse_block_header, parse_frame_header,
+    BLOCK_HEADER, BlockHeader, BlockKind, FrameHeader, Window, parse_block_header,
+    parse_frame_header,
 };
 use super::{DCtx, WILDCOPY_OVERLENGTH};
 use crate::zstd::error::ZstdError;
@@ -187,24 +187,12 @@ pub(crate) fn decompress_to(
     src: &[u8],
     out: &mut dyn Write,
 ) -> Result<u64, ZstdError> {
-    if src.is_empty() {
-        return Err(ZstdError::Truncated {
-            at: 0,
-            what: "frame",
-        });
-    }
-    let mut pos = 0usize;
     let mut total = 0u64;
-    while pos < src.len() {
-        match frame_kind(&src[pos..], pos)? {
-            FrameKind::Skippable(n) => pos += n,
-            FrameKind::Zstd => {
-                let (used, n) = stream_frame(ctx, &src[pos..], pos, out)?;
-                pos += used;
-                total += n;
-            }
-        }
-    }
+    super::frame::for_each_frame(src, |frame, at| {
+        let (used, n) = stream_frame(ctx, frame, at, out)?;
+        total += n;
+        Ok(used)
+    })?;
     Ok(total)
 }
 
