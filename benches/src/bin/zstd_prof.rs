@@ -1,12 +1,12 @@
-//! Profiling loop: compresses one corpus payload at one level many times, with our encoder
-//! or the native oracle, for `perf record` / `perf stat`.
+//! Profiling loop: compresses (or decodes) one corpus payload at one level many times, with
+//! our codec or the native oracle, for `perf record` / `perf stat`.
 //!
-//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native]`
+//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native] [decode]`
 
 use std::time::Instant;
 
-use zarkit::zstd::Compressor;
-use zarkit_benches::oracle;
+use zarkit::zstd::{Compressor, Decoder};
+use zarkit_benches::oracle::{self, NativeDecoder};
 use zarkit_corpus::payload;
 
 fn main() {
@@ -14,24 +14,41 @@ fn main() {
     let name = args.get(1).map_or("text64k", String::as_str);
     let level: i32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(6);
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2000);
-    let native = args.get(4).is_some_and(|s| s == "native");
+    let native = args.iter().skip(4).any(|s| s == "native");
+    let decode = args.iter().skip(4).any(|s| s == "decode");
     let src = payload(name).expect("known payload").bytes();
-    let mut out = Vec::with_capacity(src.len() + 1024);
-    let mut ours = Compressor::new(level).expect("implemented level");
+    let who = if native { "libzstd" } else { "zarkit" };
     let start = Instant::now();
-    let mut size = 0;
-    for _ in 0..iterations {
-        out.clear();
-        size = if native {
-            oracle::compress_into(&src, level, &mut out)
-        } else {
-            ours.compress_into(&src, &mut out).expect("compresses")
-        };
+    let size;
+    if decode {
+        let frame = oracle::compress(&src, level);
+        let mut dst = vec![0u8; src.len()];
+        let (mut ours, mut theirs) = (Decoder::new(), NativeDecoder::new());
+        for _ in 0..iterations {
+            if native {
+                theirs.decompress_into(&frame, &mut dst).expect("decodes");
+            } else {
+                ours.decompress_exact(&frame, &mut dst).expect("decodes");
+            }
+        }
+        assert!(dst == src, "the decode gives the payload back");
+        size = frame.len();
+    } else {
+        let mut out = Vec::with_capacity(src.len() + 1024);
+        let mut ours = Compressor::new(level).expect("implemented level");
+        let mut n = 0;
+        for _ in 0..iterations {
+            out.clear();
+            n = if native {
+                oracle::compress_into(&src, level, &mut out)
+            } else {
+                ours.compress_into(&src, &mut out).expect("compresses")
+            };
+        }
+        size = n;
     }
     let secs = start.elapsed().as_secs_f64();
     let mib = (src.len() * iterations) as f64 / secs / (1024.0 * 1024.0);
-    println!(
-        "{name} L{level} {}: {size} bytes, {mib:.1} MiB/s",
-        if native { "libzstd" } else { "zarkit" }
-    );
+    let what = if decode { "decode" } else { "compress" };
+    println!("{name} L{level} {what} {who}: {size} bytes, {mib:.1} MiB/s");
 }
