@@ -55,6 +55,13 @@ impl Decoder {
         self.ctx.max_window = bytes;
     }
 
+    /// Whether this context runs the block loop compiled for x86-64-v3 (AVX2, BMI1/2),
+    /// chosen at run time when the CPU has it and the `dispatch` feature is on (the default);
+    /// otherwise the portable build runs. Both give the same bytes.
+    pub fn accelerated(&self) -> bool {
+        self.ctx.isa.accelerated()
+    }
+
     /// Decode every frame in `src` (skippable frames are skipped) into `dst`, which must be
     /// large enough; returns the number of bytes written.
     ///

@@ -127,10 +127,11 @@ impl<'a> BitReader<'a> {
     /// Mirrors BIT_reloadDStream.
     #[inline(always)]
     pub(crate) fn reload(&mut self) -> Reload {
-        if self.consumed > CONTAINER_BITS {
-            return Reload::Overflow;
-        }
+        // Callers read at most 57 bits between reloads, so while a whole word can be
+        // refilled nothing has been read past the start yet: the overflow test belongs to
+        // the tail alone.
         if self.pos >= 8 {
+            debug_assert!(self.consumed <= CONTAINER_BITS);
             self.pos -= (self.consumed >> 3) as usize;
             self.consumed &= 7;
             self.container = read_le64(self.src, self.pos);
@@ -142,10 +143,32 @@ impl<'a> BitReader<'a> {
         status
     }
 
+    /// [`BitReader::reload`] for a caller that knows at least 8 bytes lie before the
+    /// container (`self.pos >= 8`, see [`BitReader::has_words`]): no tail, no call.
+    ///
+    /// Mirrors BIT_reloadDStreamFast.
+    #[inline(always)]
+    pub(crate) fn reload_fast(&mut self) {
+        debug_assert!(self.pos >= 8 && self.consumed <= CONTAINER_BITS);
+        self.pos = self.pos.wrapping_sub((self.consumed >> 3) as usize);
+        self.consumed &= 7;
+        self.container = read_le64(self.src, self.pos);
+    }
+
+    /// Whether `n` more whole-word reloads are sure to take the fast path: at least
+    /// `8 * n` bytes lie before the container.
+    #[inline(always)]
+    pub(crate) fn has_words(&self, n: usize) -> bool {
+        self.pos >= 8 * n
+    }
+
     /// The last bytes of the stream: move back as far as the start allows.
     #[cold]
     #[inline(never)]
     fn reload_tail(mut self) -> (Self, Reload) {
+        if self.consumed > CONTAINER_BITS {
+            return (self, Reload::Overflow);
+        }
         if self.pos == 0 {
             let status = if self.consumed < CONTAINER_BITS {
                 Reload::EndOfBuffer

@@ -9,9 +9,30 @@ use crate::zstd::error::ZstdError;
 /// Decode the compressed block `src` (its header at byte `at`) into `buf` at `op`; returns
 /// the new output position. `cap_end` is where the caller's capacity ends.
 ///
-/// Mirrors ZSTD_decompressBlock_internal.
+/// Mirrors ZSTD_decompressBlock_internal, run through the context's [`Isa`](super::Isa)
+/// as libzstd picks its `_bmi2` variants.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decompress_block(
+    ctx: &mut DCtx,
+    src: &[u8],
+    at: usize,
+    buf: &mut [u8],
+    op: usize,
+    cap_end: usize,
+    win: &Window,
+    block_max: usize,
+) -> Result<usize, ZstdError> {
+    let isa = ctx.isa;
+    isa.run(
+        #[inline(always)]
+        || block_body(ctx, src, at, buf, op, cap_end, win, block_max),
+    )
+}
+
+/// The block decoder proper, inlined into each code generation of [`decompress_block`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn block_body(
     ctx: &mut DCtx,
     src: &[u8],
     at: usize,

@@ -2,9 +2,17 @@
 //! [`WILDCOPY_OVERLENGTH`](super::WILDCOPY_OVERLENGTH) bytes past their end (the caller
 //! guarantees the room), overlapping match copies, and exact copies for the buffer's end.
 
+use super::{BLOCK_SIZE_MAX, LIT_BUFFER_SIZE};
+
+/// Positions in the hot loop's output are below 2^32 (the caller rebases the output it
+/// hands to the wild copies): masking them says so to the compiler, so `i + N` cannot
+/// overflow and each chunk access needs one bounds check instead of two.
+const IDX: usize = u32::MAX as usize;
+
 /// Load 16 bytes at `i`.
 #[inline(always)]
 fn load16(s: &[u8], i: usize) -> [u8; 16] {
+    let i = i & IDX;
     let mut v = [0u8; 16];
     v.copy_from_slice(&s[i..i + 16]);
     v
@@ -13,21 +21,44 @@ fn load16(s: &[u8], i: usize) -> [u8; 16] {
 /// Load 8 bytes at `i`.
 #[inline(always)]
 fn load8(s: &[u8], i: usize) -> [u8; 8] {
+    let i = i & IDX;
     let mut v = [0u8; 8];
     v.copy_from_slice(&s[i..i + 8]);
     v
 }
 
+/// Store `v` at `i`.
+#[inline(always)]
+fn store<const N: usize>(s: &mut [u8], i: usize, v: &[u8; N]) {
+    let i = i & IDX;
+    s[i..i + N].copy_from_slice(v);
+}
+
 /// Copy `len` literals from `lits[src..]` to `out[dst..]` in 16-byte chunks: writes up to
-/// 15 bytes past `dst + len` (at least 16 bytes), reads as far past `src + len`.
+/// 15 bytes past `dst + len` (at least 16 bytes), reads as far past `src + len`. The
+/// literal positions are masked to the buffer's 128 KiB (a no-op for the caller's
+/// `src + len <= BLOCK_SIZE_MAX`), so reading them needs no bounds check.
 ///
 /// Mirrors ZSTD_copy16 + ZSTD_wildcopy (no overlap).
 #[inline(always)]
-pub(crate) fn wild_copy_lits(out: &mut [u8], dst: usize, lits: &[u8], src: usize, len: usize) {
-    out[dst..dst + 16].copy_from_slice(&lits[src..src + 16]);
+pub(crate) fn wild_copy_lits(
+    out: &mut [u8],
+    dst: usize,
+    lits: &[u8; LIT_BUFFER_SIZE],
+    src: usize,
+    len: usize,
+) {
+    const MASK: usize = BLOCK_SIZE_MAX - 1;
+    let chunk = |i: usize| -> [u8; 16] {
+        let at = (src + i) & MASK;
+        let mut v = [0u8; 16];
+        v.copy_from_slice(&lits[at..at + 16]);
+        v
+    };
+    store(out, dst, &chunk(0));
     let mut i = 16;
     while i < len {
-        out[dst + i..dst + i + 16].copy_from_slice(&lits[src + i..src + i + 16]);
+        store(out, dst + i, &chunk(i));
         i += 16;
     }
 }
@@ -50,7 +81,7 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
         // Chunks never read bytes they have not yet written.
         loop {
             let v = load16(out, s);
-            out[d..d + 16].copy_from_slice(&v);
+            store(out, d, &v);
             d += 16;
             s += 16;
             if d >= end {
@@ -59,18 +90,22 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
         }
     }
     if offset < 8 {
-        out[d] = out[s];
-        out[d + 1] = out[s + 1];
-        out[d + 2] = out[s + 2];
-        out[d + 3] = out[s + 3];
-        s += SPREAD_ADD[offset];
-        let v: [u8; 4] = [out[s], out[s + 1], out[s + 2], out[s + 3]];
-        out[d + 4..d + 8].copy_from_slice(&v);
+        // The 16 bytes from the source hold the 8 to write (`d = s + offset`): one bounds
+        // check, then constant-range indices.
+        let s0 = s & IDX;
+        let w = &mut out[s0..s0 + 16];
+        w[offset] = w[0];
+        w[offset + 1] = w[1];
+        w[offset + 2] = w[2];
+        w[offset + 3] = w[3];
+        let a = SPREAD_ADD[offset];
+        let v: [u8; 4] = [w[a], w[a + 1], w[a + 2], w[a + 3]];
+        w[offset + 4..offset + 8].copy_from_slice(&v);
         // Move past the 8 bytes just written, at a distance of at least 8.
-        s = s + 8 - SPREAD_SUB[offset];
+        s = s + a + 8 - SPREAD_SUB[offset];
     } else {
         let v = load8(out, s);
-        out[d..d + 8].copy_from_slice(&v);
+        store(out, d, &v);
         s += 8;
     }
     d += 8;
@@ -79,7 +114,7 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
     if end - dst > 64 {
         while d < dst + 24 {
             let v = load8(out, s);
-            out[d..d + 8].copy_from_slice(&v);
+            store(out, d, &v);
             d += 8;
             s += 8;
         }
@@ -87,7 +122,7 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
         let mut s = d - dist;
         while d < end {
             let v = load16(out, s);
-            out[d..d + 16].copy_from_slice(&v);
+            store(out, d, &v);
             d += 16;
             s += 16;
         }
@@ -95,7 +130,7 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
     }
     while d < end {
         let v = load8(out, s);
-        out[d..d + 8].copy_from_slice(&v);
+        store(out, d, &v);
         d += 8;
         s += 8;
     }
@@ -167,7 +202,8 @@ mod tests {
 
     #[test]
     fn wild_literal_copy_copies_the_literals() {
-        let lits = seed(300);
+        let mut lits = [0u8; LIT_BUFFER_SIZE];
+        lits[..300].copy_from_slice(&seed(300));
         for len in 0..=250 {
             let mut out = vec![0u8; 300];
             wild_copy_lits(&mut out, 5, &lits, 7, len);

@@ -96,6 +96,30 @@ impl Default for SeqTable {
     }
 }
 
+impl SeqTable {
+    /// Make this table a copy of `other` (only the rows its log uses).
+    pub(crate) fn copy_from(&mut self, other: &SeqTable) {
+        let n = 1usize << other.log;
+        self.rows[..n].copy_from_slice(&other.rows[..n]);
+        self.log = other.log;
+    }
+
+    /// The row of `state`; the mask keeps any state in the table, so no bounds check.
+    #[inline(always)]
+    pub(crate) fn row(&self, state: usize) -> &SeqRow {
+        &self.rows[state & (SEQ_TABLE_ROWS - 1)]
+    }
+}
+
+/// The literal-length, offset and match-length tables of a context, side by side, so the
+/// sequence loop reaches all three from one address.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SeqTables {
+    pub(crate) ll: SeqTable,
+    pub(crate) of: SeqTable,
+    pub(crate) ml: SeqTable,
+}
+
 /// The three kinds of sequence tables, with their format constants.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SeqKind {

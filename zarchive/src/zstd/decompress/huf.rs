@@ -174,6 +174,7 @@ impl HufTable {
     /// checks that the stream ends exactly.
     ///
     /// Mirrors HUF_decodeStreamX1.
+    #[inline(always)]
     fn decode_stream(&self, r: &mut BitReader<'_>, out: &mut [u8]) {
         if self.log == HUF_DECODER_FAST_TABLELOG {
             decode_stream::<HUF_DECODER_FAST_TABLELOG>(&self.cells, r, out)
@@ -185,6 +186,7 @@ impl HufTable {
     /// Decode a 1-stream Huffman literal section into `out`.
     ///
     /// Mirrors HUF_decompress1X1_usingDTable_internal.
+    #[inline(always)]
     pub(crate) fn decode_1x(&self, src: &[u8], out: &mut [u8]) -> Result<(), StreamError> {
         let mut r =
             BitReader::new(src).ok_or(StreamError::Malformed("Huffman stream has no end mark"))?;
@@ -199,6 +201,7 @@ impl HufTable {
     /// `out`, the four streams interleaved.
     ///
     /// Mirrors HUF_decompress4X1_usingDTable_internal_body.
+    #[inline(always)]
     pub(crate) fn decode_4x(&self, src: &[u8], out: &mut [u8]) -> Result<(), StreamError> {
         if src.len() < 10 || out.len() < 6 {
             return Err(StreamError::Malformed("4-stream Huffman section too short"));
@@ -260,6 +263,7 @@ fn decode_symbol<const LOG: u32>(cells: &[u16; HUF_TABLE_CELLS], r: &mut BitRead
 /// Decode exactly `out.len()` symbols from one stream, 4 per reload.
 ///
 /// Mirrors HUF_decodeStreamX1.
+#[inline(always)]
 fn decode_stream<const LOG: u32>(
     cells: &[u16; HUF_TABLE_CELLS],
     r: &mut BitReader<'_>,
@@ -284,6 +288,7 @@ fn decode_stream<const LOG: u32>(
 /// the 57 a reload guarantees), then each stream's tail.
 ///
 /// Mirrors HUF_decompress4X1_usingDTable_internal_body.
+#[inline(always)]
 fn decode_4_streams<const LOG: u32, const ROUND: usize>(
     cells: &[u16; HUF_TABLE_CELLS],
     rs: &mut [BitReader<'_>; 4],

@@ -19,6 +19,7 @@ const LIT_TREELESS: u8 = 3;
 /// output can still take.
 ///
 /// Mirrors ZSTD_decodeLiteralsBlock.
+#[inline(always)]
 pub(crate) fn decode_literals(
     ctx: &mut DCtx,
     src: &[u8],
@@ -63,11 +64,11 @@ pub(crate) fn decode_literals(
             check_size(n)?;
             if kind == LIT_RAW {
                 let body = src.get(header..header + n).ok_or_else(truncated)?;
-                ctx.lit[..n].copy_from_slice(body);
+                ctx.work.lit[..n].copy_from_slice(body);
                 Ok((header + n, n))
             } else {
                 let &byte = src.get(header).ok_or_else(truncated)?;
-                ctx.lit[..n].fill(byte);
+                ctx.work.lit[..n].fill(byte);
                 Ok((header + 1, n))
             }
         }
@@ -132,7 +133,7 @@ pub(crate) fn decode_literals(
             } else {
                 body
             };
-            let out = &mut ctx.lit[..n];
+            let out = &mut ctx.work.lit[..n];
             let res = if single {
                 ctx.huf.decode_1x(streams, out)
             } else {

@@ -10,6 +10,7 @@
 mod bits;
 mod block;
 mod copy;
+mod dispatch;
 pub(crate) mod frame;
 mod fse_table;
 mod huf;
@@ -17,7 +18,8 @@ mod literals;
 mod sequences;
 pub(crate) mod stream;
 
-use fse_table::SeqTable;
+pub(crate) use dispatch::Isa;
+use fse_table::SeqTables;
 use huf::HufTable;
 
 /// Largest block content (`ZSTD_BLOCKSIZE_MAX`).
@@ -29,34 +31,22 @@ pub(crate) const LIT_BUFFER_SIZE: usize = BLOCK_SIZE_MAX + 2 * WILDCOPY_OVERLENG
 /// Repeat offsets a frame starts with (`repStartValue`).
 const REP_START: [usize; 3] = [1, 4, 8];
 
-/// Where one sequence table comes from: a predefined table, or the context's own (built
-/// from a description or an RLE byte). Repeat mode keeps whatever the previous block used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TableSource {
-    Predefined,
-    Own,
-}
-
 /// The decoding state carried from block to block inside a frame: literal buffer, Huffman
 /// table, sequence tables, repeat offsets.
 ///
 /// Mirrors the entropy part of ZSTD_DCtx (`ZSTD_entropyDTables_t`, `litBuffer`, `rep`).
 ///
 /// Dictionary hook: a dictionary (not implemented yet) would seed a frame from here —
-/// `dict_id` names it, its entropy tables would be copied into `huf`/`ll`/`of`/`ml` with the
+/// `dict_id` names it, its entropy tables would be copied into `huf`/`seq` with the
 /// `*_valid` flags set, its repeat offsets into `reps`, and its content would be the older
 /// history segment that `frame::Window::ext` already models.
 pub(crate) struct DCtx {
-    lit: Box<[u8; LIT_BUFFER_SIZE]>,
+    /// Sequence tables and literal buffer, in one allocation so the sequence loop reaches
+    /// both from one address.
+    work: Box<Work>,
     huf: Box<HufTable>,
     /// A Huffman table is available for treeless literal sections (`litEntropy`).
     huf_valid: bool,
-    ll: Box<SeqTable>,
-    of: Box<SeqTable>,
-    ml: Box<SeqTable>,
-    ll_src: TableSource,
-    of_src: TableSource,
-    ml_src: TableSource,
     /// Sequence tables are available for repeat mode (`fseEntropy`).
     fse_valid: bool,
     reps: [usize; 3],
@@ -64,6 +54,17 @@ pub(crate) struct DCtx {
     pub(crate) max_window: u64,
     /// The dictionary this context holds (0: none). Frames naming another are refused.
     dict_id: u32,
+    /// Code generation for the block loop, chosen once for this CPU.
+    pub(crate) isa: Isa,
+}
+
+/// The per-block working memory of a context.
+struct Work {
+    /// The sequence tables in use: built from a description or an RLE byte, or a copy of a
+    /// predefined table; repeat mode keeps them as the previous block left them.
+    seq: SeqTables,
+    /// The block's literals, with room for wild copies to over-read.
+    lit: [u8; LIT_BUFFER_SIZE],
 }
 
 impl std::fmt::Debug for DCtx {
@@ -77,22 +78,17 @@ impl std::fmt::Debug for DCtx {
 impl DCtx {
     pub(crate) fn new(max_window: u64) -> Self {
         DCtx {
-            lit: vec![0u8; LIT_BUFFER_SIZE]
-                .into_boxed_slice()
-                .try_into()
-                .unwrap_or_else(|_| unreachable!()),
+            work: Box::new(Work {
+                seq: SeqTables::default(),
+                lit: [0; LIT_BUFFER_SIZE],
+            }),
             huf: Box::default(),
             huf_valid: false,
-            ll: Box::default(),
-            of: Box::default(),
-            ml: Box::default(),
-            ll_src: TableSource::Predefined,
-            of_src: TableSource::Predefined,
-            ml_src: TableSource::Predefined,
             fse_valid: false,
             reps: REP_START,
             max_window,
             dict_id: 0,
+            isa: Isa::detect(),
         }
     }
 

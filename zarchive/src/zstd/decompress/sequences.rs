@@ -7,9 +7,9 @@ use super::copy::{exact_copy_match, wild_copy_lits, wild_copy_match};
 use super::frame::Window;
 use super::fse_table::{
     LL_KIND, LL_PREDEFINED, ML_KIND, ML_PREDEFINED, OF_KIND, OF_PREDEFINED, SeqKind, SeqTable,
-    build_rle_table, read_seq_table,
+    SeqTables, build_rle_table, read_seq_table,
 };
-use super::{DCtx, LIT_BUFFER_SIZE, TableSource, WILDCOPY_OVERLENGTH};
+use super::{DCtx, LIT_BUFFER_SIZE, WILDCOPY_OVERLENGTH};
 use crate::zstd::error::ZstdError;
 
 /// Sequence counts from this value on take a 3-byte header (`LONGNBSEQ`).
@@ -23,13 +23,14 @@ const SET_BASIC: u8 = 0;
 const SET_RLE: u8 = 1;
 const SET_COMPRESSED: u8 = 2;
 
-/// Select or build one sequence table; returns the bytes read.
+/// Select or build one sequence table; returns the bytes read. A predefined table is
+/// copied in (at most 64 rows), so the sequence loop always reads the context's tables.
 ///
 /// Mirrors ZSTD_buildSeqTable.
 fn build_table(
     mode: u8,
     table: &mut SeqTable,
-    source: &mut TableSource,
+    predefined: &SeqTable,
     kind: &SeqKind,
     fse_valid: bool,
     src: &[u8],
@@ -42,7 +43,7 @@ fn build_table(
     };
     match mode {
         SET_BASIC => {
-            *source = TableSource::Predefined;
+            table.copy_from(predefined);
             Ok(0)
         }
         SET_RLE => {
@@ -53,14 +54,9 @@ fn build_table(
                 return Err(bad("RLE symbol above the alphabet"));
             }
             build_rle_table(table, symbol as usize, kind);
-            *source = TableSource::Own;
             Ok(1)
         }
-        SET_COMPRESSED => {
-            let used = read_seq_table(table, kind, src).map_err(bad)?;
-            *source = TableSource::Own;
-            Ok(used)
-        }
+        SET_COMPRESSED => read_seq_table(table, kind, src).map_err(bad),
         _ => {
             if !fse_valid {
                 return Err(bad("repeat mode without a previous table"));
@@ -117,8 +113,8 @@ pub(crate) fn decode_seq_headers(
     let rest = |pos: usize| src.get(pos..).unwrap_or(&[]);
     pos += build_table(
         modes >> 6,
-        &mut ctx.ll,
-        &mut ctx.ll_src,
+        &mut ctx.work.seq.ll,
+        &LL_PREDEFINED,
         &LL_KIND,
         fse_valid,
         rest(pos),
@@ -126,8 +122,8 @@ pub(crate) fn decode_seq_headers(
     )?;
     pos += build_table(
         (modes >> 4) & 3,
-        &mut ctx.of,
-        &mut ctx.of_src,
+        &mut ctx.work.seq.of,
+        &OF_PREDEFINED,
         &OF_KIND,
         fse_valid,
         rest(pos),
@@ -135,8 +131,8 @@ pub(crate) fn decode_seq_headers(
     )?;
     pos += build_table(
         (modes >> 2) & 3,
-        &mut ctx.ml,
-        &mut ctx.ml_src,
+        &mut ctx.work.seq.ml,
+        &ML_PREDEFINED,
         &ML_KIND,
         fse_valid,
         rest(pos),
@@ -157,11 +153,116 @@ pub(crate) struct BlockOut<'a> {
     pub(crate) block_max: usize,
 }
 
+/// One decoded sequence.
+#[derive(Clone, Copy)]
+struct Sequence {
+    ll: usize,
+    ml: usize,
+    offset: usize,
+}
+
+/// The decoding half of the sequence loop: the bitstream, the three states and the repeat
+/// offsets, as scalars so that they stay in registers.
+///
+/// Mirrors ZSTD_fseState + seqState_t.
+struct SeqState<'a> {
+    r: BitReader<'a>,
+    ll_s: usize,
+    of_s: usize,
+    ml_s: usize,
+    rep0: usize,
+    rep1: usize,
+    rep2: usize,
+}
+
+impl SeqState<'_> {
+    /// Decode the next sequence; the states move on unless it is the block's `last`.
+    /// A repeat offset that resolves to zero comes out as `usize::MAX`, which execution
+    /// refuses.
+    ///
+    /// Mirrors ZSTD_decodeSequence.
+    ///
+    /// With `FAST`, every reload is a whole-word one: the caller has checked
+    /// [`BitReader::has_words`]`(2)`, so nothing here calls out of line and the hot loop
+    /// keeps its registers.
+    #[inline(always)]
+    fn decode<const FAST: bool>(&mut self, t: &SeqTables, last: bool) -> Sequence {
+        let ll = t.ll.row(self.ll_s);
+        let ml = t.ml.row(self.ml_s);
+        let of = t.of.row(self.of_s);
+        let r = &mut self.r;
+        let of_bits = of.extra as u32;
+        let offset = if of_bits > 1 {
+            let o = of.base as usize + r.read_fast(of_bits) as usize;
+            self.rep2 = self.rep1;
+            self.rep1 = self.rep0;
+            self.rep0 = o;
+            o
+        } else {
+            let ll0 = ll.base == 0;
+            if of_bits == 0 {
+                // Repeat code 0: the latest offset, or the second after no literals.
+                if ll0 {
+                    std::mem::swap(&mut self.rep0, &mut self.rep1);
+                }
+                self.rep0
+            } else {
+                // Offset code 1 (base 1, one extra bit): repeat codes 1 to 3.
+                let code = 1 + ll0 as usize + r.read_fast(1) as usize;
+                let o = match code {
+                    1 => self.rep1,
+                    2 => self.rep2,
+                    _ => self.rep0.wrapping_sub(1),
+                };
+                let o = if o == 0 { usize::MAX } else { o };
+                if code != 1 {
+                    self.rep2 = self.rep1;
+                }
+                self.rep1 = self.rep0;
+                self.rep0 = o;
+                o
+            }
+        };
+        // Most codes have no extra bits: skip the read (as ZSTD_decodeSequence does).
+        let mut ml_len = ml.base as usize;
+        if ml.extra > 0 {
+            ml_len += r.read_fast(ml.extra as u32) as usize;
+        }
+        if of_bits + ml.extra as u32 + ll.extra as u32 >= MID_RELOAD_BITS {
+            if FAST {
+                r.reload_fast();
+            } else {
+                r.reload();
+            }
+        }
+        let mut ll_len = ll.base as usize;
+        if ll.extra > 0 {
+            ll_len += r.read_fast(ll.extra as u32) as usize;
+        }
+        if !last {
+            self.ll_s = ll.next as usize + r.read(ll.nb as u32) as usize;
+            self.ml_s = ml.next as usize + r.read(ml.nb as u32) as usize;
+            self.of_s = of.next as usize + r.read(of.nb as u32) as usize;
+            if FAST {
+                r.reload_fast();
+            } else {
+                r.reload();
+            }
+        }
+        Sequence {
+            ll: ll_len,
+            ml: ml_len,
+            offset,
+        }
+    }
+}
+
 /// Decode `nb_seq` sequences from the bitstream `src` and execute each one at once:
-/// literals from `ctx.lit[..lit_len]`, matches from the history in `win`; then copy the last
+/// literals from `ctx.work.lit[..lit_len]`, matches from the history in `win`; then copy the last
 /// literals. Returns the new output position.
 ///
 /// Mirrors ZSTD_decompressSequences_body with ZSTD_decodeSequence and ZSTD_execSequence.
+#[inline(always)]
 pub(crate) fn decode_and_execute(
     ctx: &mut DCtx,
     out: &mut BlockOut<'_>,
@@ -173,35 +274,30 @@ pub(crate) fn decode_and_execute(
 ) -> Result<usize, ZstdError> {
     let mut op = out.start;
     let mut lp = 0usize;
-    let lits: &[u8; LIT_BUFFER_SIZE] = &ctx.lit;
     if nb_seq > 0 {
         ctx.fse_valid = true;
-        let ll_t: &SeqTable = if ctx.ll_src == TableSource::Predefined {
-            &LL_PREDEFINED
-        } else {
-            &ctx.ll
-        };
-        let of_t: &SeqTable = if ctx.of_src == TableSource::Predefined {
-            &OF_PREDEFINED
-        } else {
-            &ctx.of
-        };
-        let ml_t: &SeqTable = if ctx.ml_src == TableSource::Predefined {
-            &ML_PREDEFINED
-        } else {
-            &ctx.ml
-        };
+        let t: &SeqTables = &ctx.work.seq;
+        let lits: &[u8; LIT_BUFFER_SIZE] = &ctx.work.lit;
         let mut r = BitReader::new(src).ok_or(ZstdError::Malformed {
             at,
             reason: "sequence bitstream is empty or has no end mark",
         })?;
-        let mut ll_s = r.read(ll_t.log) as usize;
+        let ll_s = r.read(t.ll.log) as usize;
         r.reload();
-        let mut of_s = r.read(of_t.log) as usize;
+        let of_s = r.read(t.of.log) as usize;
         r.reload();
-        let mut ml_s = r.read(ml_t.log) as usize;
+        let ml_s = r.read(t.ml.log) as usize;
         r.reload();
-        let mut reps = ctx.reps;
+        let [rep0, rep1, rep2] = ctx.reps;
+        let mut st = SeqState {
+            r,
+            ll_s,
+            of_s,
+            ml_s,
+            rep0,
+            rep1,
+            rep2,
+        };
         let buf_len = out.buf.len();
         // Sequences ending at or before this point take the fast path: their wild copies
         // stay inside the buffer and the block maximum is respected.
@@ -209,83 +305,69 @@ pub(crate) fn decode_and_execute(
             .block_end
             .min(buf_len.saturating_sub(WILDCOPY_OVERLENGTH));
         let prefix_start = win.prefix_start;
-        for i in 0..nb_seq {
-            let ll = ll_t.rows[ll_s & 511];
-            let ml = ml_t.rows[ml_s & 511];
-            let of = of_t.rows[of_s & 511];
-            let of_bits = of.extra as u32;
-            let offset = if of_bits > 1 {
-                let o = of.base as usize + r.read_fast(of_bits) as usize;
-                reps = [o, reps[0], reps[1]];
-                o
-            } else {
-                let ll0 = (ll.base == 0) as usize;
-                if of_bits == 0 {
-                    let o = reps[ll0];
-                    reps[1] = reps[1 - ll0];
-                    reps[0] = o;
-                    o
+        // The hot loop's window on the output: from the lowest byte its matches may read
+        // (within 2 GiB of the block) to the end of its wild copies' reach.
+        let base = prefix_start.max(out.start.saturating_sub(1 << 31));
+        let reach_end = (fast_end + WILDCOPY_OVERLENGTH).min(buf_len).max(base);
+        // Sequences not yet decoded.
+        let mut left = nb_seq;
+        while left > 0 {
+            // The hot loop: every sequence but the last, while whole-word reloads are
+            // certain, and while sequences fit the wild copies. It calls nothing out of
+            // line, so its state stays in registers; anything else leaves it.
+            // It works on the part of the output its copies can touch, rebased to `base`,
+            // so that positions fit in 32 bits (see `copy`); a match reaching below
+            // `base` leaves the loop.
+            let mut pending = None;
+            let hot = &mut out.buf[base..reach_end];
+            while left > 1 && st.r.has_words(2) {
+                let seq = st.decode::<true>(t, false);
+                let Sequence { ll, ml, offset } = seq;
+                let lit_end = op + ll;
+                let m_end = lit_end + ml;
+                if lp + ll <= lit_len && m_end <= fast_end && offset <= lit_end - base {
+                    wild_copy_lits(hot, op - base, lits, lp, ll);
+                    wild_copy_match(hot, lit_end - base, offset, ml);
+                    op = m_end;
+                    lp += ll;
+                    left -= 1;
                 } else {
-                    let code = of.base as usize + ll0 + r.read(1) as usize;
-                    let mut o = if code == 3 {
-                        reps[0].wrapping_sub(1)
-                    } else {
-                        reps[code & 3]
-                    };
-                    // A zero offset is corrupt: make it impossible so execution refuses it.
-                    if o == 0 {
-                        o = usize::MAX;
-                    }
-                    if code != 1 {
-                        reps[2] = reps[1];
-                    }
-                    reps[1] = reps[0];
-                    reps[0] = o;
-                    o
+                    pending = Some(seq);
+                    break;
                 }
+            }
+            // One sequence the hot loop left: the last, one near the start of the
+            // bitstream, or one to execute exactly.
+            let seq = match pending {
+                Some(seq) => seq,
+                None if left == 1 => st.decode::<false>(t, true),
+                None => st.decode::<false>(t, false),
             };
-            // Most codes have no extra bits: skip the read (as ZSTD_decodeSequence does).
-            let mut ml_len = ml.base as usize;
-            if ml.extra > 0 {
-                ml_len += r.read_fast(ml.extra as u32) as usize;
-            }
-            if of_bits + ml.extra as u32 + ll.extra as u32 >= MID_RELOAD_BITS {
-                r.reload();
-            }
-            let mut ll_len = ll.base as usize;
-            if ll.extra > 0 {
-                ll_len += r.read_fast(ll.extra as u32) as usize;
-            }
-            if i + 1 != nb_seq {
-                ll_s = ll.next as usize + r.read(ll.nb as u32) as usize;
-                ml_s = ml.next as usize + r.read(ml.nb as u32) as usize;
-                of_s = of.next as usize + r.read(of.nb as u32) as usize;
-                r.reload();
-            }
-            // Execute.
-            let lit_end = op + ll_len;
-            let m_end = lit_end + ml_len;
-            if lp + ll_len <= lit_len && m_end <= fast_end && offset <= lit_end - prefix_start {
-                wild_copy_lits(out.buf, op, lits, lp, ll_len);
-                wild_copy_match(out.buf, lit_end, offset, ml_len);
+            let Sequence { ll, ml, offset } = seq;
+            let lit_end = op + ll;
+            let m_end = lit_end + ml;
+            if lp + ll <= lit_len && m_end <= fast_end && offset <= lit_end - prefix_start {
+                wild_copy_lits(out.buf, op, lits, lp, ll);
+                wild_copy_match(out.buf, lit_end, offset, ml);
             } else {
-                exec_sequence_end(out, win, lits, lp, lit_len, op, ll_len, ml_len, offset, at)?;
+                exec_sequence_end(out, win, lits, lp, lit_len, op, ll, ml, offset, at)?;
             }
             op = m_end;
-            lp += ll_len;
+            lp += ll;
+            left -= 1;
         }
-        if !r.finished() {
+        if !st.r.finished() {
             return Err(ZstdError::BitstreamNotConsumed {
                 at,
                 stream: "sequences",
             });
         }
-        ctx.reps = reps;
+        ctx.reps = [st.rep0, st.rep1, st.rep2];
     }
     // Last literals.
     let rest = lit_len - lp;
     check_room(out, op + rest, at)?;
-    out.buf[op..op + rest].copy_from_slice(&ctx.lit[lp..lit_len]);
+    out.buf[op..op + rest].copy_from_slice(&ctx.work.lit[lp..lit_len]);
     Ok(op + rest)
 }
 

@@ -1,0 +1,134 @@
+//! Runtime choice of code generation for the decoder's block loop.
+//!
+//! The portable x86-64 baseline has no three-operand shifts (BMI2 `shlx`/`shrx`/`bzhi`), and
+//! the bit readers of the sequence and Huffman loops are made of variable shifts. With the
+//! `dispatch` feature (on by default) the block decoder is compiled a second time with the
+//! x86-64-v3 features (AVX2, BMI1/2, LZCNT, MOVBE) and picked once per context when the CPU
+//! has them. The target-feature call, the only `unsafe` this needs, lives inside
+//! `fearless_simd` (`Simd::vectorize`); this module and everything it runs are safe code.
+//!
+//! Mirrors libzstd's `DYNAMIC_BMI2` (`ZSTD_DCtx_get_bmi2`, the `_bmi2` / `_default` pairs
+//! of `ZSTD_decompressSequences` and the Huffman decoders).
+
+#[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+use fearless_simd::Simd;
+
+/// The code generation chosen for this CPU.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Isa {
+    #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+    avx2: Option<fearless_simd::Avx2>,
+}
+
+impl Isa {
+    /// Detect what the CPU supports (a cached lookup after the first call).
+    pub(crate) fn detect() -> Self {
+        Isa {
+            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+            avx2: fearless_simd::Level::new().as_avx2(),
+        }
+    }
+
+    /// The portable code only, whatever the CPU has (tests compare both paths).
+    #[cfg(test)]
+    pub(crate) fn portable() -> Self {
+        Isa {
+            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+            avx2: None,
+        }
+    }
+
+    /// Whether the accelerated code is in use.
+    pub(crate) fn accelerated(self) -> bool {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+        {
+            self.avx2.is_some()
+        }
+        #[cfg(not(all(feature = "dispatch", target_arch = "x86_64")))]
+        {
+            false
+        }
+    }
+
+    /// Run `f` compiled for the chosen features. `f` and everything it should cover must
+    /// be inlined into it (`#[inline(always)]`); what it calls out of line is compiled for
+    /// the baseline.
+    #[inline(always)]
+    pub(crate) fn run<R>(self, f: impl FnOnce() -> R) -> R {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+        if let Some(avx2) = self.avx2 {
+            return avx2.vectorize(f);
+        }
+        f()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{DCtx, frame};
+    use super::Isa;
+    use crate::zstd::compress;
+    use crate::zstd::decode::MAX_WINDOW_SIZE;
+
+    /// Text-like and binary-like bytes with repeats at many distances.
+    fn sample(n: usize, seed: u32) -> Vec<u8> {
+        let words: [&[u8]; 6] = [
+            b"archive ",
+            b"block ",
+            b"zstd ",
+            b"\x00\x00\x00\x01",
+            b"\n",
+            b"frame ",
+        ];
+        let mut x = seed;
+        let mut out = Vec::with_capacity(n + 16);
+        while out.len() < n {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let k = (x >> 16) as usize;
+            if k.is_multiple_of(7) && out.len() > 64 {
+                let back = 1 + k % out.len().min(4000);
+                let start = out.len() - back;
+                for i in 0..(4 + k % 40) {
+                    let b = out[start + i];
+                    out.push(b);
+                }
+            } else {
+                out.extend_from_slice(words[k % words.len()]);
+                out.push((x >> 24) as u8);
+            }
+        }
+        out.truncate(n);
+        out
+    }
+
+    fn decode_with(isa: Isa, frame_bytes: &[u8], len: usize) -> Vec<u8> {
+        let mut ctx = DCtx::new(MAX_WINDOW_SIZE);
+        ctx.isa = isa;
+        let mut out = vec![0u8; len];
+        let got = frame::decompress_frames(&mut ctx, frame_bytes, &mut out).expect("decodes");
+        assert_eq!(got, len);
+        out
+    }
+
+    /// The accelerated and the portable build of the block loop decode the same frames to
+    /// the same bytes (on a CPU without AVX2 both runs take the portable path).
+    #[test]
+    fn accelerated_and_portable_builds_agree() {
+        for (i, &len) in [1usize, 100, 5_000, 65_536, 300_000].iter().enumerate() {
+            let src = sample(len, i as u32 + 1);
+            for level in [1, 3, 6, 12, 19] {
+                let z = compress(&src, level).expect("compresses");
+                assert_eq!(
+                    decode_with(Isa::portable(), &z, len),
+                    src,
+                    "portable L{level} {len}"
+                );
+                assert_eq!(
+                    decode_with(Isa::detect(), &z, len),
+                    src,
+                    "detected L{level} {len}"
+                );
+            }
+        }
+    }
+}
