@@ -1,9 +1,10 @@
 //! Benchmark and differential-harness helpers: the native oracle (the workspace's only C),
 //! a zstd frame anatomy parser that names the part of a frame a byte offset falls in, the
 //! native block compressor for container comparisons, interleaved ratio measurement, the
-//! CI gate's logic, and generated trees.
+//! CI gate's logic, generated trees, and sets of distinct 64 KiB blocks for decode rows.
 
 pub mod anatomy;
+pub mod blocks;
 pub mod gate;
 pub mod measure;
 pub mod native;

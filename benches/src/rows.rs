@@ -110,8 +110,9 @@ pub fn pack_row(label: &str, tree: &Path, bytes: u64, level: i32, threads: usize
     })
 }
 
-/// The gate's hot rows: L1 and L6 compress of hetero64k and text64k, L6 decode of the same,
-/// and a small-tree pack at L1 and L6 (rows whose level is not implemented are left out).
+/// The gate's hot rows: L1 and L6 compress of hetero64k and text64k; decoding sets of
+/// distinct 64 KiB blocks at L1 (generated) and L6 (generated, game data, text); and a
+/// small-tree pack at L1 and L6 (rows whose level is not implemented are left out).
 pub fn gate_rows(small_tree: &Path, small_bytes: u64) -> Vec<Row> {
     let mut rows = Vec::new();
     for level in [1, 6] {
@@ -119,8 +120,10 @@ pub fn gate_rows(small_tree: &Path, small_bytes: u64) -> Vec<Row> {
             rows.extend(compress_row(name, level));
         }
     }
-    for name in ["hetero64k", "text64k"] {
-        rows.push(decode_row(name, 6));
+    // Decoding sets of distinct blocks (generated, game data, text), as a ZAR reader does.
+    rows.push(crate::blocks::decode_blocks_row("gen", 1));
+    for name in ["gen", "game", "text"] {
+        rows.push(crate::blocks::decode_blocks_row(name, 6));
     }
     for level in [1, 6] {
         rows.extend(pack_row("small4x64k", small_tree, small_bytes, level, 1));

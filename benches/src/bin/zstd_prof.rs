@@ -2,10 +2,14 @@
 //! our codec or the native oracle, for `perf record` / `perf stat`.
 //!
 //! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native] [decode]`
+//!
+//! With `decode`, the payload may also be a block set (`gen-blocks`, `game-blocks`,
+//! `text-blocks`): each iteration decodes every block's frame.
 
 use std::time::Instant;
 
 use zarkit::zstd::{Compressor, Decoder};
+use zarkit_benches::blocks;
 use zarkit_benches::oracle::{self, NativeDecoder};
 use zarkit_corpus::payload;
 
@@ -16,39 +20,54 @@ fn main() {
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2000);
     let native = args.iter().skip(4).any(|s| s == "native");
     let decode = args.iter().skip(4).any(|s| s == "decode");
-    let src = payload(name).expect("known payload").bytes();
+    let sources: Vec<Vec<u8>> = match name.strip_suffix("-blocks") {
+        Some(set) => blocks::set(set),
+        None => vec![payload(name).expect("known payload").bytes()],
+    };
+    let total: usize = sources.iter().map(Vec::len).sum();
     let who = if native { "libzstd" } else { "zarkit" };
     let start = Instant::now();
     let size;
     if decode {
-        let frame = oracle::compress(&src, level);
-        let mut dst = vec![0u8; src.len()];
+        let frames: Vec<Vec<u8>> = sources.iter().map(|b| oracle::compress(b, level)).collect();
+        let mut dst = vec![0u8; sources.iter().map(Vec::len).max().unwrap_or(0)];
         let (mut ours, mut theirs) = (Decoder::new(), NativeDecoder::new());
         for _ in 0..iterations {
-            if native {
-                theirs.decompress_into(&frame, &mut dst).expect("decodes");
-            } else {
-                ours.decompress_exact(&frame, &mut dst).expect("decodes");
+            for (f, src) in frames.iter().zip(&sources) {
+                let out = &mut dst[..src.len()];
+                if native {
+                    theirs.decompress_into(f, out).expect("decodes");
+                } else {
+                    ours.decompress_exact(f, out).expect("decodes");
+                }
             }
         }
-        assert!(dst == src, "the decode gives the payload back");
-        size = frame.len();
+        for (f, src) in frames.iter().zip(&sources) {
+            ours.decompress_exact(f, &mut dst[..src.len()])
+                .expect("decodes");
+            assert!(
+                dst[..src.len()] == src[..],
+                "the decode gives the payload back"
+            );
+        }
+        size = frames.iter().map(Vec::len).sum();
     } else {
+        let src = &sources[0];
         let mut out = Vec::with_capacity(src.len() + 1024);
         let mut ours = Compressor::new(level).expect("implemented level");
         let mut n = 0;
         for _ in 0..iterations {
             out.clear();
             n = if native {
-                oracle::compress_into(&src, level, &mut out)
+                oracle::compress_into(src, level, &mut out)
             } else {
-                ours.compress_into(&src, &mut out).expect("compresses")
+                ours.compress_into(src, &mut out).expect("compresses")
             };
         }
         size = n;
     }
     let secs = start.elapsed().as_secs_f64();
-    let mib = (src.len() * iterations) as f64 / secs / (1024.0 * 1024.0);
+    let mib = (total * iterations) as f64 / secs / (1024.0 * 1024.0);
     let what = if decode { "decode" } else { "compress" };
     println!("{name} L{level} {what} {who}: {size} bytes, {mib:.1} MiB/s");
 }

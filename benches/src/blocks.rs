@@ -1,0 +1,143 @@
+//! Sets of distinct 64 KiB blocks for the decode rows, the work a ZAR reader does: every
+//! block is a different frame, so no table or cache can make one frame cheap by repetition.
+//!
+//! - `gen`: 48 blocks from the frozen corpus generators (text, binary records, mixed and
+//!   low-entropy data), each with its own seed;
+//! - `game`: 32 blocks of Freedoom's `freedoom2.wad`, committed in `corpus/realdata/`;
+//! - `text`: this repository's own Rust and Markdown sources, concatenated in path order
+//!   and cut into blocks (real text, which changes as the code does; the rows are ratios to
+//!   native on the same bytes).
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+use zarkit::zstd::Decoder;
+use zarkit_corpus::{Shape, generate};
+
+use crate::oracle::{self, NativeDecoder};
+use crate::rows::Row;
+
+/// A ZAR block.
+pub const BLOCK: usize = 65536;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// 48 generated blocks, 12 each of four compressible shapes.
+pub fn generated() -> Vec<Vec<u8>> {
+    let shapes = [Shape::Text, Shape::Records, Shape::Mixed, Shape::LowEntropy];
+    (0..48u64)
+        .map(|i| generate(shapes[(i % 4) as usize], BLOCK, 0x0B10_C000 + i))
+        .collect()
+}
+
+/// The 32 committed Freedoom blocks.
+pub fn game() -> Vec<Vec<u8>> {
+    let path = Path::new(ROOT).join("corpus/realdata/freedoom2-32blocks.bin");
+    let bytes =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    bytes.chunks_exact(BLOCK).map(<[u8]>::to_vec).collect()
+}
+
+/// The repository's `.rs` and `.md` files under `zarchive/`, `zarchive-cli/`, `benches/`
+/// and `tests/`, in path order, cut into whole blocks (at most 24).
+pub fn text() -> Vec<Vec<u8>> {
+    let mut files = Vec::new();
+    for dir in ["zarchive", "zarchive-cli", "benches", "tests"] {
+        collect(&Path::new(ROOT).join(dir), &mut files);
+    }
+    files.sort();
+    let mut all = Vec::new();
+    for f in files {
+        if let Ok(b) = std::fs::read(&f) {
+            all.extend_from_slice(&b);
+        }
+    }
+    all.chunks_exact(BLOCK)
+        .take(24)
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n != "target") {
+                collect(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "rs" || x == "md") {
+            out.push(p);
+        }
+    }
+}
+
+/// The named set (`gen`, `game` or `text`).
+pub fn set(name: &str) -> Vec<Vec<u8>> {
+    match name {
+        "gen" => generated(),
+        "game" => game(),
+        "text" => text(),
+        _ => panic!("no block set {name}"),
+    }
+}
+
+/// Decoding every block of a set, each compressed by the oracle at `level`: our reused
+/// [`Decoder`] against a reused native context (`ZSTD_decompressDCtx`), both into one
+/// 64 KiB buffer, as a ZAR reader does.
+pub fn decode_blocks_row(name: &str, level: i32) -> Row {
+    let blocks = set(name);
+    assert!(!blocks.is_empty(), "block set {name} is empty");
+    let frames: Vec<Vec<u8>> = blocks.iter().map(|b| oracle::compress(b, level)).collect();
+    let frames2 = frames.clone();
+    let mut dec = Decoder::new();
+    let mut native = NativeDecoder::new();
+    let mut buf = vec![0u8; BLOCK];
+    let mut buf2 = vec![0u8; BLOCK];
+    for (f, b) in frames.iter().zip(&blocks) {
+        dec.decompress_exact(f, &mut buf).expect("ours decodes");
+        assert!(
+            &buf == b,
+            "{name} L{level}: our decode gives the block back"
+        );
+    }
+    Row {
+        name: format!("decode/L{level}/{name}-blocks"),
+        bytes: (blocks.len() * BLOCK) as u64,
+        ours: Box::new(move || {
+            for f in &frames {
+                dec.decompress_exact(black_box(f), &mut buf)
+                    .expect("our decoder decodes oracle frames");
+            }
+        }),
+        native: Box::new(move || {
+            for f in &frames2 {
+                black_box(
+                    native
+                        .decompress_into(black_box(f), &mut buf2)
+                        .expect("native decodes"),
+                );
+            }
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_sets_are_full_distinct_blocks() {
+        for name in ["gen", "game", "text"] {
+            let s = set(name);
+            assert!(s.len() >= 8, "{name}: {} blocks", s.len());
+            assert!(s.iter().all(|b| b.len() == BLOCK), "{name}: whole blocks");
+            let mut sorted: Vec<&Vec<u8>> = s.iter().collect();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), s.len(), "{name}: every block differs");
+        }
+    }
+}
