@@ -16,6 +16,11 @@ pub(crate) enum Reload {
 
 const CONTAINER_BITS: u32 = 64;
 
+/// Largest stream [`BitReader::reload_fast_from`] serves: a block's content.
+pub(crate) const STREAM_COPY_MAX: usize = super::BLOCK_SIZE_MAX;
+/// Size of the buffer a stream is copied into for [`BitReader::reload_fast_from`].
+pub(crate) const STREAM_COPY_SIZE: usize = STREAM_COPY_MAX + 8;
+
 /// A backward bit reader over one stream, read from its last byte towards its first, with a
 /// 64-bit container refilled by whole words.
 ///
@@ -144,15 +149,21 @@ impl<'a> BitReader<'a> {
     }
 
     /// [`BitReader::reload`] for a caller that knows at least 8 bytes lie before the
-    /// container (`self.pos >= 8`, see [`BitReader::has_words`]): no tail, no call.
+    /// container (`self.pos >= 8`, see [`BitReader::has_words`]), reading from `words`, a
+    /// copy of the stream at the start of a fixed-size buffer: no tail, no call, no bounds
+    /// check (the stream is at most [`STREAM_COPY_MAX`] bytes, so the mask changes nothing).
     ///
     /// Mirrors BIT_reloadDStreamFast.
     #[inline(always)]
-    pub(crate) fn reload_fast(&mut self) {
+    pub(crate) fn reload_fast_from(&mut self, words: &[u8; STREAM_COPY_SIZE]) {
         debug_assert!(self.pos >= 8 && self.consumed <= CONTAINER_BITS);
+        debug_assert!(self.src.len() <= STREAM_COPY_MAX);
         self.pos = self.pos.wrapping_sub((self.consumed >> 3) as usize);
         self.consumed &= 7;
-        self.container = read_le64(self.src, self.pos);
+        let p = self.pos & (STREAM_COPY_MAX - 1);
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&words[p..p + 8]);
+        self.container = u64::from_le_bytes(w);
     }
 
     /// Whether `n` more whole-word reloads are sure to take the fast path: at least

@@ -65,6 +65,9 @@ struct Work {
     seq: SeqTables,
     /// The block's literals, with room for wild copies to over-read.
     lit: [u8; LIT_BUFFER_SIZE],
+    /// A copy of the block's sequence bitstream, so the hot loop's reloads need no bounds
+    /// check.
+    seq_stream: [u8; bits::STREAM_COPY_SIZE],
 }
 
 impl std::fmt::Debug for DCtx {
@@ -81,6 +84,7 @@ impl DCtx {
             work: Box::new(Work {
                 seq: SeqTables::default(),
                 lit: [0; LIT_BUFFER_SIZE],
+                seq_stream: [0; bits::STREAM_COPY_SIZE],
             }),
             huf: Box::default(),
             huf_valid: false,

@@ -2,7 +2,7 @@
 //! fused loop that decodes each sequence and executes it straight into the output
 //! (`ZSTD_decompressSequences_body`), with no intermediate sequence buffer.
 
-use super::bits::BitReader;
+use super::bits::{BitReader, STREAM_COPY_MAX, STREAM_COPY_SIZE};
 use super::copy::{exact_copy_match, wild_copy_lits, wild_copy_match};
 use super::frame::Window;
 use super::fse_table::{
@@ -186,7 +186,12 @@ impl SeqState<'_> {
     /// [`BitReader::has_words`]`(2)`, so nothing here calls out of line and the hot loop
     /// keeps its registers.
     #[inline(always)]
-    fn decode<const FAST: bool>(&mut self, t: &SeqTables, last: bool) -> Sequence {
+    fn decode<const FAST: bool>(
+        &mut self,
+        t: &SeqTables,
+        words: &[u8; STREAM_COPY_SIZE],
+        last: bool,
+    ) -> Sequence {
         let ll = t.ll.row(self.ll_s);
         let ml = t.ml.row(self.ml_s);
         let of = t.of.row(self.of_s);
@@ -230,7 +235,7 @@ impl SeqState<'_> {
         }
         if of_bits + ml.extra as u32 + ll.extra as u32 >= MID_RELOAD_BITS {
             if FAST {
-                r.reload_fast();
+                r.reload_fast_from(words);
             } else {
                 r.reload();
             }
@@ -244,7 +249,7 @@ impl SeqState<'_> {
             self.ml_s = ml.next as usize + r.read(ml.nb as u32) as usize;
             self.of_s = of.next as usize + r.read(of.nb as u32) as usize;
             if FAST {
-                r.reload_fast();
+                r.reload_fast_from(words);
             } else {
                 r.reload();
             }
@@ -276,6 +281,12 @@ pub(crate) fn decode_and_execute(
     let mut lp = 0usize;
     if nb_seq > 0 {
         ctx.fse_valid = true;
+        // The hot loop reloads from a copy of the stream (a block's sections are at most
+        // 128 KiB: the copy always fits).
+        let copied = src.len() <= STREAM_COPY_MAX;
+        let copy_len = src.len().min(STREAM_COPY_MAX);
+        ctx.work.seq_stream[..copy_len].copy_from_slice(&src[..copy_len]);
+        let words: &[u8; STREAM_COPY_SIZE] = &ctx.work.seq_stream;
         let t: &SeqTables = &ctx.work.seq;
         let lits: &[u8; LIT_BUFFER_SIZE] = &ctx.work.lit;
         let mut r = BitReader::new(src).ok_or(ZstdError::Malformed {
@@ -320,8 +331,8 @@ pub(crate) fn decode_and_execute(
             // `base` leaves the loop.
             let mut pending = None;
             let hot = &mut out.buf[base..reach_end];
-            while left > 1 && st.r.has_words(2) {
-                let seq = st.decode::<true>(t, false);
+            while left > 1 && copied && st.r.has_words(2) {
+                let seq = st.decode::<true>(t, words, false);
                 let Sequence { ll, ml, offset } = seq;
                 let lit_end = op + ll;
                 let m_end = lit_end + ml;
@@ -340,8 +351,8 @@ pub(crate) fn decode_and_execute(
             // bitstream, or one to execute exactly.
             let seq = match pending {
                 Some(seq) => seq,
-                None if left == 1 => st.decode::<false>(t, true),
-                None => st.decode::<false>(t, false),
+                None if left == 1 => st.decode::<false>(t, words, true),
+                None => st.decode::<false>(t, words, false),
             };
             let Sequence { ll, ml, offset } = seq;
             let lit_end = op + ll;
