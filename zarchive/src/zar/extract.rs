@@ -12,8 +12,9 @@ use std::path::Path;
 
 use super::dirs::{DirHandle, Kind};
 use super::error::{ExtractFailure, ZarError};
+use super::format::{BLOCK_SIZE, BLOCK_SIZE_U64};
 use super::names;
-use super::reader::{Archive, Entry, EntryId};
+use super::reader::{Archive, BlockBatch, Entry, EntryId, EntryKind};
 
 /// How to extract: `ExtractOptions::new().threads(4).overwrite(true)`.
 #[derive(Debug, Clone)]
@@ -301,12 +302,14 @@ fn extract_entries<'a>(
     let (tx, rx) = std::sync::mpsc::channel::<FileEvent<'a>>();
     let overwrite = opts.overwrite;
     let work = |tx: std::sync::mpsc::Sender<FileEvent<'a>>| {
+        // Each worker reads the stored blocks of its files in batches into its own buffer.
+        let mut batch = BlockBatch::new();
         loop {
             let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some((i, e)) = jobs.get(j) else { break };
             let _ = tx.send(FileEvent::Start(*e));
             let mut data = |n| drop(tx.send(FileEvent::Data(n)));
-            let r = extract_file(e, dest, overwrite, &mut data);
+            let r = extract_file(archive, e, dest, overwrite, &mut batch, &mut data);
             let _ = tx.send(FileEvent::Done(*i, *e, r));
         }
     };
@@ -334,8 +337,17 @@ fn extract_entries<'a>(
         }
     };
     if threads == 1 {
-        work(tx);
-        rx.try_iter().for_each(&mut handle);
+        // On this thread, events go straight to the callback: queued until the end they
+        // would hold memory in proportion to the archive's size.
+        drop((tx, rx));
+        let mut batch = BlockBatch::new();
+        for (i, e) in &jobs {
+            handle(FileEvent::Start(*e));
+            let r = extract_file(archive, e, dest, overwrite, &mut batch, &mut |n| {
+                handle(FileEvent::Data(n))
+            });
+            handle(FileEvent::Done(*i, *e, r));
+        }
     } else {
         std::thread::scope(|s| {
             // A thread the system refuses to start is not an error: the others (or this
@@ -415,11 +427,13 @@ fn ensure_dirs(start: DirHandle, archive_path: &[u8]) -> Result<DirHandle, ZarEr
 }
 
 /// Write one file below `dest`: into a temporary file beside its target, then renamed
-/// into place.
+/// into place. Its blocks are read through `batch` in order.
 fn extract_file(
+    archive: &Archive,
     e: &Entry<'_>,
     dest: &Path,
     overwrite: bool,
+    batch: &mut BlockBatch,
     on_data: &mut dyn FnMut(u64),
 ) -> Result<u64, ZarError> {
     // The directory was created and checked in phase 1 (opened by path: one call for an
@@ -444,17 +458,29 @@ fn extract_file(
     let mut tmp = handle
         .temp_file(".zar-extract.")
         .map_err(|err| ZarError::path_io(dir, "cannot create a temporary file", err))?;
-    let mut reader = e.open()?;
+    let EntryKind::File { offset, size } = e.kind() else {
+        return Err(ZarError::WrongKind {
+            path: e.path_display(),
+            what: "a directory, not a file",
+        });
+    };
     let mut w = BufWriter::with_capacity(1 << 16, tmp.file());
-    let mut buf = vec![0u8; 1 << 16];
     let mut written = 0u64;
-    loop {
-        let n = std::io::Read::read(&mut reader, &mut buf)
-            .map_err(|err| ZarError::from_read(&e.path_display(), err))?;
-        if n == 0 {
-            break;
-        }
-        w.write_all(&buf[..n])
+    // The file's bytes, block by block: `offset + size` was checked at open to lie inside
+    // the present blocks.
+    let until = e.blocks().end;
+    while written < size {
+        let at = offset + written;
+        let block = at / BLOCK_SIZE_U64;
+        let within = (at % BLOCK_SIZE_U64) as usize;
+        let n = (BLOCK_SIZE - within).min(usize::try_from(size - written).unwrap_or(BLOCK_SIZE));
+        let data = archive
+            .read_block_batched(block, until, batch)
+            .map_err(|err| ZarError::File {
+                path: e.path_display(),
+                source: Box::new(err),
+            })?;
+        w.write_all(&data[within..within + n])
             .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
         written += n as u64;
         on_data(n as u64);

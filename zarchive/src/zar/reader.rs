@@ -43,7 +43,10 @@ impl OpenOptions {
         Self::default()
     }
     /// Whether to memory-map the file (default true; falls back to plain reads when the map
-    /// fails).
+    /// fails). The map serves random access (`cat`, [`FileReader`], mounts); passes over the
+    /// whole archive ([`super::extract`], [`super::verify`], [`Archive::compute_hash`]) read
+    /// the file with positioned reads in bounded batches either way, so they never leave the
+    /// archive resident.
     ///
     /// # Security
     ///
@@ -85,7 +88,7 @@ impl OpenOptions {
         let file = File::open(path)
             .map_err(|e| ZarError::io(format!("cannot open {}", path.display()), e))?;
         let source: Box<dyn ReadAt> = match self.mmap.then(|| Mapped::map(&file)) {
-            Some(Ok(map)) => Box::new(MmapSource(map)),
+            Some(Ok(map)) => Box::new(MmapSource::new(map, file)),
             _ => Box::new(
                 FileSource::new(file)
                     .map_err(|e| ZarError::io(format!("cannot read {}", path.display()), e))?,
@@ -681,9 +684,20 @@ impl Archive {
                 &owned
             }
         };
-        if len == BLOCK_SIZE_U64 {
+        self.decode_stored(block, stored, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decode the stored bytes of `block` into `out` (65,536 bytes).
+    pub(crate) fn decode_stored(
+        &self,
+        block: u64,
+        stored: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), ZarError> {
+        if stored.len() == BLOCK_SIZE {
             out.copy_from_slice(stored);
-            return Ok(out);
+            return Ok(());
         }
         let mut dec = self
             .decoders
@@ -691,7 +705,7 @@ impl Archive {
             .ok()
             .and_then(|mut d| d.pop())
             .unwrap_or_default();
-        let result = dec.decompress_exact(stored, &mut out);
+        let result = dec.decompress_exact(stored, out);
         if let Ok(mut pool) = self.decoders.lock() {
             pool.push(dec);
         }
@@ -710,8 +724,28 @@ impl Archive {
                 reason,
                 source: Some(e),
             }
-        })?;
-        Ok(out)
+        })
+    }
+
+    /// Read one decoded block through the cache, taking its stored bytes from `batch`
+    /// (which reads ahead up to block `until`) instead of the memory map.
+    pub(crate) fn read_block_batched(
+        &self,
+        block: u64,
+        until: u64,
+        batch: &mut BlockBatch,
+    ) -> Result<Arc<[u8]>, ZarError> {
+        if let Some(b) = self.cache.lock().ok().and_then(|mut c| c.get(block)) {
+            return Ok(b);
+        }
+        let stored = batch.stored(self, block, until)?;
+        let mut out = vec![0u8; BLOCK_SIZE];
+        self.decode_stored(block, stored, &mut out)?;
+        let data: Arc<[u8]> = out.into();
+        if let Ok(mut c) = self.cache.lock() {
+            c.put(block, data.clone());
+        }
+        Ok(data)
     }
 
     /// Read `buf.len()` bytes of the uncompressed stream at `offset` (crossing blocks).
@@ -731,29 +765,195 @@ impl Archive {
     /// Compute the SHA-256 of the archive with the hash field zeroed, as the reference writer
     /// does, and compare it with the footer's. Returns the computed digest.
     pub fn compute_hash(&self) -> Result<[u8; HASH_SIZE], ZarError> {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        let hash_at = self.footer.total_size - FOOTER_SIZE as u64 + HASH_OFFSET_IN_FOOTER as u64;
-        let mut buf = vec![0u8; 1 << 20];
-        let mut pos = 0u64;
-        while pos < self.footer.total_size {
-            let n = (self.footer.total_size - pos).min(buf.len() as u64) as usize;
-            let chunk = &mut buf[..n];
-            self.source
-                .read_exact_at(pos, chunk)
-                .map_err(|e| ZarError::io("cannot read the archive", e))?;
-            // Zero whatever part of the hash field falls in this chunk.
-            let (lo, hi) = (
-                hash_at.max(pos),
-                (hash_at + HASH_SIZE as u64).min(pos + n as u64),
-            );
-            if lo < hi {
-                chunk[(lo - pos) as usize..(hi - pos) as usize].fill(0);
-            }
-            h.update(&*chunk);
-            pos += n as u64;
+        PassHasher::new(self).finish(self)
+    }
+}
+
+/// The SHA-256 of the archive (its hash field taken as zeros) over one pass in file order:
+/// bytes already read for another purpose are fed in with [`PassHasher::feed`], the rest
+/// is read when needed, 1 MiB at a time.
+pub(crate) struct PassHasher {
+    sha: sha2::Sha256,
+    /// Bytes `0..done` of the file are hashed.
+    done: u64,
+    /// File offset of the footer's hash field.
+    hash_at: u64,
+    buf: Vec<u8>,
+}
+
+impl PassHasher {
+    pub(crate) fn new(archive: &Archive) -> Self {
+        use sha2::Digest;
+        PassHasher {
+            sha: sha2::Sha256::new(),
+            done: 0,
+            hash_at: archive.footer.total_size - FOOTER_SIZE as u64 + HASH_OFFSET_IN_FOOTER as u64,
+            buf: Vec::new(),
         }
-        Ok(h.finalize().into())
+    }
+
+    /// Hash `bytes`, which are the archive's bytes at `pos`: reads and hashes the bytes
+    /// before them not hashed yet, then the part of `bytes` not hashed yet.
+    pub(crate) fn feed(
+        &mut self,
+        archive: &Archive,
+        pos: u64,
+        bytes: &[u8],
+    ) -> Result<(), ZarError> {
+        self.read_to(archive, pos)?;
+        let end = pos + bytes.len() as u64;
+        if end > self.done {
+            let skip = (self.done - pos) as usize;
+            self.update(&bytes[skip..]);
+        }
+        Ok(())
+    }
+
+    /// Read and hash the rest of the archive; the digest.
+    pub(crate) fn finish(mut self, archive: &Archive) -> Result<[u8; HASH_SIZE], ZarError> {
+        use sha2::Digest;
+        self.read_to(archive, archive.footer.total_size)?;
+        Ok(self.sha.finalize().into())
+    }
+
+    /// Read and hash the bytes from `done` to `end`.
+    fn read_to(&mut self, archive: &Archive, end: u64) -> Result<(), ZarError> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.resize(1 << 20, 0);
+        while self.done < end {
+            let pos = self.done;
+            let n = (end - pos).min(buf.len() as u64) as usize;
+            let chunk = &mut buf[..n];
+            archive
+                .source
+                .read_pass_at(pos, chunk)
+                .map_err(|e| ZarError::io(format!("cannot read the archive at offset {pos}"), e))?;
+            self.update(chunk);
+        }
+        self.buf = buf;
+        Ok(())
+    }
+
+    /// Hash `bytes`, the archive's bytes at `done`, with the hash field read as zeros.
+    fn update(&mut self, bytes: &[u8]) {
+        use sha2::Digest;
+        let pos = self.done;
+        let end = pos + bytes.len() as u64;
+        let (lo, hi) = (
+            self.hash_at.max(pos),
+            (self.hash_at + HASH_SIZE as u64).min(end),
+        );
+        if lo < hi {
+            let (lo, hi) = ((lo - pos) as usize, (hi - pos) as usize);
+            self.sha.update(&bytes[..lo]);
+            self.sha.update(&[0u8; HASH_SIZE][..hi - lo]);
+            self.sha.update(&bytes[hi..]);
+        } else {
+            self.sha.update(bytes);
+        }
+        self.done = end;
+    }
+}
+
+/// Most bytes of stored blocks one [`BlockBatch`] reads at once (16 full-size blocks).
+pub(crate) const BATCH_BYTES: usize = 4 * BLOCK_SIZE;
+
+/// Reads the stored bytes of consecutive blocks with one positioned read per batch into
+/// one reused buffer of at most [`BATCH_BYTES`], for passes that take the blocks in order
+/// (extraction, verification). Memory stays bounded whatever the archive's size, and a
+/// memory-mapped archive is not touched through its map.
+pub(crate) struct BlockBatch {
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    pos: u64,
+    /// The blocks whose stored bytes are in `buf`.
+    blocks: std::ops::Range<u64>,
+    /// How many reads were made.
+    reads: u64,
+    /// The blocks of every read (for tests).
+    #[cfg(test)]
+    log: Vec<std::ops::Range<u64>>,
+}
+
+impl BlockBatch {
+    pub(crate) fn new() -> Self {
+        BlockBatch {
+            buf: Vec::new(),
+            pos: 0,
+            blocks: 0..0,
+            reads: 0,
+            #[cfg(test)]
+            log: Vec::new(),
+        }
+    }
+
+    /// How many reads were made so far.
+    pub(crate) fn reads(&self) -> u64 {
+        self.reads
+    }
+
+    /// The bytes of the last read and their file offset.
+    pub(crate) fn contents(&self) -> (u64, &[u8]) {
+        (self.pos, &self.buf)
+    }
+
+    /// The stored bytes of `block`. When they are not in the buffer, reads `block` and the
+    /// blocks after it that follow it in the file, up to (not including) `until`, as many
+    /// as fit in [`BATCH_BYTES`].
+    pub(crate) fn stored(
+        &mut self,
+        archive: &Archive,
+        block: u64,
+        until: u64,
+    ) -> Result<&[u8], ZarError> {
+        let (pos, len) = archive.block_extent(block)?;
+        if !self.blocks.contains(&block) {
+            self.fill(archive, block, pos, len, until)?;
+        }
+        // In the buffer: the blocks of a batch are contiguous in the file.
+        let at = (pos - self.pos) as usize;
+        Ok(&self.buf[at..at + len as usize])
+    }
+
+    fn fill(
+        &mut self,
+        archive: &Archive,
+        block: u64,
+        pos: u64,
+        len: u64,
+        until: u64,
+    ) -> Result<(), ZarError> {
+        let until = until.min(archive.block_count);
+        let mut total = len;
+        let mut end = block + 1;
+        while end < until {
+            match archive.block_extent(end) {
+                Ok((p, l)) if p == pos + total && total + l <= BATCH_BYTES as u64 => {
+                    total += l;
+                    end += 1;
+                }
+                _ => break,
+            }
+        }
+        // At most BATCH_BYTES: a stored block is at most 65,536 bytes.
+        self.blocks = 0..0;
+        self.buf.resize(total as usize, 0);
+        archive
+            .source
+            .read_pass_at(pos, &mut self.buf)
+            .map_err(|e| ZarError::Block {
+                block,
+                reason: format!(
+                    "cannot read blocks {block}..{end} ({total} bytes at offset {pos}): {e}"
+                ),
+                source: None,
+            })?;
+        self.reads += 1;
+        #[cfg(test)]
+        self.log.push(block..end);
+        self.pos = pos;
+        self.blocks = block..end;
+        Ok(())
     }
 }
 
@@ -1042,3 +1242,7 @@ impl BlockCache {
         self.entries.push_front((block, data));
     }
 }
+
+#[cfg(test)]
+#[path = "pass_tests.rs"]
+mod pass_tests;

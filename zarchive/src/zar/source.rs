@@ -20,14 +20,34 @@ pub trait ReadAt: Send + Sync {
     fn slice(&self, _offset: u64, _len: usize) -> Option<&[u8]> {
         None
     }
+    /// Fill `buf` from `offset` as part of one pass over the archive (extraction,
+    /// verification, the hash), where each byte is read once: same contract as
+    /// [`ReadAt::read_exact_at`], but a memory-mapped source reads the file with positioned
+    /// reads instead of touching the map, so the pass does not leave the archive resident.
+    fn read_pass_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.read_exact_at(offset, buf)
+    }
 }
 
-/// A memory-mapped file.
-pub(crate) struct MmapSource(pub(crate) Mapped);
+/// A memory-mapped file, and the file itself for one-pass reads.
+pub(crate) struct MmapSource {
+    map: Mapped,
+    file: FileSource,
+}
+
+impl MmapSource {
+    pub(crate) fn new(map: Mapped, file: File) -> Self {
+        let len = map.bytes().len() as u64;
+        MmapSource {
+            map,
+            file: FileSource::with_len(file, len),
+        }
+    }
+}
 
 impl ReadAt for MmapSource {
     fn len(&self) -> u64 {
-        self.0.bytes().len() as u64
+        self.map.bytes().len() as u64
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         let s = self.slice(offset, buf.len()).ok_or_else(out_of_range)?;
@@ -36,7 +56,10 @@ impl ReadAt for MmapSource {
     }
     fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
         let start = usize::try_from(offset).ok()?;
-        self.0.bytes().get(start..start.checked_add(len)?)
+        self.map.bytes().get(start..start.checked_add(len)?)
+    }
+    fn read_pass_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.file.read_exact_at(offset, buf)
     }
 }
 
@@ -51,12 +74,16 @@ pub(crate) struct FileSource {
 impl FileSource {
     pub(crate) fn new(file: File) -> io::Result<Self> {
         let len = file.metadata()?.len();
-        Ok(FileSource {
+        Ok(Self::with_len(file, len))
+    }
+    /// `file`, whose length is known to be `len`.
+    fn with_len(file: File, len: u64) -> Self {
+        FileSource {
             file,
             len,
             #[cfg(not(any(unix, windows)))]
             lock: Mutex::new(()),
-        })
+        }
     }
 }
 

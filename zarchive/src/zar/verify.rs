@@ -5,8 +5,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::error::ZarError;
-use super::format::HASH_SIZE;
-use super::reader::Archive;
+use super::format::{BLOCK_SIZE, HASH_SIZE};
+use super::reader::{Archive, BATCH_BYTES, BlockBatch, PassHasher};
+
+/// Blocks a verification worker takes at a time: as many full-size blocks as one batch
+/// holds, so each run is one positioned read.
+const RUN: u64 = (BATCH_BYTES / BLOCK_SIZE) as u64;
 
 /// A block that failed to decode.
 #[derive(Debug, Clone)]
@@ -102,30 +106,58 @@ pub fn verify(
     progress(VerifyEvent::Started { blocks });
     let next = AtomicU64::new(0);
     let bad = Mutex::new(Vec::new());
+    let record = |b: u64, e: ZarError| {
+        let msg = match &e {
+            // The reason already says what the decoder found.
+            ZarError::Block { reason, .. } => reason.clone(),
+            other => other.to_string(),
+        };
+        if let Ok(mut v) = bad.lock() {
+            v.push((b, msg));
+        }
+    };
+    // Decode `b` from its run of blocks `..end`, read in batches.
+    let check = |batch: &mut BlockBatch, out: &mut [u8], b: u64, end: u64| {
+        let r = batch
+            .stored(archive, b, end)
+            .and_then(|stored| archive.decode_stored(b, stored, out));
+        if let Err(e) = r {
+            record(b, e);
+        }
+    };
+    // Workers take runs of consecutive blocks, each read with one positioned read into a
+    // reused buffer and decoded into another.
     let work = |done: &mut dyn FnMut()| {
+        let mut batch = BlockBatch::new();
+        let mut out = vec![0u8; BLOCK_SIZE];
         loop {
-            let b = next.fetch_add(1, Ordering::Relaxed);
-            if b >= blocks {
+            let first = next.fetch_add(RUN, Ordering::Relaxed);
+            if first >= blocks {
                 break;
             }
-            if let Err(e) = archive.decode_block(b) {
-                let msg = match &e {
-                    // The reason already says what the decoder found.
-                    ZarError::Block { reason, .. } => reason.clone(),
-                    other => other.to_string(),
-                };
-                if let Ok(mut v) = bad.lock() {
-                    v.push((b, msg));
-                }
+            let end = first.saturating_add(RUN).min(blocks);
+            for b in first..end {
+                check(&mut batch, &mut out, b, end);
+                done();
             }
-            done();
         }
     };
     let threads = opts.threads.max(1).min(blocks.max(1) as usize);
     let computed_hash = if threads == 1 {
-        let hash = archive.compute_hash()?;
-        work(&mut || progress(VerifyEvent::Blocks(1)));
-        hash
+        // One pass over the file: the bytes read for the blocks are hashed too.
+        let mut hasher = PassHasher::new(archive);
+        let mut batch = BlockBatch::new();
+        let mut out = vec![0u8; BLOCK_SIZE];
+        for b in 0..blocks {
+            let reads = batch.reads();
+            check(&mut batch, &mut out, b, blocks);
+            if batch.reads() != reads {
+                let (pos, bytes) = batch.contents();
+                hasher.feed(archive, pos, bytes)?;
+            }
+            progress(VerifyEvent::Blocks(1));
+        }
+        hasher.finish(archive)?
     } else {
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|s| {

@@ -1,0 +1,211 @@
+//! Whole-archive passes (extraction, verification, the hash) read the archive in file order,
+//! in bounded batches, through [`ReadAt::read_pass_at`] (positioned reads, never the memory
+//! map), so their memory stays bounded whatever the archive's size.
+
+use std::sync::{Arc, Mutex};
+
+use super::{Archive, BATCH_BYTES, BlockBatch, OpenOptions};
+use crate::zar::format::BLOCK_SIZE;
+use crate::zar::source::ReadAt;
+use crate::zar::{ArchiveWriter, ExtractOptions, VerifyOptions, WriterOptions, Zstd};
+
+/// A read of the archive: one-pass or random-access, offset, length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Read {
+    Pass(u64, usize),
+    Random(u64, usize),
+}
+
+/// An archive in memory that logs every read.
+struct Logged {
+    bytes: Vec<u8>,
+    log: Arc<Mutex<Vec<Read>>>,
+}
+
+impl ReadAt for Logged {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        self.log
+            .lock()
+            .unwrap()
+            .push(Read::Random(offset, buf.len()));
+        let at = offset as usize;
+        buf.copy_from_slice(&self.bytes[at..at + buf.len()]);
+        Ok(())
+    }
+    fn read_pass_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        self.log.lock().unwrap().push(Read::Pass(offset, buf.len()));
+        let at = offset as usize;
+        buf.copy_from_slice(&self.bytes[at..at + buf.len()]);
+        Ok(())
+    }
+}
+
+/// Files of random (stored raw) and repetitive (compressed) bytes over about 40 blocks, so
+/// batches hold blocks of both kinds.
+fn files() -> Vec<(String, Vec<u8>)> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..24)
+        .map(|i| {
+            let len = (next() % (3 * BLOCK_SIZE as u64)) as usize + i;
+            let data: Vec<u8> = if i % 3 == 0 {
+                (0..len).map(|_| next() as u8).collect()
+            } else {
+                (0..len).map(|j| b"some text, again "[j % 17]).collect()
+            };
+            // Added in the order the archive's walk lists them.
+            (format!("d{}/f{i:02}.bin", i / 6), data)
+        })
+        .collect()
+}
+
+fn archive_bytes(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let opts = WriterOptions::new().compressor(Arc::new(Zstd::new(1).unwrap()));
+    let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+    for (path, data) in files {
+        w.add_dir_all(path.rsplit_once('/').unwrap().0).unwrap();
+        w.add_file(path, &data[..]).unwrap();
+    }
+    w.finish().unwrap().0
+}
+
+/// The archive, opened on a logging source, and the log (cleared after opening).
+fn open_logged(bytes: Vec<u8>) -> (Archive, Arc<Mutex<Vec<Read>>>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let source = Logged {
+        bytes,
+        log: log.clone(),
+    };
+    let a = Archive::from_source(Box::new(source), &OpenOptions::new()).unwrap();
+    log.lock().unwrap().clear();
+    (a, log)
+}
+
+#[test]
+fn batches_read_consecutive_blocks_in_order_and_bounded() {
+    let bytes = archive_bytes(&files());
+    let (a, log) = open_logged(bytes);
+    let n = a.block_count();
+    assert!(n > 30, "{n} blocks");
+    let mut batch = BlockBatch::new();
+    for b in 0..n {
+        let stored = batch.stored(&a, b, n).unwrap().to_vec();
+        assert_eq!(stored, a.stored_block(b).unwrap(), "block {b}");
+    }
+    // The reads of the batches, then those of `stored_block` above.
+    let reads: Vec<Read> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .copied()
+        .filter(|r| matches!(r, Read::Pass(..)))
+        .collect();
+    assert_eq!(reads.len() as u64, batch.reads());
+    assert_eq!(batch.log.len(), reads.len());
+    // Each batch starts where the one before ended, in blocks and in bytes, and none is
+    // larger than the bound; together they cover every block once.
+    let mut next_block = 0;
+    let mut next_pos = a.block_extent(0).unwrap().0;
+    for (blocks, read) in batch.log.iter().zip(&reads) {
+        let Read::Pass(pos, len) = *read else {
+            unreachable!()
+        };
+        assert_eq!(blocks.start, next_block);
+        assert_eq!(pos, next_pos);
+        assert!(len <= BATCH_BYTES, "a read of {len} bytes");
+        let (last_pos, last_len) = a.block_extent(blocks.end - 1).unwrap();
+        assert_eq!(pos + len as u64, last_pos + last_len);
+        next_block = blocks.end;
+        next_pos = pos + len as u64;
+    }
+    assert_eq!(next_block, n);
+
+    // `until` stops the read-ahead.
+    let mut batch = BlockBatch::new();
+    batch.stored(&a, 3, 5).unwrap();
+    assert_eq!(batch.log.len(), 1);
+    assert_eq!(batch.log[0], 3..5);
+    batch.stored(&a, 4, 5).unwrap();
+    batch.stored(&a, 0, 1).unwrap();
+    assert_eq!(batch.log, [3..5, 0..1]);
+}
+
+#[test]
+fn verify_on_one_thread_reads_every_byte_once_in_order() {
+    let bytes = archive_bytes(&files());
+    let len = bytes.len() as u64;
+    let (a, log) = open_logged(bytes);
+    let report = crate::zar::verify(&a, &VerifyOptions::new(), &mut |_| {}).unwrap();
+    assert!(report.is_ok());
+    assert_eq!(report.blocks, a.block_count());
+    let mut pos = 0;
+    for r in log.lock().unwrap().iter() {
+        match *r {
+            Read::Pass(at, n) => {
+                assert_eq!(at, pos, "reads out of order: {r:?}");
+                assert!(n <= 1 << 20, "a read of {n} bytes");
+                pos += n as u64;
+            }
+            Read::Random(..) => panic!("a random-access read during verify: {r:?}"),
+        }
+    }
+    assert_eq!(pos, len);
+}
+
+#[test]
+fn verify_on_two_threads_and_the_hash_read_in_bounded_passes() {
+    let bytes = archive_bytes(&files());
+    let (a, log) = open_logged(bytes);
+    let report = crate::zar::verify(&a, &VerifyOptions::new().threads(2), &mut |_| {}).unwrap();
+    assert!(report.is_ok());
+    let log = log.lock().unwrap();
+    assert!(
+        log.iter()
+            .all(|r| matches!(r, Read::Pass(_, n) if *n <= 1 << 20)),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn extraction_reads_blocks_in_order_in_batches() {
+    let files = files();
+    let (a, log) = open_logged(archive_bytes(&files));
+    let dir = tempfile::tempdir().unwrap();
+    for verify in [false, true] {
+        log.lock().unwrap().clear();
+        let opts = ExtractOptions::new().overwrite(true).verify(verify);
+        crate::zar::extract(&a, dir.path(), &opts, &mut |_| {}).unwrap();
+        for (path, data) in &files {
+            assert_eq!(&std::fs::read(dir.path().join(path)).unwrap(), data);
+        }
+        let log = log.lock().unwrap();
+        assert!(
+            log.iter().all(|r| matches!(r, Read::Pass(..))),
+            "a random-access read during extraction: {log:?}"
+        );
+        // The block reads (the hash thread's, when verifying, are 1 MiB or the tail) go
+        // forward through the file, each within the bound.
+        let data_end = a.footer().compressed_data.size;
+        let mut pos = 0;
+        for r in log.iter() {
+            let Read::Pass(at, n) = *r else {
+                unreachable!()
+            };
+            if verify && (n == 1 << 20 || at + n as u64 > data_end) {
+                continue;
+            }
+            assert!(n <= BATCH_BYTES, "a read of {n} bytes");
+            assert!(at >= pos, "read at {at} after one ending at {pos}");
+            pos = at + n as u64;
+        }
+        assert_eq!(pos, data_end);
+    }
+}
