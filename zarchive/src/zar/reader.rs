@@ -855,7 +855,8 @@ impl PassHasher {
     }
 }
 
-/// Most bytes of stored blocks one [`BlockBatch`] reads at once (16 full-size blocks).
+/// Most bytes of stored blocks one [`BlockBatch`] reads at once (four blocks stored raw, more
+/// compressed ones).
 pub(crate) const BATCH_BYTES: usize = 4 * BLOCK_SIZE;
 
 /// Reads the stored bytes of consecutive blocks with one positioned read per batch into

@@ -18,6 +18,11 @@ const LONG_NB_SEQ: usize = 0x7F00;
 /// length (`STREAM_ACCUMULATOR_MIN_64 - (LLFSELog + MLFSELog + OffFSELog)`).
 const MID_RELOAD_BITS: u32 = 57 - (9 + 9 + 8);
 
+/// Positions in the hot loop's window are below 2^32 (see `copy`).
+const POS_MASK: usize = u32::MAX as usize;
+/// Literal and match lengths are below 2^18 (largest base plus largest extra bits).
+const LEN_MASK: usize = (1 << 20) - 1;
+
 /// Table modes (`symbolEncodingType_e`).
 const SET_BASIC: u8 = 0;
 const SET_RLE: u8 = 1;
@@ -329,17 +334,24 @@ pub(crate) fn decode_and_execute(
             // It works on the part of the output its copies can touch, rebased to `base`,
             // so that positions fit in 32 bits (see `copy`); a match reaching below
             // `base` leaves the loop.
+            // Positions and lengths are masked to what they can be (a no-op), so that the
+            // compiler sees the room test cover each copy's first chunk.
             let mut pending = None;
             let hot = &mut out.buf[base..reach_end];
+            let mut op_r = op - base;
             while left > 1 && copied && st.r.has_words(2) {
                 let seq = st.decode::<true>(t, words, false);
-                let Sequence { ll, ml, offset } = seq;
-                let lit_end = op + ll;
+                let op_m = op_r & POS_MASK;
+                let (ll, ml) = (seq.ll & LEN_MASK, seq.ml & LEN_MASK);
+                let lit_end = op_m + ll;
                 let m_end = lit_end + ml;
-                if lp + ll <= lit_len && m_end <= fast_end && offset <= lit_end - base {
-                    wild_copy_lits(hot, op - base, lits, lp, ll);
-                    wild_copy_match(hot, lit_end - base, offset, ml);
-                    op = m_end;
+                if lp + ll <= lit_len
+                    && m_end + WILDCOPY_OVERLENGTH <= hot.len()
+                    && seq.offset <= lit_end
+                {
+                    wild_copy_lits(hot, op_m, lits, lp, ll);
+                    wild_copy_match(hot, lit_end, seq.offset, ml);
+                    op_r = m_end;
                     lp += ll;
                     left -= 1;
                 } else {
@@ -347,6 +359,7 @@ pub(crate) fn decode_and_execute(
                     break;
                 }
             }
+            op = base + op_r;
             // One sequence the hot loop left: the last, one near the start of the
             // bitstream, or one to execute exactly.
             let seq = match pending {
