@@ -966,3 +966,36 @@ fn an_all_ones_content_size_means_unknown_as_in_libzstd() {
         Err(ZstdError::WindowTooLarge { .. })
     ));
 }
+
+/// Output positions past 4 GiB in one-shot decoding: a first frame of 4 GiB + 128 KiB of
+/// RLE zeros, then one of our frames with matches at many distances, decoded into one
+/// buffer, so the second frame's output lies past 2^32. Every sequence must land where it
+/// belongs (the hot loop works on a window rebased below 2^32; nothing may write at a
+/// position cut to 32 bits).
+///
+/// Ignored by default (it writes 4 GiB): `cargo test --release -p zarkit-tests --test
+/// zstd_decoder -- --ignored`.
+#[test]
+#[ignore = "writes 4 GiB of output; run with --ignored"]
+fn output_past_four_gib_lands_exactly() {
+    const RLE: usize = 128 << 10;
+    let zeros = (1usize << 32) + RLE;
+    // Window 128 KiB (descriptor 0x38), no content size.
+    let mut src = header(None, false, 0x38, (0, 0), false);
+    let blocks = zeros / RLE;
+    for i in 0..blocks {
+        src.extend_from_slice(&rle_block(i + 1 == blocks, 0, RLE));
+    }
+    let tail = sample(300_000, 44);
+    src.extend_from_slice(&zstd::compress(&tail, 6).expect("compresses"));
+    let mut dst = vec![0u8; zeros + tail.len()];
+    let n = Decoder::new()
+        .decompress_into(&src, &mut dst)
+        .expect("decodes");
+    assert_eq!(n, zeros + tail.len());
+    assert!(dst[..zeros].iter().step_by(4093).all(|&b| b == 0));
+    assert!(
+        dst[zeros..] == tail[..],
+        "the frame past 4 GiB decodes to its content"
+    );
+}

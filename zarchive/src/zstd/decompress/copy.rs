@@ -49,6 +49,7 @@ pub(crate) fn wild_copy_lits(
     len: usize,
 ) {
     const MASK: usize = BLOCK_SIZE_MAX - 1;
+    debug_assert!(dst + len <= IDX, "wild copies take positions below 2^32");
     let chunk = |i: usize| -> [u8; 16] {
         let at = (src + i) & MASK;
         let mut v = [0u8; 16];
@@ -74,6 +75,7 @@ const SPREAD_SUB: [usize; 8] = [8, 8, 8, 7, 8, 9, 10, 11];
 /// Mirrors ZSTD_overlapCopy8 + ZSTD_wildcopy (the fast path of ZSTD_execSequence).
 #[inline(always)]
 pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: usize) {
+    debug_assert!(dst + len <= IDX, "wild copies take positions below 2^32");
     let mut s = dst - offset;
     let mut d = dst;
     let end = dst + len;

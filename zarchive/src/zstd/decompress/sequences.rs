@@ -370,9 +370,11 @@ pub(crate) fn decode_and_execute(
             let Sequence { ll, ml, offset } = seq;
             let lit_end = op + ll;
             let m_end = lit_end + ml;
-            if lp + ll <= lit_len && m_end <= fast_end && offset <= lit_end - prefix_start {
-                wild_copy_lits(out.buf, op, lits, lp, ll);
-                wild_copy_match(out.buf, lit_end, offset, ml);
+            if lp + ll <= lit_len && m_end <= fast_end && offset <= lit_end - base {
+                // The wild copies take positions below 2^32: the rebased window again.
+                let hot = &mut out.buf[base..reach_end];
+                wild_copy_lits(hot, op - base, lits, lp, ll);
+                wild_copy_match(hot, lit_end - base, offset, ml);
             } else {
                 exec_sequence_end(out, win, lits, lp, lit_len, op, ll, ml, offset, at)?;
             }
