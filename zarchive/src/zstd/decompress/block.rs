@@ -23,44 +23,24 @@ pub(crate) fn decompress_block(
     block_max: usize,
 ) -> Result<usize, ZstdError> {
     let isa = ctx.isa;
+    // The block decoder proper, inlined into each code generation.
     isa.run(
         #[inline(always)]
-        || block_body(ctx, src, at, buf, op, cap_end, win, block_max),
-    )
-}
-
-/// The block decoder proper, inlined into each code generation of [`decompress_block`].
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn block_body(
-    ctx: &mut DCtx,
-    src: &[u8],
-    at: usize,
-    buf: &mut [u8],
-    op: usize,
-    cap_end: usize,
-    win: &Window,
-    block_max: usize,
-) -> Result<usize, ZstdError> {
-    let room = cap_end.saturating_sub(op);
-    let (lit_used, lit_len) = decode_literals(ctx, src, at, block_max, room)?;
-    let seq = src.get(lit_used..).unwrap_or(&[]);
-    let (nb_seq, hdr) = decode_seq_headers(ctx, seq, at)?;
-    let cap_end = cap_end.min(buf.len());
-    let mut out = BlockOut {
-        buf,
-        start: op,
-        block_end: op + block_max,
-        cap_end,
-        block_max,
-    };
-    decode_and_execute(
-        ctx,
-        &mut out,
-        win,
-        seq.get(hdr..).unwrap_or(&[]),
-        nb_seq,
-        lit_len,
-        at,
+        move || {
+            let room = cap_end.saturating_sub(op);
+            let (lit_used, lit_len) = decode_literals(ctx, src, at, block_max, room)?;
+            let seq = src.get(lit_used..).unwrap_or(&[]);
+            let (nb_seq, hdr) = decode_seq_headers(ctx, seq, at)?;
+            let cap_end = cap_end.min(buf.len());
+            let mut out = BlockOut {
+                buf,
+                start: op,
+                block_end: op + block_max,
+                cap_end,
+                block_max,
+            };
+            let seq = seq.get(hdr..).unwrap_or(&[]);
+            decode_and_execute(ctx, &mut out, win, seq, nb_seq, lit_len, at)
+        },
     )
 }
