@@ -209,3 +209,53 @@ fn extraction_reads_blocks_in_order_in_batches() {
         assert_eq!(pos, data_end);
     }
 }
+
+/// Decoding reuses the buffers of blocks the cache evicts, but never one a caller still
+/// holds: every block read keeps its content while the reader goes on over all the others.
+#[test]
+fn held_blocks_keep_their_content_while_buffers_are_reused() {
+    let bytes = archive_bytes(&files());
+    let (a, _log) = open_logged(bytes);
+    let n = a.block_count();
+    assert!(n > 30, "{n} blocks");
+    let expected: Vec<Vec<u8>> = (0..n).map(|b| a.decode_block(b).unwrap()).collect();
+    // Hold every third block of the first round; drop the others at once.
+    let mut held = Vec::new();
+    for round in 0..2 {
+        for b in 0..n {
+            let data = a.read_block(b).unwrap();
+            assert_eq!(&data[..], &expected[b as usize][..], "block {b}");
+            if round == 0 && b % 3 == 0 {
+                held.push((b, data));
+            }
+        }
+    }
+    for (b, data) in &held {
+        assert_eq!(&data[..], &expected[*b as usize][..], "held block {b} kept");
+    }
+}
+
+/// The cache hands out a spare buffer only when full, and only the least recently used
+/// entry nobody else holds.
+#[test]
+fn the_cache_spares_only_unheld_entries_when_full() {
+    let block = |v: u8| -> Arc<[u8]> { Arc::from(vec![v; BLOCK_SIZE]) };
+    let mut c = super::BlockCache::new(3);
+    c.put(0, block(0));
+    c.put(1, block(1));
+    assert!(c.spare().is_none(), "not full");
+    c.put(2, block(2));
+    // Block 0 is the least recently used; a caller holds it.
+    let held = c.get(0).unwrap();
+    // Now 1 is least recently used (0 was touched), and nobody holds it.
+    let spare = c.spare().expect("a spare when full");
+    assert_eq!(spare[0], 1);
+    assert_eq!(Arc::strong_count(&spare), 1);
+    c.put(3, block(3));
+    // Full again: 2 and 3 are unheld, 0 is held; 2 is the least recently used unheld one.
+    let _keep2 = c.get(2).unwrap();
+    let _keep3 = c.get(3).unwrap();
+    assert!(c.spare().is_none(), "every entry is held");
+    drop(held);
+    assert_eq!(c.spare().expect("0 is free again")[0], 0);
+}

@@ -635,7 +635,34 @@ impl Archive {
         if let Some(b) = self.cache.lock().ok().and_then(|mut c| c.get(block)) {
             return Ok(b);
         }
-        let data: Arc<[u8]> = self.decode_block(block)?.into();
+        let (pos, len) = self.block_extent(block)?;
+        let owned: Vec<u8>;
+        let stored: &[u8] = match self.source.slice(pos, len as usize) {
+            Some(s) => s,
+            None => {
+                owned = self.stored_block(block)?;
+                &owned
+            }
+        };
+        self.decode_cached(block, stored)
+    }
+
+    /// Decode `block` from its stored bytes into a cache buffer and cache it. The buffer is
+    /// the least recently used entry's when the cache is full and nobody else holds it, so
+    /// a pass over many blocks allocates, zeroes and copies no block buffer after the first
+    /// few.
+    fn decode_cached(&self, block: u64, stored: &[u8]) -> Result<Arc<[u8]>, ZarError> {
+        let spare = self.cache.lock().ok().and_then(|mut c| c.spare());
+        let mut data = spare.unwrap_or_else(|| Arc::from(vec![0u8; BLOCK_SIZE]));
+        if Arc::get_mut(&mut data).is_none() {
+            data = Arc::from(vec![0u8; BLOCK_SIZE]);
+        }
+        let buf = Arc::get_mut(&mut data).ok_or_else(|| ZarError::Block {
+            block,
+            reason: "no block buffer to decode into".into(),
+            source: None,
+        })?;
+        self.decode_stored(block, stored, buf)?;
         if let Ok(mut c) = self.cache.lock() {
             c.put(block, data.clone());
         }
@@ -739,13 +766,7 @@ impl Archive {
             return Ok(b);
         }
         let stored = batch.stored(self, block, until)?;
-        let mut out = vec![0u8; BLOCK_SIZE];
-        self.decode_stored(block, stored, &mut out)?;
-        let data: Arc<[u8]> = out.into();
-        if let Ok(mut c) = self.cache.lock() {
-            c.put(block, data.clone());
-        }
-        Ok(data)
+        self.decode_cached(block, stored)
     }
 
     /// Read `buf.len()` bytes of the uncompressed stream at `offset` (crossing blocks).
@@ -1232,6 +1253,18 @@ impl BlockCache {
         let data = e.1.clone();
         self.entries.push_front(e);
         Some(data)
+    }
+    /// When the cache is full, take out the least recently used entry that nobody else
+    /// holds, to decode the next block into.
+    fn spare(&mut self) -> Option<Arc<[u8]>> {
+        if self.entries.len() < self.capacity {
+            return None;
+        }
+        let i = self
+            .entries
+            .iter()
+            .rposition(|(_, d)| Arc::strong_count(d) == 1 && d.len() == BLOCK_SIZE)?;
+        self.entries.remove(i).map(|(_, d)| d)
     }
     fn put(&mut self, block: u64, data: Arc<[u8]>) {
         if self.entries.iter().any(|(b, _)| *b == block) {
