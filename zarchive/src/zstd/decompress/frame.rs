@@ -232,6 +232,26 @@ pub(crate) fn parse_block_header(
     })
 }
 
+/// The block whose header starts at `src[ip]` (byte `at + ip` of the input): its header
+/// and its stored body, which must lie within `src`.
+pub(crate) fn next_block(
+    src: &[u8],
+    ip: usize,
+    at: usize,
+    block_max: usize,
+) -> Result<(BlockHeader, &[u8]), ZstdError> {
+    let bat = at + ip;
+    let bh = parse_block_header(src.get(ip..).unwrap_or(&[]), bat, block_max)?;
+    let start = ip + BLOCK_HEADER;
+    let body = src
+        .get(start..start + bh.stored())
+        .ok_or(ZstdError::Truncated {
+            at: bat,
+            what: "block",
+        })?;
+    Ok((bh, body))
+}
+
 /// Decode every frame of `src` into `dst` (skippable frames skipped); returns the bytes
 /// written. Each frame's history starts at its own first byte.
 ///
@@ -304,12 +324,7 @@ fn decompress_frame(
     let cap = dst.len();
     loop {
         let bat = at + ip;
-        let bh = parse_block_header(&src[ip..], bat, hdr.block_max)?;
-        ip += BLOCK_HEADER;
-        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated {
-            at: bat,
-            what: "block",
-        })?;
+        let (bh, body) = next_block(src, ip, at, hdr.block_max)?;
         match bh.kind {
             BlockKind::Raw => {
                 let end = op + bh.size;
@@ -331,7 +346,7 @@ fn decompress_frame(
                 op = decompress_block(ctx, body, bat, dst, op, cap, &win, hdr.block_max)?;
             }
         }
-        ip += bh.stored();
+        ip += BLOCK_HEADER + bh.stored();
         if bh.last {
             break;
         }

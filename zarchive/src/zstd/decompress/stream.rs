@@ -6,7 +6,7 @@
 
 use super::block::decompress_block;
 use super::frame::{
-    BLOCK_HEADER, BlockHeader, BlockKind, FrameHeader, Window, parse_block_header,
+    BLOCK_HEADER, BlockHeader, BlockKind, FrameHeader, Window, next_block, parse_block_header,
     parse_frame_header,
 };
 use super::{DCtx, WILDCOPY_OVERLENGTH};
@@ -145,12 +145,7 @@ pub(crate) fn stream_frame(
     let mut produced = 0u64;
     loop {
         let bat = at + ip;
-        let bh = parse_block_header(&src[ip..], bat, hdr.block_max)?;
-        ip += BLOCK_HEADER;
-        let body = src.get(ip..ip + bh.stored()).ok_or(ZstdError::Truncated {
-            at: bat,
-            what: "block",
-        })?;
+        let (bh, body) = next_block(src, ip, at, hdr.block_max)?;
         let range = ring.decode_block(ctx, &bh, body, bat, hdr.block_max)?;
         let block = &ring.buf[range];
         if let Some(h) = hasher.as_mut() {
@@ -158,7 +153,7 @@ pub(crate) fn stream_frame(
         }
         out.write_all(block).map_err(write_error)?;
         produced += block.len() as u64;
-        ip += bh.stored();
+        ip += BLOCK_HEADER + bh.stored();
         if bh.last {
             break;
         }
