@@ -3,7 +3,7 @@
 //! literal buffer.
 
 use super::DCtx;
-use super::huf::StreamError;
+use super::huf::{self, StreamError};
 use crate::zstd::error::ZstdError;
 
 /// Fewest literals a 4-stream section may hold (`MIN_LITERALS_FOR_4_STREAMS`).
@@ -133,11 +133,15 @@ pub(crate) fn decode_literals(
             } else {
                 body
             };
-            let out = &mut ctx.work.lit[..n];
+            if !single && kind != LIT_TREELESS && huf::pairs_pay_off(n, csize) {
+                ctx.huf.prepare_pairs();
+            }
             let res = if single {
-                ctx.huf.decode_1x(streams, out)
+                ctx.huf.decode_1x(streams, &mut ctx.work.lit[..n])
+            } else if ctx.huf.pairs_ready() {
+                ctx.huf.decode_4x_pairs(streams, &mut ctx.work.lit, n)
             } else {
-                ctx.huf.decode_4x(streams, out)
+                ctx.huf.decode_4x(streams, &mut ctx.work.lit[..n])
             };
             res.map_err(|e| match e {
                 StreamError::Malformed(reason) => malformed(reason),
