@@ -129,6 +129,11 @@ impl NativeDecoder {
     }
 }
 
+// SAFETY: a ZSTD_DCtx holds no thread-affine state; `NativeDecoder` owns its context
+// exclusively (no `Clone`, no shared references handed out), so moving it to another thread
+// moves sole ownership with it.
+unsafe impl Send for NativeDecoder {}
+
 impl Default for NativeDecoder {
     fn default() -> Self {
         Self::new()

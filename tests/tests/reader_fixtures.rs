@@ -82,3 +82,86 @@ fn lookup_ignores_ascii_case_and_accepts_both_separators() {
     assert!(a.lookup("Sub/nope").is_none());
     assert!(a.lookup("sub.txt/x").is_none());
 }
+
+/// Counts the blocks it decodes, and refuses them all when `refuse` is set.
+struct Probe {
+    decoded: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    refuse: bool,
+}
+
+impl zarkit::zar::BlockDecompressor for Probe {
+    fn context(&self) -> Box<dyn zarkit::zar::BlockDecodeContext> {
+        Box::new(ProbeContext {
+            inner: zarkit::zar::ZstdDecompressor.context(),
+            decoded: self.decoded.clone(),
+            refuse: self.refuse,
+        })
+    }
+    fn describe(&self) -> String {
+        "probe".into()
+    }
+}
+
+struct ProbeContext {
+    inner: Box<dyn zarkit::zar::BlockDecodeContext>,
+    decoded: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    refuse: bool,
+}
+
+impl zarkit::zar::BlockDecodeContext for ProbeContext {
+    fn decode_block(
+        &mut self,
+        stored: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), zarkit::zstd::ZstdError> {
+        self.decoded
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.refuse {
+            return Err(zarkit::zstd::ZstdError::Malformed {
+                at: 0,
+                reason: "the probe refuses every block",
+            });
+        }
+        self.inner.decode_block(stored, out)
+    }
+}
+
+#[test]
+fn the_block_decompressor_of_the_open_options_decodes_every_compressed_block() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let decoded = Arc::new(AtomicUsize::new(0));
+    let probe = Probe {
+        decoded: decoded.clone(),
+        refuse: false,
+    };
+    let a = OpenOptions::new()
+        .cache_blocks(64)
+        .decompressor(Arc::new(probe))
+        .open(zar("basic/reference.zar"))
+        .unwrap();
+    check_manifest(&a, "basic/manifest.txt");
+    let compressed = (0..a.block_count())
+        .filter(|&b| a.block_extent(b).unwrap().1 != 65536)
+        .count();
+    assert!(compressed > 0);
+    assert_eq!(decoded.load(Ordering::Relaxed), compressed);
+
+    // A decoder that refuses: reads fail naming the block and the decoder's reason.
+    let refusing = Probe {
+        decoded: Arc::new(AtomicUsize::new(0)),
+        refuse: true,
+    };
+    let a = OpenOptions::new()
+        .decompressor(Arc::new(refusing))
+        .open(zar("basic/reference.zar"))
+        .unwrap();
+    let block = (0..a.block_count())
+        .find(|&b| a.block_extent(b).unwrap().1 != 65536)
+        .unwrap();
+    let err = a.read_block(block).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("block {block}")) && err.contains("the probe refuses every block"),
+        "{err}"
+    );
+}

@@ -108,3 +108,42 @@ impl BlockContext for ZstdContext {
         Ok(())
     }
 }
+
+/// Something that can decode the zstd frames of ZAR blocks: the reader's side of
+/// [`BlockCompressor`]. The default, [`ZstdDecompressor`], is this crate's decoder; another
+/// one (a benchmark's native libzstd, say) plugs in through
+/// [`OpenOptions::decompressor`](super::OpenOptions::decompressor). Raw blocks (stored
+/// length 65,536) never reach it.
+pub trait BlockDecompressor: Send + Sync {
+    /// A decoding context, created when a reading thread needs one and reused across blocks.
+    fn context(&self) -> Box<dyn BlockDecodeContext>;
+    /// A short human-readable description.
+    fn describe(&self) -> String;
+}
+
+/// A block decoding context.
+pub trait BlockDecodeContext: Send {
+    /// Decode the stored frames of one block into `out` (65,536 bytes), which they must fill
+    /// exactly: producing fewer or more bytes is an error
+    /// ([`zstd::ZstdError::SizeMismatch`], [`zstd::ZstdError::TooLarge`]).
+    fn decode_block(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), zstd::ZstdError>;
+}
+
+/// The built-in block decoder: [`zstd::Decoder::decompress_exact`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ZstdDecompressor;
+
+impl BlockDecompressor for ZstdDecompressor {
+    fn context(&self) -> Box<dyn BlockDecodeContext> {
+        Box::new(zstd::Decoder::new())
+    }
+    fn describe(&self) -> String {
+        "zarkit zstd decoder".into()
+    }
+}
+
+impl BlockDecodeContext for zstd::Decoder {
+    fn decode_block(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), zstd::ZstdError> {
+        self.decompress_exact(stored, out)
+    }
+}

@@ -21,7 +21,10 @@ mod verify;
 mod writer;
 pub mod wua;
 
-pub use compressor::{BlockCompressor, BlockContext, REFERENCE_LEVEL, Stored, Zstd};
+pub use compressor::{
+    BlockCompressor, BlockContext, BlockDecodeContext, BlockDecompressor, REFERENCE_LEVEL, Stored,
+    Zstd, ZstdDecompressor,
+};
 pub use error::{ExtractFailure, ZarError};
 pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
 pub use merge::{Source, merge, merge_to};

@@ -11,6 +11,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use super::compressor::{BlockDecodeContext, BlockDecompressor, ZstdDecompressor};
 use super::error::ZarError;
 use super::format::*;
 use super::mmap::Mapped;
@@ -22,10 +23,21 @@ use crate::zstd;
 pub const DEFAULT_CACHE_BLOCKS: usize = 16;
 
 /// How to open an archive.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OpenOptions {
     mmap: bool,
     cache_blocks: usize,
+    decompressor: Arc<dyn BlockDecompressor>,
+}
+
+impl std::fmt::Debug for OpenOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenOptions")
+            .field("mmap", &self.mmap)
+            .field("cache_blocks", &self.cache_blocks)
+            .field("decompressor", &self.decompressor.describe())
+            .finish()
+    }
 }
 
 impl Default for OpenOptions {
@@ -33,6 +45,7 @@ impl Default for OpenOptions {
         OpenOptions {
             mmap: true,
             cache_blocks: DEFAULT_CACHE_BLOCKS,
+            decompressor: Arc::new(ZstdDecompressor),
         }
     }
 }
@@ -62,6 +75,11 @@ impl OpenOptions {
     /// How many decoded 64 KiB blocks to keep (at least 1).
     pub fn cache_blocks(mut self, n: usize) -> Self {
         self.cache_blocks = n.max(1);
+        self
+    }
+    /// What decodes compressed blocks (default [`ZstdDecompressor`], this crate's decoder).
+    pub fn decompressor(mut self, d: Arc<dyn BlockDecompressor>) -> Self {
+        self.decompressor = d;
         self
     }
     /// Open the archive at `path`.
@@ -173,7 +191,9 @@ pub struct Archive {
     file_count: u64,
     dir_count: u64,
     cache: Mutex<BlockCache>,
-    decoders: Mutex<Vec<zstd::Decoder>>,
+    decompressor: Arc<dyn BlockDecompressor>,
+    /// Idle decoding contexts, taken by the thread that decodes a block.
+    decoders: Mutex<Vec<Box<dyn BlockDecodeContext>>>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -345,6 +365,7 @@ impl Archive {
             file_count: 0,
             dir_count: 0,
             cache: Mutex::new(BlockCache::new(opts.cache_blocks)),
+            decompressor: opts.decompressor.clone(),
             decoders: Mutex::new(Vec::new()),
         };
         archive.build_tree(&raw_nodes, first_bad_block)?;
@@ -731,8 +752,8 @@ impl Archive {
             .lock()
             .ok()
             .and_then(|mut d| d.pop())
-            .unwrap_or_default();
-        let result = dec.decompress_exact(stored, out);
+            .unwrap_or_else(|| self.decompressor.context());
+        let result = dec.decode_block(stored, out);
         if let Ok(mut pool) = self.decoders.lock() {
             pool.push(dec);
         }
