@@ -6,23 +6,14 @@
 //! Decoding goes through [`decode`], one facade that hides which decoder does the work.
 #![forbid(unsafe_code)]
 
-mod bits;
-mod block;
+mod common;
+mod compress;
 pub mod decode;
 mod decompress;
 mod error;
-mod frame;
-mod fse;
-mod hist;
-mod huf;
-mod literals;
-mod matcher;
-pub mod params;
-mod presplit;
-mod seq_store;
-mod sequences;
-mod split;
-mod window;
+
+pub use compress::params;
+use compress::{block, frame, window};
 
 pub use decode::{Decoder, StreamDecoder, decompress, decompress_exact};
 pub use error::ZstdError;

@@ -4,21 +4,17 @@
 
 use super::block::decompress_block;
 use super::{BLOCK_SIZE_MAX, DCtx};
+pub(crate) use crate::zstd::common::format::BLOCK_HEADER_SIZE;
+use crate::zstd::common::format::{MAGIC_NUMBER, WINDOW_LOG_ABSOLUTE_MIN};
 use crate::zstd::error::ZstdError;
 
-/// Magic number of a zstd frame (`ZSTD_MAGICNUMBER`).
-pub(crate) const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 /// Skippable frames have magic numbers `0x184D2A50..=0x184D2A5F` (`ZSTD_MAGIC_SKIPPABLE_START`).
 const SKIPPABLE_START: u32 = 0x184D_2A50;
 const SKIPPABLE_MASK: u32 = 0xFFFF_FFF0;
 /// Bytes of a skippable frame's header (`ZSTD_SKIPPABLEHEADERSIZE`).
 const SKIPPABLE_HEADER: usize = 8;
-/// Bytes of a block header (`ZSTD_blockHeaderSize`).
-pub(crate) const BLOCK_HEADER: usize = 3;
 /// Largest window log a frame may declare at all (`ZSTD_WINDOWLOG_MAX_64`).
 const WINDOWLOG_MAX: u32 = 31;
-/// Smallest window log (`ZSTD_WINDOWLOG_ABSOLUTEMIN`).
-const WINDOWLOG_MIN: u32 = 10;
 
 /// The history a block's matches may reach: the current frame's contiguous output from
 /// `prefix_start`, plus an older segment `ext` (`lo..hi` in the same buffer) that holds the
@@ -57,7 +53,7 @@ pub(crate) fn frame_kind(src: &[u8], at: usize) -> Result<FrameKind, ZstdError> 
         .get(..4)
         .ok_or(ZstdError::Truncated { at, what: "frame" })?;
     let magic = u32::from_le_bytes([m[0], m[1], m[2], m[3]]);
-    if magic == ZSTD_MAGIC {
+    if magic == MAGIC_NUMBER {
         return Ok(FrameKind::Zstd);
     }
     if magic & SKIPPABLE_MASK == SKIPPABLE_START {
@@ -113,7 +109,7 @@ pub(crate) fn parse_frame_header(
     if !single {
         let wd = h[pos];
         pos += 1;
-        let log = (wd >> 3) as u32 + WINDOWLOG_MIN;
+        let log = (wd >> 3) as u32 + WINDOW_LOG_ABSOLUTE_MIN;
         if log > WINDOWLOG_MAX {
             return Err(ZstdError::WindowTooLarge {
                 at,
@@ -204,7 +200,7 @@ pub(crate) fn parse_block_header(
     at: usize,
     block_max: usize,
 ) -> Result<BlockHeader, ZstdError> {
-    let b = src.get(..BLOCK_HEADER).ok_or(ZstdError::Truncated {
+    let b = src.get(..BLOCK_HEADER_SIZE).ok_or(ZstdError::Truncated {
         at,
         what: "block header",
     })?;
@@ -242,7 +238,7 @@ pub(crate) fn next_block(
 ) -> Result<(BlockHeader, &[u8]), ZstdError> {
     let bat = at + ip;
     let bh = parse_block_header(src.get(ip..).unwrap_or(&[]), bat, block_max)?;
-    let start = ip + BLOCK_HEADER;
+    let start = ip + BLOCK_HEADER_SIZE;
     let body = src
         .get(start..start + bh.stored())
         .ok_or(ZstdError::Truncated {
@@ -346,7 +342,7 @@ fn decompress_frame(
                 op = decompress_block(ctx, body, bat, dst, op, cap, &win, hdr.block_max)?;
             }
         }
-        ip += BLOCK_HEADER + bh.stored();
+        ip += BLOCK_HEADER_SIZE + bh.stored();
         if bh.last {
             break;
         }
@@ -396,7 +392,7 @@ pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
                 let mut blocks = 0u64;
                 loop {
                     let bh = parse_block_header(src.get(ip..)?, ip, hdr.block_max).ok()?;
-                    ip += BLOCK_HEADER + bh.stored();
+                    ip += BLOCK_HEADER_SIZE + bh.stored();
                     blocks += 1;
                     if bh.last {
                         break;

@@ -3,28 +3,18 @@
 //! small table that decodes Huffman weights (`FSE_buildDTable`).
 
 use super::bits::ForwardBits;
-use crate::zstd::sequences::{
-    LL_BITS, LL_DEFAULT_NORM, LL_DEFAULT_NORM_LOG, ML_BITS, ML_DEFAULT_NORM, ML_DEFAULT_NORM_LOG,
-    OF_DEFAULT_NORM, OF_DEFAULT_NORM_LOG,
+use crate::zstd::common::format::FSE_MIN_TABLELOG;
+use crate::zstd::common::seq_codes::{
+    LL_BITS, LL_DEFAULT_NORM, LL_DEFAULT_NORM_LOG, LL_FSE_LOG, MAX_LL, MAX_ML, MAX_OFF, ML_BITS,
+    ML_DEFAULT_NORM, ML_DEFAULT_NORM_LOG, ML_FSE_LOG, OF_DEFAULT_NORM, OF_DEFAULT_NORM_LOG,
+    OFF_FSE_LOG,
 };
 use std::sync::LazyLock;
 
 /// Largest table log a table description may declare (`FSE_TABLELOG_ABSOLUTE_MAX`).
 const FSE_TABLELOG_ABSOLUTE_MAX: u32 = 15;
-/// Smallest table log (`FSE_MIN_TABLELOG`).
-const FSE_MIN_TABLELOG: u32 = 5;
 /// Rows of the largest sequence table (log 9).
 pub(crate) const SEQ_TABLE_ROWS: usize = 512;
-/// Highest literal-length code (`MaxLL`).
-pub(crate) const MAX_LL: usize = 35;
-/// Highest match-length code (`MaxML`).
-pub(crate) const MAX_ML: usize = 52;
-/// Highest offset code (`MaxOff`).
-pub(crate) const MAX_OFF: usize = 31;
-/// Table log limits of the three sequence tables (`LLFSELog`, `MLFSELog`, `OffFSELog`).
-pub(crate) const LL_FSE_LOG: u32 = 9;
-pub(crate) const ML_FSE_LOG: u32 = 9;
-pub(crate) const OFF_FSE_LOG: u32 = 8;
 
 /// Base value of each code, from its extra-bit counts: code `c + 1` starts where code `c`'s
 /// range ends (this reproduces `LL_base` and `ML_base`).
@@ -491,7 +481,7 @@ mod tests {
     fn ncount_round_trips_the_encoder() {
         let mut out = Vec::new();
         let norm: [i16; 36] = LL_DEFAULT_NORM;
-        crate::zstd::fse::write_ncount(&mut out, &norm, 35, 6);
+        crate::zstd::compress::fse::write_ncount(&mut out, &norm, 35, 6);
         let mut back = [0i16; 256];
         let (max, log, used) = read_ncount(&mut back, 35, &out).unwrap();
         assert_eq!((max, log, used), (35, 6, out.len()));

@@ -17,8 +17,7 @@ pub(crate) enum StreamError {
 
 /// Bits every lookup reads; shorter trees are rescaled (`HUF_DECODER_FAST_TABLELOG`).
 const HUF_DECODER_FAST_TABLELOG: u32 = 11;
-/// Largest Huffman table log (`HUF_TABLELOG_MAX`).
-pub(crate) const HUF_TABLELOG_MAX: u32 = 12;
+pub(crate) use crate::zstd::common::format::HUF_TABLELOG_MAX;
 const HUF_TABLE_CELLS: usize = 1 << HUF_TABLELOG_MAX;
 /// Most weights a description can hold: every byte value but the implied last one.
 const MAX_WEIGHTS: usize = 255;
@@ -534,7 +533,7 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zstd::huf as enc;
+    use crate::zstd::compress::huf as enc;
 
     /// A 4-stream section (tree description, jump table, streams) for `src`, written by our
     /// encoder; `None` when it stores the literals raw or as one byte.

@@ -4,15 +4,16 @@
 
 use super::DCtx;
 use super::huf::{self, StreamError};
+use crate::zstd::common::format;
 use crate::zstd::error::ZstdError;
 
 /// Fewest literals a 4-stream section may hold (`MIN_LITERALS_FOR_4_STREAMS`).
 const MIN_LITERALS_FOR_4_STREAMS: usize = 6;
 
-/// Literals block types (`symbolEncodingType_e` for literals).
-const LIT_RAW: u8 = 0;
-const LIT_RLE: u8 = 1;
-const LIT_TREELESS: u8 = 3;
+/// Literals block types: `symbolEncodingType_e` read for literals.
+const LIT_RAW: u8 = format::SET_BASIC;
+const LIT_RLE: u8 = format::SET_RLE;
+const LIT_TREELESS: u8 = format::SET_REPEAT;
 
 /// Decode the literals section at the start of `src` (a compressed block found at byte
 /// `at`) into `ctx.lit`; returns `(bytes read, literal count)`. `room` is how many bytes the

@@ -18,18 +18,22 @@ mod literals;
 mod sequences;
 pub(crate) mod stream;
 
+use crate::zstd::common::format::REP_START_VALUE;
 pub(crate) use dispatch::Isa;
 use fse_table::SeqTables;
 use huf::HufTable;
 
-/// Largest block content (`ZSTD_BLOCKSIZE_MAX`).
-pub(crate) const BLOCK_SIZE_MAX: usize = 128 * 1024;
+pub(crate) use crate::zstd::common::format::BLOCK_SIZE_MAX;
 /// Bytes a fast copy may write or read past its end (`WILDCOPY_OVERLENGTH`).
 pub(crate) const WILDCOPY_OVERLENGTH: usize = 32;
 /// Literal buffer: the largest literal section plus room for wild copies to over-read.
 pub(crate) const LIT_BUFFER_SIZE: usize = BLOCK_SIZE_MAX + 2 * WILDCOPY_OVERLENGTH;
 /// Repeat offsets a frame starts with (`repStartValue`).
-const REP_START: [usize; 3] = [1, 4, 8];
+const REP_START: [usize; 3] = [
+    REP_START_VALUE[0] as usize,
+    REP_START_VALUE[1] as usize,
+    REP_START_VALUE[2] as usize,
+];
 
 /// The decoding state carried from block to block inside a frame: literal buffer, Huffman
 /// table, sequence tables, repeat offsets.

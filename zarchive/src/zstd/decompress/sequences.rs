@@ -10,10 +10,10 @@ use super::fse_table::{
     SeqTables, build_rle_table, read_seq_table,
 };
 use super::{DCtx, LIT_BUFFER_SIZE, WILDCOPY_OVERLENGTH};
+use crate::zstd::common::format::{SET_BASIC, SET_COMPRESSED, SET_RLE};
+use crate::zstd::common::seq_codes::LONG_NB_SEQ;
 use crate::zstd::error::ZstdError;
 
-/// Sequence counts from this value on take a 3-byte header (`LONGNBSEQ`).
-const LONG_NB_SEQ: usize = 0x7F00;
 /// Bits that fit between two reloads of the 64-bit container for the offset and match
 /// length (`STREAM_ACCUMULATOR_MIN_64 - (LLFSELog + MLFSELog + OffFSELog)`).
 const MID_RELOAD_BITS: u32 = 57 - (9 + 9 + 8);
@@ -22,11 +22,6 @@ const MID_RELOAD_BITS: u32 = 57 - (9 + 9 + 8);
 const POS_MASK: usize = u32::MAX as usize;
 /// Literal and match lengths are below 2^18 (largest base plus largest extra bits).
 const LEN_MASK: usize = (1 << 20) - 1;
-
-/// Table modes (`symbolEncodingType_e`).
-const SET_BASIC: u8 = 0;
-const SET_RLE: u8 = 1;
-const SET_COMPRESSED: u8 = 2;
 
 /// Select or build one sequence table; returns the bytes read. A predefined table is
 /// copied in (at most 64 rows), so the sequence loop always reads the context's tables.

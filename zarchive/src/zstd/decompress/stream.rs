@@ -6,7 +6,7 @@
 
 use super::block::decompress_block;
 use super::frame::{
-    BLOCK_HEADER, BlockHeader, BlockKind, FrameHeader, Window, next_block, parse_block_header,
+    BLOCK_HEADER_SIZE, BlockHeader, BlockKind, FrameHeader, Window, next_block, parse_block_header,
     parse_frame_header,
 };
 use super::{DCtx, WILDCOPY_OVERLENGTH};
@@ -153,7 +153,7 @@ pub(crate) fn stream_frame(
         }
         out.write_all(block).map_err(write_error)?;
         produced += block.len() as u64;
-        ip += BLOCK_HEADER + bh.stored();
+        ip += BLOCK_HEADER_SIZE + bh.stored();
         if bh.last {
             break;
         }
@@ -325,7 +325,7 @@ impl<R: std::io::Read> StreamReader<R> {
             self.stage = Stage::BetweenFrames;
             return Ok(());
         }
-        if magic != super::frame::ZSTD_MAGIC {
+        if magic != crate::zstd::common::format::MAGIC_NUMBER {
             return Err(invalid(ZstdError::UnknownFrame { at, magic }));
         }
         self.need(1, at, "frame header")?;
@@ -359,7 +359,7 @@ impl<R: std::io::Read> StreamReader<R> {
     fn next_block(&mut self, mut f: Box<FrameState>) -> std::io::Result<()> {
         let bat = self.at;
         self.input.clear();
-        self.need(BLOCK_HEADER, bat, "block header")?;
+        self.need(BLOCK_HEADER_SIZE, bat, "block header")?;
         let bh = parse_block_header(&self.input, bat, f.hdr.block_max).map_err(invalid)?;
         self.input.clear();
         self.need(bh.stored(), bat, "block")?;
@@ -371,7 +371,7 @@ impl<R: std::io::Read> StreamReader<R> {
         let range = ring
             .decode_block(&mut self.ctx, &bh, &self.input, bat, f.hdr.block_max)
             .map_err(invalid)?;
-        self.at += BLOCK_HEADER + bh.stored();
+        self.at += BLOCK_HEADER_SIZE + bh.stored();
         if let Some(h) = f.hasher.as_mut() {
             h.update(&ring.buf[range.clone()]);
         }

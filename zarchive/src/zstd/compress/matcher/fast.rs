@@ -1,14 +1,12 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
-use super::{BlockReps, count, hash_ptr, read32};
-use crate::zstd::params::CParams;
-use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use super::{BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32};
+use crate::zstd::compress::params::CParams;
+use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Every `STEP_INCR` bytes without a match the step grows by one (`1 << (kSearchStrength - 1)`).
 const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
-/// `kSearchStrength`.
-const SEARCH_STRENGTH: u32 = 8;
 
 /// Mirrors ZSTD_compressBlock_fast: picks the `mls` specialisation (4..=7).
 /// Returns the number of trailing literals.

@@ -5,8 +5,7 @@ use super::bits::{BitWriter, highbit32};
 use super::fse::{self, FseCTable};
 use super::hist;
 
-/// Largest Huffman table log the format allows (`HUF_TABLELOG_MAX`).
-pub(crate) const HUF_TABLELOG_MAX: u32 = 12;
+pub(crate) use crate::zstd::common::format::HUF_TABLELOG_MAX;
 /// Table log asked for literals (`LitHufLog`, `HUF_TABLELOG_DEFAULT`).
 pub(crate) const LIT_HUF_LOG: u32 = 11;
 /// Largest literal symbol (`HUF_SYMBOLVALUE_MAX`).

@@ -10,9 +10,9 @@
 mod stats;
 mod tree;
 
-use crate::zstd::params::{CParams, Strategy};
-use crate::zstd::seq_store::{REP_NUM, SeqStore};
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
+use crate::zstd::compress::params::{CParams, Strategy};
+use crate::zstd::compress::seq_store::{REP_NUM, SeqStore};
+use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
 
 use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
 use tree::{Match, OptTree};
@@ -25,13 +25,7 @@ const OPT_SIZE: usize = OPT_NUM + 3;
 const MAX_PRICE: i32 = 1 << 30;
 /// Largest hash-3 table (`ZSTD_HASHLOG3_MAX`).
 const HASH_LOG3_MAX: u32 = 17;
-/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
-const OFFSET_TO_OFFBASE: u32 = REP_NUM as u32;
-/// A catch-up of more than this many positions is limited between blocks
-/// (`ZSTD_buildSeqStore`'s "limited update after a very long match").
-const BLOCK_CATCH_UP_MAX: u32 = 384;
-/// ... to at most this many positions.
-const BLOCK_CATCH_UP_KEEP: u32 = 192;
+pub(crate) use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 
 /// One entry of the price table (`ZSTD_optimal_t`): during the forward pass a "stretch"
 /// (a match followed by `litlen` literals) ending at this position; during the backward
@@ -98,10 +92,8 @@ impl OptState {
     pub(crate) fn limit_catch_up(&mut self, block_start: usize, window: &Window) {
         self.next_to_update = self.next_to_update.max(window.low_limit());
         let curr = window.index(block_start);
-        if curr > self.next_to_update + BLOCK_CATCH_UP_MAX {
-            self.next_to_update =
-                curr - BLOCK_CATCH_UP_KEEP.min(curr - self.next_to_update - BLOCK_CATCH_UP_MAX);
-        }
+        self.next_to_update =
+            super::limited_catch_up(curr as usize, self.next_to_update as usize) as u32;
     }
 }
 

@@ -11,9 +11,11 @@
 //! permutes rows and tags and does not change the output, so the salt here is 0.
 
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
-use crate::zstd::matcher::{count, hash_ptr, read32};
-use crate::zstd::params::CParams;
-use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use crate::zstd::compress::matcher::{count, hash_ptr, read32};
+use crate::zstd::compress::params::CParams;
+use crate::zstd::compress::window::{
+    BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
+};
 
 /// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
 pub(crate) const ROW_HASH_CACHE_SIZE: usize = 8;
@@ -26,8 +28,7 @@ const SKIP_THRESHOLD: usize = 384;
 const MAX_MATCH_START_POSITIONS_TO_UPDATE: usize = 96;
 /// ... and this many at the end (`kMaxMatchEndPositionsToUpdate`).
 const MAX_MATCH_END_POSITIONS_TO_UPDATE: usize = 32;
-/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
-const OFFSET_TO_OFFBASE: u32 = 3;
+use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 
 const LOW_7_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;

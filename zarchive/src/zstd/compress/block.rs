@@ -7,8 +7,7 @@ use super::params::{CParams, Strategy};
 use super::seq_store::SeqStore;
 use super::sequences::{self, FseRepeat, FseState};
 
-/// Largest block content (`ZSTD_BLOCKSIZE_MAX`).
-pub(crate) const BLOCK_SIZE_MAX: usize = 128 * 1024;
+pub(crate) use crate::zstd::common::format::BLOCK_SIZE_MAX;
 /// Blocks smaller than this are stored raw without trying (`MIN_CBLOCK_SIZE + ZSTD_blockHeaderSize + 1 + 1`).
 pub(crate) const MIN_COMPRESS_BLOCK_SIZE: usize = 2 + 3 + 1 + 1;
 /// An all-one-byte block becomes an RLE block only if its compressed form is smaller (`rleMaxLength`).

@@ -52,8 +52,7 @@ pub const DEFAULT_LEVEL: i32 = 3;
 pub const MAX_LEVEL: i32 = 22;
 /// Largest `targetLength` a negative level can ask for (`ZSTD_TARGETLENGTH_MAX`).
 pub const TARGET_LENGTH_MAX: u32 = 1 << 17;
-/// Smallest window (`ZSTD_WINDOWLOG_ABSOLUTEMIN`).
-const WINDOW_LOG_ABSOLUTE_MIN: u32 = 10;
+use crate::zstd::common::format::WINDOW_LOG_ABSOLUTE_MIN;
 /// Sources up to this size may shrink the window (`ZSTD_WINDOWLOG_MAX_32`-era limit, 2^30).
 const WINDOW_RESIZE_MAX_SOURCE: u64 = 1 << 30;
 /// Row-finder hash cap: `hashLog <= ROW_HASH_CAP_BASE + rowLog` (`ZSTD_ROW_HASH_TAG_BITS` + 24-bit limit).

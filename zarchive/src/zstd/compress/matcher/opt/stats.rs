@@ -2,10 +2,10 @@
 //! statistics, `ZSTD_rescaleFreqs` and `ZSTD_updateStats` of `zstd_opt.c`). Prices are in
 //! 1/256 bits.
 
-use crate::zstd::bits::highbit32;
-use crate::zstd::block::BLOCK_SIZE_MAX;
-use crate::zstd::seq_store::{MINMATCH, ll_code, ml_code};
-use crate::zstd::sequences::{LL_BITS, ML_BITS};
+use crate::zstd::common::seq_codes::{LL_BITS, MAX_LL, MAX_ML, MAX_OFF, ML_BITS};
+use crate::zstd::compress::bits::highbit32;
+use crate::zstd::compress::block::BLOCK_SIZE_MAX;
+use crate::zstd::compress::seq_store::{MINMATCH, ll_code, ml_code};
 
 /// Fractional bits of a price (`BITCOST_ACCURACY`).
 const BITCOST_ACCURACY: u32 = 8;
@@ -15,11 +15,8 @@ pub(super) const BITCOST_MULTIPLIER: u32 = 1 << BITCOST_ACCURACY;
 pub(super) const PREDEF_THRESHOLD: usize = 8;
 /// Each literal counts this much in its frequency (`ZSTD_LITFREQ_ADD`).
 const LITFREQ_ADD: u32 = 2;
-/// Largest literal, literal-length, match-length and offset codes (`MaxLit`, `MaxLL`, `MaxML`, `MaxOff`).
+/// Largest literal (`MaxLit`).
 const MAX_LIT: usize = 255;
-const MAX_LL: usize = 35;
-const MAX_ML: usize = 52;
-const MAX_OFF: usize = 31;
 /// First block: the byte histogram is divided by `2^FIRST_BLOCK_LIT_SHIFT`.
 const FIRST_BLOCK_LIT_SHIFT: u32 = 8;
 /// Later blocks: sums are scaled down towards `2^LIT_SCALE_LOG` (literals) and

@@ -6,6 +6,29 @@ pub(crate) mod lazy;
 pub(crate) mod opt;
 pub(crate) mod table;
 
+/// How fast the match finders speed up through data without matches: the step grows by
+/// one every `2^(SEARCH_STRENGTH - 1)` bytes in `fast`, and is `((ip - anchor) >>
+/// SEARCH_STRENGTH) + 1` in the lazy parser (`kSearchStrength`).
+pub(crate) const SEARCH_STRENGTH: u32 = 8;
+
+/// A match finder whose insertions lag more than `BLOCK_CATCH_UP_MAX` positions behind the
+/// start of a block (after a very long match) resumes at most `BLOCK_CATCH_UP_KEEP`
+/// positions back.
+const BLOCK_CATCH_UP_MAX: usize = 384;
+const BLOCK_CATCH_UP_KEEP: usize = 192;
+
+/// Where insertions resume for a block starting at `curr` when they had reached `next`
+/// (positions or indices, the same unit for both).
+///
+/// Mirrors the "limited update after a very long match" of ZSTD_buildSeqStore.
+pub(crate) fn limited_catch_up(curr: usize, next: usize) -> usize {
+    if curr > next + BLOCK_CATCH_UP_MAX {
+        curr - BLOCK_CATCH_UP_KEEP.min(curr - next - BLOCK_CATCH_UP_MAX)
+    } else {
+        next
+    }
+}
+
 /// Prime of the 4-byte hash (`prime4bytes`).
 const PRIME_4_BYTES: u32 = 2_654_435_761;
 /// Primes of the 5-, 6-, 7- and 8-byte hashes (`prime5bytes` .. `prime8bytes`).

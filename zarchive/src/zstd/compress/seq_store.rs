@@ -4,10 +4,10 @@ use super::bits::highbit32;
 
 /// Smallest match length the format encodes (`MINMATCH`).
 pub(crate) const MINMATCH: u32 = 3;
-/// Number of repeat offsets (`ZSTD_REP_NUM`).
-pub(crate) const REP_NUM: usize = 3;
-/// Repeat offsets of a fresh frame (`repStartValue`).
-pub(crate) const REP_START_VALUE: [u32; REP_NUM] = [1, 4, 8];
+pub(crate) use crate::zstd::common::format::{REP_NUM, REP_START_VALUE};
+/// An offset is stored as `offset + OFFSET_TO_OFFBASE`, above the repeat codes
+/// (`OFFSET_TO_OFFBASE`).
+pub(crate) const OFFSET_TO_OFFBASE: u32 = REP_NUM as u32;
 /// `offBase` of "repeat offset 1" (`REPCODE1_TO_OFFBASE`).
 pub(crate) const REPCODE1_TO_OFFBASE: u32 = 1;
 

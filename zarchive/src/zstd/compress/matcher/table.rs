@@ -2,7 +2,7 @@
 //! across frames, and starting on a cache-line boundary so that a 64-byte hash row (16
 //! entries of the row finder) occupies exactly one cache line.
 
-use crate::zstd::window::WINDOW_START_INDEX;
+use crate::zstd::compress::window::WINDOW_START_INDEX;
 
 /// Alignment of every table (libzstd's `ZSTD_cwksp` aligns tables to 64 bytes).
 const CACHE_LINE: usize = 64;

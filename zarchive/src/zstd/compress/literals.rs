@@ -4,11 +4,13 @@ use super::hist;
 use super::huf::{self, HufCTable, HufFlags, HufRepeat, HufWorkspace};
 use super::params::Strategy;
 
-/// Literals block types (`SymbolEncodingType_e` as used by literals).
-const SET_BASIC: u32 = 0;
-const SET_RLE: u32 = 1;
-const SET_COMPRESSED: u32 = 2;
-const SET_REPEAT: u32 = 3;
+/// Literals block types (`SymbolEncodingType_e` as used by literals), as the `u32` the
+/// section header is assembled in.
+const SET_BASIC: u32 = format::SET_BASIC as u32;
+const SET_RLE: u32 = format::SET_RLE as u32;
+const SET_COMPRESSED: u32 = format::SET_COMPRESSED as u32;
+const SET_REPEAT: u32 = format::SET_REPEAT as u32;
+use crate::zstd::common::format;
 /// Below this many literals a single Huffman stream is used (`MIN_LITERALS_FOR_4_STREAMS`).
 const MIN_LITERALS_FOR_4_STREAMS: usize = 256;
 /// Literal count above which `preferRepeat` no longer applies.

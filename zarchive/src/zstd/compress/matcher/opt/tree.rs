@@ -6,10 +6,10 @@
 //! search reports every match longer than the previous one, repcodes first.
 
 use super::{OFFSET_TO_OFFBASE, OPT_NUM};
-use crate::zstd::matcher::{count, hash_ptr, read32};
-use crate::zstd::params::CParams;
-use crate::zstd::seq_store::REP_NUM;
-use crate::zstd::window::Window;
+use crate::zstd::compress::matcher::{count, hash_ptr, read32};
+use crate::zstd::compress::params::CParams;
+use crate::zstd::compress::seq_store::REP_NUM;
+use crate::zstd::compress::window::Window;
 
 /// Prime of the 3-byte hash (`prime3bytes`).
 const PRIME_3_BYTES: u32 = 506_832_829;

@@ -10,14 +10,9 @@ use super::seq_store::{REP_START_VALUE, SeqStore};
 use super::split::{self, BlockContext, SplitState};
 use super::window::Window;
 
-/// Frame magic number, little-endian (`ZSTD_MAGICNUMBER`).
-const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
-/// Block types (`blockType_e`).
-const BLOCK_RAW: u32 = 0;
-const BLOCK_RLE: u32 = 1;
-const BLOCK_COMPRESSED: u32 = 2;
-/// Smallest window log the header encodes (`ZSTD_WINDOWLOG_ABSOLUTEMIN`).
-const WINDOW_LOG_ABSOLUTE_MIN: u32 = 10;
+use crate::zstd::common::format::{
+    BLOCK_COMPRESSED, BLOCK_RAW, BLOCK_RLE, MAGIC_NUMBER, WINDOW_LOG_ABSOLUTE_MIN,
+};
 /// Sizes from 256 up use a 2-byte FCS field, which stores `size - 256`.
 const FCS_2_BYTES_MIN: u64 = 256;
 const FCS_4_BYTES_MIN: u64 = 65536 + 256;
@@ -30,7 +25,7 @@ pub(crate) fn write_frame_header(out: &mut Vec<u8>, window_log: u32, src_size: u
     let fcs_code = (src_size >= FCS_2_BYTES_MIN) as u8
         + (src_size >= FCS_4_BYTES_MIN) as u8
         + (src_size >= 0xFFFF_FFFF) as u8;
-    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&MAGIC_NUMBER.to_le_bytes());
     out.push(((single_segment as u8) << 5) | (fcs_code << 6));
     if !single_segment {
         out.push(((window_log - WINDOW_LOG_ABSOLUTE_MIN) << 3) as u8);

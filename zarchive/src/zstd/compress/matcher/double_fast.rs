@@ -1,12 +1,12 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
-use super::{BlockReps, count, hash_ptr, read32, read64};
-use crate::zstd::params::CParams;
-use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
-use crate::zstd::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use super::{BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32, read64};
+use crate::zstd::compress::params::CParams;
+use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Every `STEP_INCR` positions without a match the step grows by one (`1 << kSearchStrength`).
-const STEP_INCR: usize = 1 << 8;
+const STEP_INCR: usize = 1 << SEARCH_STRENGTH;
 /// The long table hashes 8 bytes.
 const LONG_MLS: u32 = 8;
 

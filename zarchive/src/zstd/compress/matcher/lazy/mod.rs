@@ -9,18 +9,16 @@ pub(crate) mod hash_chain;
 pub(crate) mod row;
 
 use super::table::AlignedTable;
-use super::{BlockReps, count, read32};
-use crate::zstd::bits::highbit32;
-use crate::zstd::params::{CParams, Strategy};
-use crate::zstd::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
-use crate::zstd::window::{Window, index_of};
+use super::{BlockReps, SEARCH_STRENGTH, count, read32};
+use crate::zstd::compress::bits::highbit32;
+use crate::zstd::compress::params::{CParams, Strategy};
+use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use crate::zstd::compress::window::{Window, index_of};
 
 use binary_tree::BinaryTree;
 use hash_chain::HashChain;
 use row::{ROW_HASH_CACHE_SIZE, RowFinder};
 
-/// Step growth of the no-match skip: `step = ((ip - anchor) >> SEARCH_STRENGTH) + 1`.
-const SEARCH_STRENGTH: u32 = 8;
 /// Above this skip step the finders stop inserting every position (`kLazySkippingStep`).
 const LAZY_SKIPPING_STEP: usize = 8;
 /// Windows larger than `1 << ROW_FINDER_MIN_WINDOW_LOG` bytes use the row finder
@@ -34,11 +32,6 @@ const MIN_MATCH: usize = 4;
 /// The finders hash `minMatch` bytes, clamped to this range (`BOUNDED(4, minMatch, 6)`).
 const MLS_MIN: u32 = 4;
 const MLS_MAX: u32 = 6;
-/// A catch-up of more than this many positions is limited between blocks
-/// (`ZSTD_buildSeqStore`'s "limited update after a very long match").
-const BLOCK_CATCH_UP_MAX: usize = 384;
-/// ... to at most this many positions.
-const BLOCK_CATCH_UP_KEEP: usize = 192;
 
 /// Match-finder tables of the lazy family, kept across blocks and reused across frames
 /// (the lazy part of `ZSTD_MatchState_t`). The hash table itself is the frame's.
@@ -96,10 +89,7 @@ impl LazyState {
     /// ZSTD_buildSeqStore.
     pub(crate) fn limit_catch_up(&mut self, block_start: usize, window: &Window) {
         self.next_to_update = self.next_to_update.max(window.low_limit_pos());
-        if block_start > self.next_to_update + BLOCK_CATCH_UP_MAX {
-            self.next_to_update = block_start
-                - BLOCK_CATCH_UP_KEEP.min(block_start - self.next_to_update - BLOCK_CATCH_UP_MAX);
-        }
+        self.next_to_update = super::limited_catch_up(block_start, self.next_to_update);
     }
 }
 

@@ -7,15 +7,16 @@
 //! pending ones into the tree in a batch before walking it.
 
 use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
-use crate::zstd::bits::highbit32;
-use crate::zstd::matcher::{count, hash_ptr};
-use crate::zstd::params::CParams;
-use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use crate::zstd::compress::bits::highbit32;
+use crate::zstd::compress::matcher::{count, hash_ptr};
+use crate::zstd::compress::params::CParams;
+use crate::zstd::compress::window::{
+    BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
+};
 
 // Marks a position that is chained but not yet sorted into the tree (`ZSTD_DUBT_UNSORTED_MARK`).
-use crate::zstd::matcher::table::DUBT_UNSORTED_MARK as UNSORTED_MARK;
-/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
-const OFFSET_TO_OFFBASE: u32 = 3;
+use crate::zstd::compress::matcher::table::DUBT_UNSORTED_MARK as UNSORTED_MARK;
+use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 
 /// The binary tree over the frame's hash table and the chain table (`1 << chainLog`
 /// entries, i.e. `1 << (chainLog - 1)` node pairs).

@@ -2,12 +2,13 @@
 //! used by greedy, lazy and lazy2 when the window is 16 KiB or smaller.
 
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
-use crate::zstd::matcher::{count, hash_ptr, read32};
-use crate::zstd::params::CParams;
-use crate::zstd::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
+use crate::zstd::compress::matcher::{count, hash_ptr, read32};
+use crate::zstd::compress::params::CParams;
+use crate::zstd::compress::window::{
+    BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
+};
 
-/// Offsets are stored as `offset + OFFSET_TO_OFFBASE` (`OFFSET_TO_OFFBASE`).
-const OFFSET_TO_OFFBASE: u32 = 3;
+use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 
 /// A hash table of chain heads plus a chain of earlier positions with the same hash.
 pub(crate) struct HashChain<'t, const MLS: u32> {

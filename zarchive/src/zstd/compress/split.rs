@@ -16,8 +16,7 @@ const MIN_SEQUENCES_BLOCK_SPLITTING: usize = 300;
 const MAX_NB_BLOCK_SPLITS: usize = 196;
 /// Blocks with at most this many sequences are never split.
 const MAX_SEQUENCES_UNSPLIT: usize = 4;
-/// Block header bytes (`ZSTD_blockHeaderSize`).
-const BLOCK_HEADER_SIZE: usize = 3;
+use crate::zstd::common::format::{BLOCK_COMPRESSED, BLOCK_HEADER_SIZE, BLOCK_RAW, BLOCK_RLE};
 /// Smallest window log at which the splitter is on (`ZSTD_resolveBlockSplitterMode`).
 const SPLITTER_MIN_WINDOW_LOG: u32 = 17;
 
@@ -143,10 +142,6 @@ fn block_header(last: bool, block_type: u32, size: usize) -> [u8; 3] {
     let h = (last as u32 + (block_type << 1) + ((size as u32) << 3)).to_le_bytes();
     [h[0], h[1], h[2]]
 }
-
-const BLOCK_RAW: u32 = 0;
-const BLOCK_RLE: u32 = 1;
-const BLOCK_COMPRESSED: u32 = 2;
 
 /// Working state of the splitter, kept across blocks.
 #[derive(Default)]

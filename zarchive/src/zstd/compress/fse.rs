@@ -3,8 +3,7 @@
 
 use super::bits::{BitWriter, highbit32};
 
-/// Smallest FSE table log (`FSE_MIN_TABLELOG`).
-pub(crate) const FSE_MIN_TABLELOG: u32 = 5;
+pub(crate) use crate::zstd::common::format::FSE_MIN_TABLELOG;
 /// Largest FSE table log the encoder ever builds (`FSE_MAX_TABLELOG`).
 pub(crate) const FSE_MAX_TABLELOG: u32 = 12;
 /// Largest table log of a sequence table (`MaxFSELog`); sizes the state table.

@@ -5,6 +5,11 @@ use super::bits::BitWriter;
 use super::fse::{self, FseCTable};
 use super::params::Strategy;
 use super::seq_store::SeqStore;
+use crate::zstd::common::seq_codes::{
+    self, LL_BITS, LL_DEFAULT_NORM, LL_DEFAULT_NORM_LOG, LL_FSE_LOG, LONG_NB_SEQ, ML_BITS,
+    ML_DEFAULT_NORM, ML_DEFAULT_NORM_LOG, ML_FSE_LOG, OF_DEFAULT_NORM, OF_DEFAULT_NORM_LOG,
+    OFF_FSE_LOG,
+};
 
 /// Symbol encoding modes (`SymbolEncodingType_e`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,62 +29,16 @@ pub(crate) enum FseRepeat {
     Valid,
 }
 
-/// Largest literal-length code (`MaxLL`).
-const MAX_LL: u32 = 35;
-/// Largest match-length code (`MaxML`).
-const MAX_ML: u32 = 52;
-/// Largest offset code (`MaxOff`).
-const MAX_OFF: u32 = 31;
 /// Largest offset code the default table covers (`DefaultMaxOff`).
 const DEFAULT_MAX_OFF: u32 = 28;
-/// Table-log limits (`LLFSELog`, `MLFSELog`, `OffFSELog`).
-const LL_FSE_LOG: u32 = 9;
-const ML_FSE_LOG: u32 = 9;
-const OFF_FSE_LOG: u32 = 8;
-/// nbSeq from which the one-byte count becomes two bytes, and three (`LONGNBSEQ`).
-const LONG_NB_SEQ: usize = 0x7F00;
+/// The largest codes as the `u32` symbol bounds the histogram functions take.
+const MAX_LL: u32 = seq_codes::MAX_LL as u32;
+const MAX_ML: u32 = seq_codes::MAX_ML as u32;
+const MAX_OFF: u32 = seq_codes::MAX_OFF as u32;
 /// Low-probability counts are -1 from this many sequences on (`ZSTD_useLowProbCount`).
 const LOW_PROB_COUNT_MIN_SEQ: usize = 2048;
 /// Fixed-threshold path: `set_repeat` below this many sequences (`staticFse_nbSeq_max`).
 const STATIC_FSE_NB_SEQ_MAX: usize = 1000;
-
-/// Extra bits per literal-length code (`LL_bits`).
-#[rustfmt::skip]
-pub(crate) const LL_BITS: [u8; 36] = [
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12,
-    13, 14, 15, 16,
-];
-/// Extra bits per match-length code (`ML_bits`).
-#[rustfmt::skip]
-pub(crate) const ML_BITS: [u8; 53] = [
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11,
-    12, 13, 14, 15, 16,
-];
-/// Predefined distributions (`LL_defaultNorm`, `ML_defaultNorm`, `OF_defaultNorm`).
-#[rustfmt::skip]
-pub(crate) const LL_DEFAULT_NORM: [i16; 36] = [
-    4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1,
-    -1, -1, -1, -1,
-];
-#[rustfmt::skip]
-pub(crate) const ML_DEFAULT_NORM: [i16; 53] = [
-    1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
-    -1, -1, -1, -1, -1,
-];
-#[rustfmt::skip]
-pub(crate) const OF_DEFAULT_NORM: [i16; 29] = [
-    1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1,
-];
-pub(crate) const LL_DEFAULT_NORM_LOG: u32 = 6;
-pub(crate) const ML_DEFAULT_NORM_LOG: u32 = 6;
-pub(crate) const OF_DEFAULT_NORM_LOG: u32 = 5;
 
 /// `kInverseProbabilityLog256[x] = floor(-log2(x / 256) * 256)`.
 #[rustfmt::skip]
