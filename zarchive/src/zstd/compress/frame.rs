@@ -3,7 +3,7 @@
 
 use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE, RLE_MAX_LENGTH};
 use super::huf::HufWorkspace;
-use super::matcher;
+use super::matcher::{Block, DictMode, MatchState};
 use super::params::{CParams, Strategy};
 use super::presplit;
 use super::seq_store::{REP_START_VALUE, SeqStore};
@@ -56,13 +56,8 @@ fn write_raw_block(out: &mut Vec<u8>, last: bool, block: &[u8]) {
 /// Everything one frame needs besides its parameters; reused across frames.
 #[derive(Default)]
 pub(crate) struct FrameState {
-    pub(crate) hash_table: matcher::table::AlignedTable<u32>,
-    /// The second table of `dfast` (its short hashes, sized by chainLog).
-    pub(crate) hash_small: Vec<u32>,
-    /// Chain, tag table and hash cache of the lazy strategies.
-    pub(crate) lazy: matcher::lazy::LazyState,
-    /// Binary tree, hash-3 table and statistics of the optimal parser.
-    pub(crate) opt: matcher::opt::OptState,
+    /// The match finder's tables.
+    pub(crate) ms: MatchState,
     pub(crate) seqs: SeqStore,
     pub(crate) prev: EntropyTables,
     pub(crate) next: EntropyTables,
@@ -88,28 +83,11 @@ impl FrameState {
         let (start, end) = (pos - window.origin(), pos + block_size - window.origin());
         if let Some((correction, moved)) = window.correct_overflow_if_needed(start, end, cycle_log)
         {
-            self.reduce_index(cp, correction, moved);
+            self.ms.reduce_index(cp, correction, moved);
         }
         let fpos = pos - window.origin();
         window.enforce_max_dist(fpos);
         fpos
-    }
-
-    /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
-    /// ZSTD_overflowCorrectIfNeeded: every stored index loses `correction`; finder
-    /// positions moved by `moved`.
-    fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
-        matcher::table::reduce_table(self.hash_table.as_mut_slice(), correction, false);
-        match cp.strategy {
-            Strategy::Fast => {}
-            Strategy::DFast => {
-                matcher::table::reduce_table(&mut self.hash_small, correction, false)
-            }
-            Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
-                self.opt.reduce_index(correction)
-            }
-            _ => self.lazy.reduce_index(cp, correction, moved),
-        }
     }
 }
 
@@ -129,16 +107,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     }
 
     // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState).
-    st.hash_table.reset(1 << cp.hash_log);
-    match cp.strategy {
-        Strategy::Fast => {}
-        Strategy::DFast => {
-            st.hash_small.clear();
-            st.hash_small.resize(1 << cp.chain_log, 0);
-        }
-        Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => st.opt.reset(cp),
-        _ => st.lazy.reset(cp),
-    }
+    st.ms.reset(cp, DictMode::NoDict);
     st.prev = EntropyTables::default();
     let mut prev_rep = REP_START_VALUE;
 
@@ -165,58 +134,15 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {
             st.seqs.reset(block_size);
             let mut next_rep = prev_rep;
-            let fend = fpos + block_size;
-            match cp.strategy {
-                Strategy::DFast => matcher::double_fast::compress_block(
-                    st.hash_table.as_mut_slice(),
-                    &mut st.hash_small,
-                    &mut st.seqs,
-                    &mut next_rep,
-                    cp,
-                    &window,
-                    fsrc,
-                    fpos,
-                    fend,
-                ),
-                Strategy::Fast => matcher::fast::compress_block(
-                    st.hash_table.as_mut_slice(),
-                    &mut st.seqs,
-                    &mut next_rep,
-                    cp,
-                    &window,
-                    fsrc,
-                    fpos,
-                    fend,
-                ),
-                Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
-                    st.opt.limit_catch_up(fpos, &window);
-                    matcher::opt::compress_block(
-                        st.hash_table.as_mut_slice(),
-                        &mut st.opt,
-                        &mut st.seqs,
-                        &mut next_rep,
-                        cp,
-                        &mut window,
-                        fsrc,
-                        fpos,
-                        fend,
-                    )
-                }
-                _ => {
-                    st.lazy.limit_catch_up(fpos, &window);
-                    matcher::lazy::compress_block(
-                        st.hash_table.as_mut_slice(),
-                        &mut st.lazy,
-                        &mut st.seqs,
-                        &mut next_rep,
-                        cp,
-                        &window,
-                        fsrc,
-                        fpos,
-                        fend,
-                    )
-                }
+            let job = Block {
+                src: fsrc,
+                start: fpos,
+                end: fpos + block_size,
+                cp,
+                seqs: &mut st.seqs,
+                rep: &mut next_rep,
             };
+            st.ms.compress_block(job, &mut window);
             if split::enabled(cp) {
                 let ctx = BlockContext {
                     seqs: &mut st.seqs,

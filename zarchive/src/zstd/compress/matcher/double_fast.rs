@@ -1,8 +1,7 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
-use super::{BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32, read64};
-use crate::zstd::compress::params::CParams;
-use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32, read64};
+use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Every `STEP_INCR` positions without a match the step grows by one (`1 << kSearchStrength`).
@@ -13,63 +12,17 @@ const LONG_MLS: u32 = 8;
 /// Mirrors ZSTD_compressBlock_doubleFast: picks the `mls` specialisation (4..=7) of the
 /// short table. `hash_long` has `1 << hashLog` entries, `hash_small` `1 << chainLog`.
 /// Returns the number of trailing literals.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn compress_block(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
-    seqs: &mut SeqStore,
-    rep: &mut [u32; 3],
-    cp: &CParams,
+    b: Block<'_>,
     window: &Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
 ) -> usize {
-    match cp.min_match {
-        5 => generic::<5>(
-            hash_long,
-            hash_small,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
-        6 => generic::<6>(
-            hash_long,
-            hash_small,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
-        7.. => generic::<7>(
-            hash_long,
-            hash_small,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
-        _ => generic::<4>(
-            hash_long,
-            hash_small,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
+    match b.cp.min_match {
+        5 => generic::<5>(hash_long, hash_small, b, window),
+        6 => generic::<6>(hash_long, hash_small, b, window),
+        7.. => generic::<7>(hash_long, hash_small, b, window),
+        _ => generic::<4>(hash_long, hash_small, b, window),
     }
 }
 
@@ -81,18 +34,20 @@ fn valid(idx: u32, prefix_lowest_index: u32) -> Option<usize> {
 
 /// Mirrors ZSTD_compressBlock_doubleFast_noDict_generic (positions are offsets into `src`).
 /// The prefix start comes from the block's end (`ZSTD_getLowestPrefixIndex(endIndex)`).
-#[allow(clippy::too_many_arguments)]
 fn generic<const MLS: u32>(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
-    seqs: &mut SeqStore,
-    rep: &mut [u32; 3],
-    cp: &CParams,
+    b: Block<'_>,
     window: &Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
 ) -> usize {
+    let Block {
+        src,
+        start: block_start,
+        end: block_end,
+        cp,
+        seqs,
+        rep,
+    } = b;
     let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];

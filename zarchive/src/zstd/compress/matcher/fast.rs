@@ -1,8 +1,7 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
-use super::{BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32};
-use crate::zstd::compress::params::CParams;
-use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
+use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32};
+use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
 /// Every `STEP_INCR` bytes without a match the step grows by one (`1 << (kSearchStrength - 1)`).
@@ -10,58 +9,12 @@ const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
 
 /// Mirrors ZSTD_compressBlock_fast: picks the `mls` specialisation (4..=7).
 /// Returns the number of trailing literals.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn compress_block(
-    hash_table: &mut [u32],
-    seqs: &mut SeqStore,
-    rep: &mut [u32; 3],
-    cp: &CParams,
-    window: &Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
-) -> usize {
-    match cp.min_match {
-        5 => compress_block_generic::<5>(
-            hash_table,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
-        6 => compress_block_generic::<6>(
-            hash_table,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
-        7.. => compress_block_generic::<7>(
-            hash_table,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
-        _ => compress_block_generic::<4>(
-            hash_table,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-        ),
+pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Window) -> usize {
+    match b.cp.min_match {
+        5 => compress_block_generic::<5>(hash_table, b, window),
+        6 => compress_block_generic::<6>(hash_table, b, window),
+        7.. => compress_block_generic::<7>(hash_table, b, window),
+        _ => compress_block_generic::<4>(hash_table, b, window),
     }
 }
 
@@ -69,17 +22,19 @@ pub(crate) fn compress_block(
 /// whole frame input); the block is `src[block_start..block_end]`. Candidates below the
 /// prefix start, which libzstd computes from the block's *end*
 /// (`ZSTD_getLowestPrefixIndex(endIndex)`), are ignored.
-#[allow(clippy::too_many_arguments)]
 fn compress_block_generic<const MLS: u32>(
     hash_table: &mut [u32],
-    seqs: &mut SeqStore,
-    rep: &mut [u32; 3],
-    cp: &CParams,
+    b: Block<'_>,
     window: &Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
 ) -> usize {
+    let Block {
+        src,
+        start: block_start,
+        end: block_end,
+        cp,
+        seqs,
+        rep,
+    } = b;
     let hlog = cp.hash_log;
     let hash_table = &mut hash_table[..1 << hlog];
     let step_size = cp.target_length as usize + (cp.target_length == 0) as usize + 1;

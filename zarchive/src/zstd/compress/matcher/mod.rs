@@ -6,6 +6,134 @@ pub(crate) mod lazy;
 pub(crate) mod opt;
 pub(crate) mod table;
 
+use super::params::{CParams, Strategy};
+use super::seq_store::{REP_NUM, SeqStore};
+use super::window::Window;
+use lazy::LazyState;
+use opt::OptState;
+use table::AlignedTable;
+
+/// One block for a match finder: the input as the finders see it (`src`, positions that
+/// [`window::index_of`](super::window::index_of) turns into window indices), the block's
+/// range in it, the parameters, and where the sequences and repeat offsets go.
+pub(crate) struct Block<'a> {
+    pub(crate) src: &'a [u8],
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) cp: &'a CParams,
+    pub(crate) seqs: &'a mut SeqStore,
+    pub(crate) rep: &'a mut [u32; REP_NUM],
+}
+
+/// How a frame's history is reached (`ZSTD_dictMode_e`). Only the prefix exists until
+/// dictionaries do; they add `ExtDict` and `DictMatchState`, each a new column of
+/// [`Finder::select`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DictMode {
+    /// The history is the frame's own input (`ZSTD_noDict`).
+    NoDict,
+}
+
+/// The block compressor of a frame, one per strategy family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Finder {
+    /// `fast`: one hash table.
+    Fast,
+    /// `dfast`: a long and a short hash table.
+    DFast,
+    /// `greedy`, `lazy`, `lazy2` (hash chain or row finder) and `btlazy2` (binary tree).
+    Lazy,
+    /// `btopt`, `btultra`, `btultra2`: the optimal parser over a binary tree.
+    Opt,
+}
+
+impl Finder {
+    /// Mirrors ZSTD_selectBlockCompressor: the row is the strategy, the column the
+    /// dictionary mode (the finder picks its own `mls`, row size and search depth).
+    pub(crate) fn select(strategy: Strategy, dict: DictMode) -> Finder {
+        match (strategy, dict) {
+            (Strategy::Fast, DictMode::NoDict) => Finder::Fast,
+            (Strategy::DFast, DictMode::NoDict) => Finder::DFast,
+            (
+                Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
+                DictMode::NoDict,
+            ) => Finder::Lazy,
+            (Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2, DictMode::NoDict) => {
+                Finder::Opt
+            }
+        }
+    }
+}
+
+/// The match state of a frame (`ZSTD_matchState_t`): the hash table every strategy uses
+/// and the tables of the others, kept allocated across frames.
+#[derive(Default)]
+pub(crate) struct MatchState {
+    finder: Option<Finder>,
+    hash_table: AlignedTable<u32>,
+    /// The second table of `dfast` (its short hashes, sized by chainLog).
+    hash_small: Vec<u32>,
+    /// Chain, tag table and hash cache of the lazy strategies.
+    lazy: LazyState,
+    /// Binary tree, hash-3 table and statistics of the optimal parser.
+    opt: OptState,
+}
+
+impl MatchState {
+    /// Fresh tables for a frame with `cp`, selecting its block compressor.
+    ///
+    /// Mirrors the match-state part of ZSTD_resetCCtx_internal.
+    pub(crate) fn reset(&mut self, cp: &CParams, dict: DictMode) {
+        let finder = Finder::select(cp.strategy, dict);
+        self.finder = Some(finder);
+        self.hash_table.reset(1 << cp.hash_log);
+        match finder {
+            Finder::Fast => {}
+            Finder::DFast => {
+                self.hash_small.clear();
+                self.hash_small.resize(1 << cp.chain_log, 0);
+            }
+            Finder::Lazy => self.lazy.reset(cp),
+            Finder::Opt => self.opt.reset(cp),
+        }
+    }
+
+    /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
+    /// ZSTD_overflowCorrectIfNeeded: every stored index loses `correction`; finder
+    /// positions moved by `moved`.
+    pub(crate) fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
+        table::reduce_table(self.hash_table.as_mut_slice(), correction, false);
+        match self.finder {
+            Some(Finder::DFast) => table::reduce_table(&mut self.hash_small, correction, false),
+            Some(Finder::Lazy) => self.lazy.reduce_index(cp, correction, moved),
+            Some(Finder::Opt) => self.opt.reduce_index(correction),
+            Some(Finder::Fast) | None => {}
+        }
+    }
+
+    /// Find the sequences of `b` with the frame's block compressor (after the limited
+    /// catch-up of the finders that insert lazily); returns the number of trailing literals.
+    ///
+    /// Mirrors the call through ZSTD_selectBlockCompressor in ZSTD_buildSeqStore.
+    pub(crate) fn compress_block(&mut self, b: Block<'_>, window: &mut Window) -> usize {
+        let hash = self.hash_table.as_mut_slice();
+        match self.finder {
+            Some(Finder::Fast) | None => fast::compress_block(hash, b, window),
+            Some(Finder::DFast) => {
+                double_fast::compress_block(hash, &mut self.hash_small, b, window)
+            }
+            Some(Finder::Lazy) => {
+                self.lazy.limit_catch_up(b.start, window);
+                lazy::compress_block(hash, &mut self.lazy, b, window)
+            }
+            Some(Finder::Opt) => {
+                self.opt.limit_catch_up(b.start, window);
+                opt::compress_block(hash, &mut self.opt, b, window)
+            }
+        }
+    }
+}
+
 /// How fast the match finders speed up through data without matches: the step grows by
 /// one every `2^(SEARCH_STRENGTH - 1)` bytes in `fast`, and is `((ip - anchor) >>
 /// SEARCH_STRENGTH) + 1` in the lazy parser (`kSearchStrength`).

@@ -9,7 +9,7 @@ pub(crate) mod hash_chain;
 pub(crate) mod row;
 
 use super::table::AlignedTable;
-use super::{BlockReps, SEARCH_STRENGTH, count, read32};
+use super::{Block, BlockReps, SEARCH_STRENGTH, count, read32};
 use crate::zstd::compress::bits::highbit32;
 use crate::zstd::compress::params::{CParams, Strategy};
 use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
@@ -113,18 +113,20 @@ pub(crate) trait SearchMax {
 /// 4..=6) and row size, and the search depth.
 /// `hash` is the frame's hash table (`1 << hashLog` entries). Returns the number of
 /// trailing literals.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn compress_block(
     hash: &mut [u32],
     state: &mut LazyState,
-    seqs: &mut SeqStore,
-    rep: &mut [u32; 3],
-    cp: &CParams,
+    b: Block<'_>,
     window: &Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
 ) -> usize {
+    let Block {
+        src,
+        start: block_start,
+        end: block_end,
+        cp,
+        seqs,
+        rep,
+    } = b;
     let depth = match cp.strategy {
         Strategy::Greedy => 0,
         Strategy::Lazy => 1,

@@ -10,8 +10,9 @@
 mod stats;
 mod tree;
 
+use super::Block;
 use crate::zstd::compress::params::{CParams, Strategy};
-use crate::zstd::compress::seq_store::{REP_NUM, SeqStore};
+use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
 
 use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
@@ -102,18 +103,20 @@ impl OptState {
 /// `src[block_start..block_end]` into `seqs`, trailing literals included.
 /// `hash` is the frame's hash table (`1 << hashLog` entries). Returns the number of
 /// trailing literals.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn compress_block(
     hash: &mut [u32],
     state: &mut OptState,
-    seqs: &mut SeqStore,
-    rep: &mut [u32; REP_NUM],
-    cp: &CParams,
+    b: Block<'_>,
     window: &mut Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
 ) -> usize {
+    let Block {
+        src,
+        start: block_start,
+        end: block_end,
+        cp,
+        seqs,
+        rep,
+    } = b;
     let level = if cp.strategy == Strategy::BtOpt {
         OptLevel::Opt0
     } else {
@@ -129,99 +132,43 @@ pub(crate) fn compress_block(
         // ZSTD_initStats_ultra: a throw-away pass only to seed the statistics, then the
         // window forgets it (its table entries fall below the new lowest index).
         let mut scratch_rep = *rep;
-        run(
-            hash,
-            state,
-            seqs,
-            &mut scratch_rep,
-            cp,
-            window,
+        let scratch = Block {
             src,
-            block_start,
-            block_end,
-            level,
-        );
+            start: block_start,
+            end: block_end,
+            cp,
+            seqs: &mut *seqs,
+            rep: &mut scratch_rep,
+        };
+        run(hash, state, scratch, window, level);
         seqs.reset(block_size);
         window.forget_prefix(block_size as u32);
         state.next_to_update = window.low_limit();
     }
-    run(
-        hash,
-        state,
+    let b = Block {
+        src,
+        start: block_start,
+        end: block_end,
+        cp,
         seqs,
         rep,
-        cp,
-        window,
-        src,
-        block_start,
-        block_end,
-        level,
-    )
+    };
+    run(hash, state, b, window, level)
 }
 
 /// Picks the tree's `mls` (minMatch clamped to 3..=6, `ZSTD_selectBtGetAllMatches`).
-#[allow(clippy::too_many_arguments)]
 fn run(
     hash: &mut [u32],
     state: &mut OptState,
-    seqs: &mut SeqStore,
-    rep: &mut [u32; REP_NUM],
-    cp: &CParams,
+    b: Block<'_>,
     window: &Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
     level: OptLevel,
 ) -> usize {
-    match cp.min_match.clamp(3, 6) {
-        3 => opt_generic::<3>(
-            hash,
-            state,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-            level,
-        ),
-        4 => opt_generic::<4>(
-            hash,
-            state,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-            level,
-        ),
-        5 => opt_generic::<5>(
-            hash,
-            state,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-            level,
-        ),
-        _ => opt_generic::<6>(
-            hash,
-            state,
-            seqs,
-            rep,
-            cp,
-            window,
-            src,
-            block_start,
-            block_end,
-            level,
-        ),
+    match b.cp.min_match.clamp(3, 6) {
+        3 => opt_generic::<3>(hash, state, b, window, level),
+        4 => opt_generic::<4>(hash, state, b, window, level),
+        5 => opt_generic::<5>(hash, state, b, window, level),
+        _ => opt_generic::<6>(hash, state, b, window, level),
     }
 }
 
@@ -247,19 +194,21 @@ pub(crate) fn new_rep(rep: [u32; REP_NUM], off_base: u32, ll0: bool) -> [u32; RE
 
 /// Mirrors ZSTD_compressBlock_opt_generic (noDict) at optLevel 0 (btopt) or 2 (btultra,
 /// btultra2), with the tree's `MLS`.
-#[allow(clippy::too_many_arguments)]
 fn opt_generic<const MLS: u32>(
     hash: &mut [u32],
     state: &mut OptState,
-    seqs: &mut SeqStore,
-    rep: &mut [u32; REP_NUM],
-    cp: &CParams,
+    b: Block<'_>,
     window: &Window,
-    src: &[u8],
-    block_start: usize,
-    block_end: usize,
     level: OptLevel,
 ) -> usize {
+    let Block {
+        src,
+        start: block_start,
+        end: block_end,
+        cp,
+        seqs,
+        rep,
+    } = b;
     let iend = block_end;
     // `ilimit = iend - 8`; a block too short for it is never searched.
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
