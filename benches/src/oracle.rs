@@ -92,6 +92,97 @@ pub fn decompress(frame: &[u8], capacity: usize) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// `ZSTD_compress_usingDict(cctx, dst, bound, src, n, dict, dict_len, level)` on a fresh
+/// context: `dict` is a zstd-format dictionary when it starts with the dictionary magic
+/// number, raw content otherwise.
+pub fn compress_using_dict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
+    let cap = compress_bound(src.len());
+    let mut out: Vec<u8> = Vec::with_capacity(cap);
+    // SAFETY: no arguments; a null result is checked.
+    let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
+    assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
+    // SAFETY: `cctx` is live; `out` has `cap` writable bytes; `src` and `dict` are valid
+    // slices of the stated lengths.
+    let n = unsafe {
+        zstd_sys::ZSTD_compress_usingDict(
+            cctx,
+            out.as_mut_ptr() as *mut c_void,
+            cap,
+            src.as_ptr() as *const c_void,
+            src.len(),
+            dict.as_ptr() as *const c_void,
+            dict.len(),
+            level,
+        )
+    };
+    // SAFETY: `cctx` was created above and is freed once.
+    unsafe { zstd_sys::ZSTD_freeCCtx(cctx) };
+    assert!(
+        !is_error(n),
+        "ZSTD_compress_usingDict failed: {}",
+        error_name(n)
+    );
+    // SAFETY: libzstd initialised the first `n <= cap` bytes.
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// `ZSTD_decompress_usingDict` of a frame that decodes to at most `capacity` bytes.
+pub fn decompress_using_dict(
+    frame: &[u8],
+    dict: &[u8],
+    capacity: usize,
+) -> Result<Vec<u8>, String> {
+    let dec = NativeDecoder::new();
+    let mut out: Vec<u8> = Vec::with_capacity(capacity.max(1));
+    // SAFETY: `dec.dctx` is live; `out` has `capacity` writable bytes; `frame` and `dict`
+    // are valid slices of the stated lengths.
+    let n = unsafe {
+        zstd_sys::ZSTD_decompress_usingDict(
+            dec.dctx,
+            out.as_mut_ptr() as *mut c_void,
+            capacity,
+            frame.as_ptr() as *const c_void,
+            frame.len(),
+            dict.as_ptr() as *const c_void,
+            dict.len(),
+        )
+    };
+    if is_error(n) {
+        return Err(error_name(n));
+    }
+    // SAFETY: libzstd initialised the first `n <= capacity` bytes.
+    unsafe { out.set_len(n) };
+    Ok(out)
+}
+
+/// `ZDICT_trainFromBuffer(dict, capacity, samples, sizes, n)`: a zstd-format dictionary of
+/// at most `capacity` bytes trained on `samples`.
+pub fn train_dictionary(samples: &[Vec<u8>], capacity: usize) -> Vec<u8> {
+    let flat: Vec<u8> = samples.concat();
+    let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();
+    let mut dict: Vec<u8> = Vec::with_capacity(capacity);
+    // SAFETY: `dict` has `capacity` writable bytes; `flat` holds the samples whose sizes
+    // `sizes` lists (`sizes.len()` of them).
+    let n = unsafe {
+        zstd_sys::ZDICT_trainFromBuffer(
+            dict.as_mut_ptr() as *mut c_void,
+            capacity,
+            flat.as_ptr() as *const c_void,
+            sizes.as_ptr(),
+            sizes.len() as u32,
+        )
+    };
+    // SAFETY: pure function of its argument.
+    assert!(
+        unsafe { zstd_sys::ZDICT_isError(n) } == 0,
+        "ZDICT_trainFromBuffer failed"
+    );
+    // SAFETY: libzstd initialised the first `n <= capacity` bytes.
+    unsafe { dict.set_len(n) };
+    dict
+}
+
 /// A reused native decompression context (`ZSTD_createDCtx` once, `ZSTD_decompressDCtx` per
 /// call), the fair counterpart of a reused [`zarkit::zstd::Decoder`]: `ZSTD_decompress`
 /// creates and frees a context on every call.

@@ -14,13 +14,58 @@
 //!   counts the symbols, so it accepts such sections with wrong output (the `decode_diff`
 //!   harness in `benches/` finds this on about 5 % of mutated frames).
 
+use super::decompress::dict::DictTables;
 use super::decompress::{DCtx, frame, stream};
 use super::error::ZstdError;
+use std::sync::Arc;
 
 /// Largest window a frame may declare before we refuse it. Bounds the decoder's allocation
 /// for hostile input; every standard level up to 19 fits (windowLog ≤ 23). A caller decoding
 /// standalone streams with larger windows raises it with [`Decoder::set_max_window_size`].
 pub const MAX_WINDOW_SIZE: u64 = 1 << 23;
+
+/// A dictionary prepared for decoding: raw content, or a dictionary in the zstd format
+/// (magic number, ID, entropy tables, repeat offsets, content) as `zstd --train` and
+/// `ZDICT_trainFromBuffer` write them. Parsed once; cloning shares it.
+///
+/// Mirrors ZSTD_DDict (`ZSTD_createDDict`).
+#[derive(Clone, Debug)]
+pub struct DecoderDictionary {
+    tables: Arc<DictTables>,
+}
+
+impl DecoderDictionary {
+    /// A dictionary in the zstd format when `bytes` starts with its magic number
+    /// (`0xEC30A437`, at least 8 bytes), raw content otherwise, as libzstd decides
+    /// (`ZSTD_dct_auto`).
+    ///
+    /// # Errors
+    /// [`ZstdError::BadDictionary`] when a formatted dictionary's tables or repeat offsets
+    /// are invalid.
+    pub fn new(bytes: &[u8]) -> Result<Self, ZstdError> {
+        Ok(DecoderDictionary {
+            tables: Arc::new(DictTables::parse(bytes)?),
+        })
+    }
+
+    /// Raw content, whatever its first bytes (`ZSTD_dct_rawContent`): history before each
+    /// frame, with no ID and no tables.
+    pub fn raw(bytes: &[u8]) -> Self {
+        DecoderDictionary {
+            tables: Arc::new(DictTables::raw(bytes)),
+        }
+    }
+
+    /// The ID frames name this dictionary by (0 for raw content).
+    pub fn id(&self) -> u32 {
+        self.tables.id
+    }
+
+    /// How many bytes of history it provides.
+    pub fn content_len(&self) -> usize {
+        self.tables.content.len()
+    }
+}
 
 /// A reusable decoder context (keeps its tables and literal buffer between calls).
 pub struct Decoder {
@@ -53,6 +98,27 @@ impl Decoder {
     /// streaming decoder allocates about this much per frame.
     pub fn set_max_window_size(&mut self, bytes: u64) {
         self.ctx.max_window = bytes;
+    }
+
+    /// A decoder whose frames start from `dict` (see [`Decoder::set_dictionary`]).
+    pub fn with_dictionary(dict: &DecoderDictionary) -> Self {
+        let mut d = Decoder::new();
+        d.set_dictionary(Some(dict));
+        d
+    }
+
+    /// Decode every following frame with `dict` (`None`: without a dictionary): its content
+    /// is the history before each frame, and a formatted dictionary's tables and repeat
+    /// offsets are where each frame starts.
+    ///
+    /// A frame that names a dictionary ID is refused without a dictionary
+    /// ([`ZstdError::DictionaryRequired`]) and with another one
+    /// ([`ZstdError::WrongDictionary`]; raw content has ID 0); frames that name none decode
+    /// with whatever dictionary is set, as libzstd's do.
+    ///
+    /// Mirrors ZSTD_DCtx_refDDict.
+    pub fn set_dictionary(&mut self, dict: Option<&DecoderDictionary>) {
+        self.ctx.dict = dict.map(|d| d.tables.clone());
     }
 
     /// Whether this context runs the block loop compiled for x86-64-v3 (AVX2, BMI1/2),

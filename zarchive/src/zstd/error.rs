@@ -77,6 +77,24 @@ pub enum ZstdError {
         /// The dictionary ID the frame names.
         dict_id: u32,
     },
+    /// The frame at `at` was compressed with another dictionary than the one given.
+    #[error(
+        "zstd frame at byte {at}: it needs dictionary {frame_dict_id}, and the dictionary given is {given_dict_id} (0: raw content)"
+    )]
+    WrongDictionary {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The dictionary ID the frame names.
+        frame_dict_id: u32,
+        /// The ID of the dictionary given (0 for raw content).
+        given_dict_id: u32,
+    },
+    /// A dictionary's bytes do not form a zstd dictionary.
+    #[error("zstd dictionary: {reason}")]
+    BadDictionary {
+        /// What is wrong, in plain words.
+        reason: &'static str,
+    },
     /// The block header at `at` has the reserved block type 3.
     #[error("zstd block at byte {at}: reserved block type 3")]
     ReservedBlockType {

@@ -15,7 +15,7 @@ mod error;
 pub use compress::params;
 use compress::{block, frame, window};
 
-pub use decode::{Decoder, StreamDecoder, decompress, decompress_exact};
+pub use decode::{Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact};
 pub use error::ZstdError;
 pub use params::{CParams, Strategy};
 

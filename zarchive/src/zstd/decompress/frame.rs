@@ -18,11 +18,14 @@ const WINDOWLOG_MAX: u32 = 31;
 
 /// The history a block's matches may reach: the current frame's contiguous output from
 /// `prefix_start`, plus an older segment `ext` (`lo..hi` in the same buffer) that holds the
-/// bytes just before it (the ring buffer's previous lap; a dictionary's content later).
+/// bytes just before it (the ring buffer's previous lap), and before those the content of
+/// the context's dictionary while `dict` says it still adjoins them (one-shot decoding:
+/// always; streaming: until the ring first wraps and its bytes leave the window).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Window {
     pub(crate) prefix_start: usize,
     pub(crate) ext: (usize, usize),
+    pub(crate) dict: bool,
 }
 
 /// A parsed frame header.
@@ -81,7 +84,7 @@ pub(crate) fn parse_frame_header(
     src: &[u8],
     at: usize,
     max_window: u64,
-    dict_id: u32,
+    dict_id: Option<u32>,
 ) -> Result<FrameHeader, ZstdError> {
     let truncated = || ZstdError::Truncated {
         at,
@@ -143,8 +146,17 @@ pub(crate) fn parse_frame_header(
         // below as too large, where libzstd's one-shot decoder takes it as unlimited.
         window = content_size.unwrap_or(u64::MAX);
     }
-    if dict != 0 && dict != dict_id {
-        return Err(ZstdError::DictionaryRequired { at, dict_id: dict });
+    match dict_id {
+        _ if dict == 0 => {}
+        None => return Err(ZstdError::DictionaryRequired { at, dict_id: dict }),
+        Some(given) if given != dict => {
+            return Err(ZstdError::WrongDictionary {
+                at,
+                frame_dict_id: dict,
+                given_dict_id: given,
+            });
+        }
+        Some(_) => {}
     }
     if window > max_window {
         return Err(ZstdError::WindowTooLarge {
@@ -303,7 +315,7 @@ fn decompress_frame(
     dst: &mut [u8],
     op: usize,
 ) -> Result<(usize, usize), ZstdError> {
-    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id)?;
+    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id())?;
     if let Some(fcs) = hdr.content_size
         && fcs > (dst.len() - op) as u64
     {
@@ -314,6 +326,7 @@ fn decompress_frame(
     let win = Window {
         prefix_start: op,
         ext: (0, 0),
+        dict: true,
     };
     let mut ip = hdr.len;
     let mut op = op;
@@ -387,7 +400,7 @@ pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
         match frame_kind(&src[pos..], pos).ok()? {
             FrameKind::Skippable(n) => pos += n,
             FrameKind::Zstd => {
-                let hdr = parse_frame_header(&src[pos..], pos, max_window, u32::MAX).ok()?;
+                let hdr = parse_frame_header(&src[pos..], pos, max_window, Some(u32::MAX)).ok()?;
                 let mut ip = pos + hdr.len;
                 let mut blocks = 0u64;
                 loop {

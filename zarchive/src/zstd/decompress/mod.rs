@@ -10,6 +10,7 @@
 mod bits;
 mod block;
 mod copy;
+pub(crate) mod dict;
 mod dispatch;
 pub(crate) mod frame;
 mod fse_table;
@@ -19,9 +20,11 @@ mod sequences;
 pub(crate) mod stream;
 
 use crate::zstd::common::format::REP_START_VALUE;
+use dict::DictTables;
 pub(crate) use dispatch::Isa;
 use fse_table::SeqTables;
 use huf::HufTable;
+use std::sync::Arc;
 
 pub(crate) use crate::zstd::common::format::BLOCK_SIZE_MAX;
 /// Bytes a fast copy may write or read past its end (`WILDCOPY_OVERLENGTH`).
@@ -40,10 +43,9 @@ const REP_START: [usize; 3] = [
 ///
 /// Mirrors the entropy part of ZSTD_DCtx (`ZSTD_entropyDTables_t`, `litBuffer`, `rep`).
 ///
-/// Dictionary hook: a dictionary (not implemented yet) would seed a frame from here —
-/// `dict_id` names it, its entropy tables would be copied into `huf`/`seq` with the
-/// `*_valid` flags set, its repeat offsets into `reps`, and its content would be the older
-/// history segment that `frame::Window::ext` already models.
+/// A dictionary seeds every frame from here: its entropy tables are copied into `huf` and
+/// `work.seq` with the `*_valid` flags set, its repeat offsets into `reps`, and its content
+/// is the history before the frame's first byte (see `frame::Window::dict`).
 pub(crate) struct DCtx {
     /// Sequence tables and literal buffer, in one allocation so the sequence loop reaches
     /// both from one address.
@@ -56,8 +58,8 @@ pub(crate) struct DCtx {
     reps: [usize; 3],
     /// Largest window a frame may declare.
     pub(crate) max_window: u64,
-    /// The dictionary this context holds (0: none). Frames naming another are refused.
-    dict_id: u32,
+    /// The dictionary every frame starts from (frames naming another are refused).
+    pub(crate) dict: Option<Arc<DictTables>>,
     /// Code generation for the block loop, chosen once for this CPU.
     pub(crate) isa: Isa,
 }
@@ -95,17 +97,37 @@ impl DCtx {
             fse_valid: false,
             reps: REP_START,
             max_window,
-            dict_id: 0,
+            dict: None,
             isa: Isa::detect(),
         }
     }
 
-    /// Forget the previous frame's entropy and offsets (frames are independent).
+    /// Forget the previous frame's entropy and offsets (frames are independent), and start
+    /// from the dictionary's when there is one.
     ///
-    /// Mirrors ZSTD_decompressBegin (without a dictionary).
+    /// Mirrors ZSTD_decompressBegin_usingDDict (ZSTD_copyDDictParameters).
     pub(crate) fn reset_for_frame(&mut self) {
-        self.huf_valid = false;
-        self.fse_valid = false;
-        self.reps = REP_START;
+        match self.dict.as_ref().and_then(|d| d.entropy.as_ref()) {
+            Some(e) => {
+                (*self.huf).clone_from(&e.huf);
+                self.work.seq.ll.copy_from(&e.seq.ll);
+                self.work.seq.of.copy_from(&e.seq.of);
+                self.work.seq.ml.copy_from(&e.seq.ml);
+                self.huf_valid = true;
+                self.fse_valid = true;
+                self.reps = e.reps;
+            }
+            None => {
+                self.huf_valid = false;
+                self.fse_valid = false;
+                self.reps = REP_START;
+            }
+        }
+    }
+
+    /// The ID of the dictionary frames may name: `None` without a dictionary, 0 for raw
+    /// content.
+    pub(crate) fn dict_id(&self) -> Option<u32> {
+        self.dict.as_ref().map(|d| d.id)
     }
 }

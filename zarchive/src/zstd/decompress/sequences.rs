@@ -289,6 +289,7 @@ pub(crate) fn decode_and_execute(
         let words: &[u8; STREAM_COPY_SIZE] = &ctx.work.seq_stream;
         let t: &SeqTables = &ctx.work.seq;
         let lits: &[u8; LIT_BUFFER_SIZE] = &ctx.work.lit;
+        let dict: &[u8] = ctx.dict.as_deref().map_or(&[], |d| &d.content);
         let mut r = BitReader::new(src).ok_or(ZstdError::Malformed {
             at,
             reason: "sequence bitstream is empty or has no end mark",
@@ -371,7 +372,7 @@ pub(crate) fn decode_and_execute(
                 wild_copy_lits(hot, op - base, lits, lp, ll);
                 wild_copy_match(hot, lit_end - base, offset, ml);
             } else {
-                exec_sequence_end(out, win, lits, lp, lit_len, op, ll, ml, offset, at)?;
+                exec_sequence_end(out, win, lits, lp, lit_len, op, ll, ml, offset, at, dict)?;
             }
             op = m_end;
             lp += ll;
@@ -426,6 +427,7 @@ fn exec_sequence_end(
     ml_len: usize,
     offset: usize,
     at: usize,
+    dict: &[u8],
 ) -> Result<(), ZstdError> {
     let lit_end = op + ll_len;
     let m_end = lit_end + ml_len;
@@ -448,22 +450,34 @@ fn exec_sequence_end(
         exact_copy_match(out.buf, lit_end, lit_end - offset, ml_len);
         return Ok(());
     }
-    // The match starts in the older segment (the ring buffer's previous lap).
+    // The match starts in an older segment: the ring buffer's previous lap, or before it
+    // the dictionary's content; it may run on into the newer segments.
     let (ext_lo, ext_hi) = win.ext;
     let ext_len = ext_hi.saturating_sub(ext_lo);
-    let back = offset - in_prefix;
-    if back > ext_len {
+    let dict = if win.dict { dict } else { &[] };
+    let mut back = offset - in_prefix;
+    if back > ext_len + dict.len() {
         return Err(ZstdError::OffsetBeyondHistory {
             at,
             offset: offset as u64,
-            available: (in_prefix + ext_len) as u64,
+            available: (in_prefix + ext_len + dict.len()) as u64,
         });
     }
-    let from = ext_hi - back;
-    let first = back.min(ml_len);
-    out.buf.copy_within(from..from + first, lit_end);
-    if first < ml_len {
-        exact_copy_match(out.buf, lit_end + first, win.prefix_start, ml_len - first);
+    let (mut dst, mut left) = (lit_end, ml_len);
+    if back > ext_len {
+        let from = dict.len() - (back - ext_len);
+        let n = (back - ext_len).min(left);
+        out.buf[dst..dst + n].copy_from_slice(&dict[from..from + n]);
+        (dst, left, back) = (dst + n, left - n, ext_len);
+    }
+    if left > 0 && back > 0 {
+        let from = ext_hi - back;
+        let n = back.min(left);
+        out.buf.copy_within(from..from + n, dst);
+        (dst, left) = (dst + n, left - n);
+    }
+    if left > 0 {
+        exact_copy_match(out.buf, dst, win.prefix_start, left);
     }
     Ok(())
 }

@@ -37,7 +37,10 @@ impl Ring {
         let size = history + 2 * hdr.block_max + 2 * WILDCOPY_OVERLENGTH;
         Ring {
             buf: vec![0u8; size],
-            win: Window::default(),
+            win: Window {
+                dict: true,
+                ..Window::default()
+            },
             op: 0,
         }
     }
@@ -49,6 +52,9 @@ impl Ring {
             self.win.ext = (self.win.prefix_start, self.op);
             self.win.prefix_start = 0;
             self.op = 0;
+            // The dictionary no longer adjoins the history: the lap now older than `ext`
+            // (overwritten) lies between them, and it is beyond the window anyway.
+            self.win.dict = false;
         }
         // The block may write up to `block_max + 32` bytes from `op`: older bytes below
         // that point are about to be overwritten and leave the history.
@@ -137,7 +143,7 @@ pub(crate) fn stream_frame(
     at: usize,
     out: &mut dyn Write,
 ) -> Result<(usize, u64), ZstdError> {
-    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id)?;
+    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id())?;
     ctx.reset_for_frame();
     let mut ring = Ring::for_frame(&hdr);
     let mut hasher = hdr.checksum.then(|| xxhash_rust::xxh64::Xxh64::new(0));
@@ -339,7 +345,7 @@ impl<R: std::io::Read> StreamReader<R> {
         };
         let rest = (!single) as usize + [0usize, 1, 2, 4][(fhd & 3) as usize] + fcs_len;
         self.need(rest, at, "frame header")?;
-        let hdr = parse_frame_header(&self.input, at, self.ctx.max_window, self.ctx.dict_id)
+        let hdr = parse_frame_header(&self.input, at, self.ctx.max_window, self.ctx.dict_id())
             .map_err(invalid)?;
         self.at += hdr.len;
         self.ctx.reset_for_frame();

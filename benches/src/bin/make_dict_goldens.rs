@@ -1,0 +1,73 @@
+//! Writes `corpus/goldens/dict/` from the native oracle (libzstd 1.5.7): a zstd-format
+//! dictionary trained with `ZDICT_trainFromBuffer` on generated text samples, a raw-content
+//! dictionary, and frames of other samples compressed with `ZSTD_compress_usingDict` with
+//! each, at several levels. The frames are stored (our encoder cannot write them yet); the
+//! samples are regenerated from `zarkit_corpus::generate` by the test that decodes them.
+//!
+//! `cargo run --release -p zarkit-benches --bin make_dict_goldens`
+
+use std::fmt::Write as _;
+
+use zarkit_benches::oracle;
+use zarkit_corpus::{Shape, frame_hash, generate};
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/goldens/dict");
+/// The samples the frames hold: (shape, size, seed).
+const SAMPLES: &[(Shape, usize, u64)] = &[
+    (Shape::Text, 700, 9001),
+    (Shape::Text, 3000, 9002),
+    (Shape::Text, 9000, 9003),
+    (Shape::Binary, 2500, 9004),
+    (Shape::Mixed, 5000, 9005),
+    (Shape::Text, 16_000, 9006),
+];
+const LEVELS: &[i32] = &[1, 3, 6, 19];
+
+fn main() {
+    oracle::assert_version();
+    std::fs::create_dir_all(DIR).expect("the goldens folder");
+    // Training samples share the text generator's vocabulary with the frames' samples.
+    let training: Vec<Vec<u8>> = (0..400u64)
+        .map(|i| generate(Shape::Text, 1000 + (i as usize * 37) % 3000, 100 + i))
+        .collect();
+    let formatted = oracle::train_dictionary(&training, 8192);
+    let raw = generate(Shape::Text, 8192, 77);
+    std::fs::write(format!("{DIR}/formatted.dict"), &formatted).expect("write");
+    std::fs::write(format!("{DIR}/raw.dict"), &raw).expect("write");
+    let mut frames = Vec::new();
+    let mut text = String::new();
+    writeln!(
+        text,
+        "# ZSTD_compress_usingDict frames (libzstd 1.5.7), written by make_dict_goldens."
+    )
+    .unwrap();
+    writeln!(text, "# <dict> <shape> <size> <seed> <level> <offset in frames.bin> <frame size> <xxh64 of the content>").unwrap();
+    for (name, dict) in [("formatted", &formatted), ("raw", &raw)] {
+        for &(shape, size, seed) in SAMPLES {
+            let src = generate(shape, size, seed);
+            for &level in LEVELS {
+                let frame = oracle::compress_using_dict(&src, dict, level);
+                let back = oracle::decompress_using_dict(&frame, dict, size).expect("decodes");
+                assert!(back == src, "the oracle decodes its own frame");
+                writeln!(
+                    text,
+                    "{name} {} {size} {seed} {level} {} {} {:016x}",
+                    shape.name(),
+                    frames.len(),
+                    frame.len(),
+                    frame_hash(&src)
+                )
+                .unwrap();
+                frames.extend_from_slice(&frame);
+            }
+        }
+    }
+    std::fs::write(format!("{DIR}/frames.bin"), &frames).expect("write");
+    std::fs::write(format!("{DIR}/frames.txt"), text).expect("write");
+    println!(
+        "formatted dictionary {} bytes, raw {} bytes, {} bytes of frames",
+        formatted.len(),
+        raw.len(),
+        frames.len()
+    );
+}

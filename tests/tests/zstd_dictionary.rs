@@ -1,0 +1,195 @@
+//! Decoding with dictionaries: frames written by libzstd 1.5.7's `ZSTD_compress_usingDict`
+//! with a zstd-format dictionary (trained by `ZDICT_trainFromBuffer`) and with raw content
+//! (`corpus/goldens/dict/`, written by `make_dict_goldens`), the dictionary-ID checks, and
+//! hostile dictionaries.
+
+use std::path::PathBuf;
+
+use zarkit::zstd::{Decoder, DecoderDictionary, ZstdError};
+use zarkit_corpus::{Shape, frame_hash, generate};
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/goldens/dict")
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(dir().join(name)).unwrap()
+}
+
+/// One golden frame: which dictionary, the content it decodes to, the frame.
+struct Golden {
+    dict: String,
+    level: i32,
+    content: Vec<u8>,
+    hash: u64,
+    frame: Vec<u8>,
+}
+
+fn goldens() -> Vec<Golden> {
+    let frames = read("frames.bin");
+    let text = String::from_utf8(read("frames.txt")).unwrap();
+    let shapes = [Shape::Text, Shape::Binary, Shape::Mixed];
+    let out: Vec<Golden> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let shape = *shapes.iter().find(|s| s.name() == f[1]).unwrap();
+            let (size, seed): (usize, u64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+            let (at, len): (usize, usize) = (f[5].parse().unwrap(), f[6].parse().unwrap());
+            Golden {
+                dict: f[0].to_string(),
+                level: f[4].parse().unwrap(),
+                content: generate(shape, size, seed),
+                hash: u64::from_str_radix(f[7], 16).unwrap(),
+                frame: frames[at..at + len].to_vec(),
+            }
+        })
+        .collect();
+    assert_eq!(out.len(), 48, "the golden list is complete");
+    out
+}
+
+fn dictionaries() -> (DecoderDictionary, DecoderDictionary) {
+    let formatted = DecoderDictionary::new(&read("formatted.dict")).unwrap();
+    let raw = DecoderDictionary::new(&read("raw.dict")).unwrap();
+    (formatted, raw)
+}
+
+#[test]
+fn libzstd_dictionary_frames_decode_to_their_content() {
+    let (formatted, raw) = dictionaries();
+    assert_ne!(formatted.id(), 0, "a trained dictionary has an ID");
+    assert_eq!(raw.id(), 0, "raw content has none");
+    let mut one = Decoder::new();
+    for g in goldens() {
+        assert_eq!(
+            frame_hash(&g.content),
+            g.hash,
+            "the sample generator is unchanged"
+        );
+        let dict = if g.dict == "formatted" {
+            &formatted
+        } else {
+            &raw
+        };
+        let what = format!(
+            "{} dictionary, {} bytes, level {}",
+            g.dict,
+            g.content.len(),
+            g.level
+        );
+        // One-shot into an exact buffer and into a Vec, with one reused decoder.
+        one.set_dictionary(Some(dict));
+        let mut exact = vec![0u8; g.content.len()];
+        one.decompress_exact(&g.frame, &mut exact)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(exact == g.content, "{what}: exact buffer");
+        let v = one.decompress(&g.frame, 1 << 20).unwrap();
+        assert!(v == g.content, "{what}: into a Vec");
+        // Streaming, through the frame's ring buffer.
+        let mut streamed = Vec::new();
+        Decoder::with_dictionary(dict)
+            .decompress_to(&g.frame, &mut streamed)
+            .unwrap_or_else(|e| panic!("{what}: streaming: {e}"));
+        assert!(streamed == g.content, "{what}: streaming");
+        // The same decoder then decodes a frame without a dictionary.
+        one.set_dictionary(None);
+        let plain = zarkit::zstd::compress(&g.content, 3).unwrap();
+        assert!(one.decompress(&plain, 1 << 20).unwrap() == g.content);
+    }
+}
+
+#[test]
+fn a_frame_naming_a_dictionary_needs_that_one() {
+    let (formatted, raw) = dictionaries();
+    let id = formatted.id();
+    let g = goldens()
+        .into_iter()
+        .find(|g| g.dict == "formatted")
+        .unwrap();
+    let mut out = vec![0u8; g.content.len()];
+    match Decoder::new().decompress_exact(&g.frame, &mut out) {
+        Err(ZstdError::DictionaryRequired { at: 0, dict_id }) => assert_eq!(dict_id, id),
+        other => panic!("without a dictionary: {other:?}"),
+    }
+    for wrong in [raw, DecoderDictionary::raw(&read("formatted.dict"))] {
+        match Decoder::with_dictionary(&wrong).decompress_exact(&g.frame, &mut out) {
+            Err(ZstdError::WrongDictionary {
+                at: 0,
+                frame_dict_id,
+                given_dict_id: 0,
+            }) => assert_eq!(frame_dict_id, id),
+            other => panic!("with raw content: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn raw_content_frames_without_their_dictionary_never_give_wrong_bytes() {
+    // A raw-content frame names no dictionary: without it, a match into the dictionary is
+    // an offset beyond the history, and a frame that never reaches it decodes as it is.
+    let (mut refused, mut decoded) = (0, 0);
+    for g in goldens().into_iter().filter(|g| g.dict == "raw") {
+        let mut out = vec![0u8; g.content.len()];
+        match Decoder::new().decompress_exact(&g.frame, &mut out) {
+            Ok(()) => {
+                assert!(out == g.content, "level {}: wrong bytes", g.level);
+                decoded += 1;
+            }
+            Err(ZstdError::OffsetBeyondHistory { .. }) => refused += 1,
+            Err(e) => panic!("level {}: {e}", g.level),
+        }
+    }
+    assert!(
+        refused > 0,
+        "some frames use the dictionary ({decoded} did not)"
+    );
+}
+
+#[test]
+fn damaged_dictionaries_are_refused_or_read_never_panic() {
+    let bytes = read("formatted.dict");
+    // Every truncation of the entropy part, and byte changes through it.
+    let mut refused = 0;
+    for len in 8..bytes.len().min(600) {
+        if let Err(e) = DecoderDictionary::new(&bytes[..len]) {
+            assert!(matches!(e, ZstdError::BadDictionary { .. }), "{len}: {e}");
+            refused += 1;
+        }
+    }
+    assert!(
+        refused > 100,
+        "truncated entropy tables are refused ({refused})"
+    );
+    for at in 8..bytes.len().min(400) {
+        for x in [1u8, 0x80, 0xFF] {
+            let mut bad = bytes.clone();
+            bad[at] ^= x;
+            if let Ok(d) = DecoderDictionary::new(&bad) {
+                // A dictionary that still reads must decode its frames or refuse them.
+                let mut dec = Decoder::with_dictionary(&d);
+                for g in goldens().iter().filter(|g| g.dict == "formatted").take(3) {
+                    let _ = dec.decompress(&g.frame, 1 << 20);
+                }
+            }
+        }
+    }
+    // Repeat offsets of zero, or beyond the content, are refused.
+    let content = DecoderDictionary::new(&bytes).unwrap().content_len();
+    let reps_at = bytes.len() - content - 12;
+    for rep in [0u32, content as u32 + 1] {
+        let mut bad = bytes.clone();
+        bad[reps_at..reps_at + 4].copy_from_slice(&rep.to_le_bytes());
+        assert!(matches!(
+            DecoderDictionary::new(&bad),
+            Err(ZstdError::BadDictionary { .. })
+        ));
+    }
+    // Fewer than 8 bytes, or no magic number: raw content.
+    assert_eq!(
+        DecoderDictionary::new(&bytes[..7]).unwrap().content_len(),
+        7
+    );
+    assert_eq!(DecoderDictionary::new(b"plain text").unwrap().id(), 0);
+}
