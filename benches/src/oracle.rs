@@ -174,10 +174,8 @@ pub fn train_dictionary(samples: &[Vec<u8>], capacity: usize) -> Vec<u8> {
         )
     };
     // SAFETY: pure function of its argument.
-    assert!(
-        unsafe { zstd_sys::ZDICT_isError(n) } == 0,
-        "ZDICT_trainFromBuffer failed"
-    );
+    let failed = unsafe { zstd_sys::ZDICT_isError(n) } != 0;
+    assert!(!failed, "ZDICT_trainFromBuffer failed");
     // SAFETY: libzstd initialised the first `n <= capacity` bytes.
     unsafe { dict.set_len(n) };
     dict

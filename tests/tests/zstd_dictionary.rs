@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use zarkit::zstd::{Decoder, DecoderDictionary, ZstdError};
+use zarkit::zstd::{Decoder, DecoderDictionary, StreamDecoder, ZstdError};
 use zarkit_corpus::{Shape, frame_hash, generate};
 
 fn dir() -> PathBuf {
@@ -34,19 +34,24 @@ fn goldens() -> Vec<Golden> {
         .filter(|l| !l.starts_with('#'))
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
-            let shape = *shapes.iter().find(|s| s.name() == f[1]).unwrap();
             let (size, seed): (usize, u64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+            let content = if f[1] == "period11" {
+                b"abcdefghijk".iter().copied().cycle().take(size).collect()
+            } else {
+                let shape = *shapes.iter().find(|s| s.name() == f[1]).unwrap();
+                generate(shape, size, seed)
+            };
             let (at, len): (usize, usize) = (f[5].parse().unwrap(), f[6].parse().unwrap());
             Golden {
                 dict: f[0].to_string(),
                 level: f[4].parse().unwrap(),
-                content: generate(shape, size, seed),
+                content,
                 hash: u64::from_str_radix(f[7], 16).unwrap(),
                 frame: frames[at..at + len].to_vec(),
             }
         })
         .collect();
-    assert_eq!(out.len(), 48, "the golden list is complete");
+    assert_eq!(out.len(), 84, "the golden list is complete");
     out
 }
 
@@ -56,9 +61,15 @@ fn dictionaries() -> (DecoderDictionary, DecoderDictionary) {
     (formatted, raw)
 }
 
+/// The trained dictionary with repeat offsets 11, 23, 7 instead of 1, 4, 8.
+fn reps_dictionary() -> DecoderDictionary {
+    DecoderDictionary::new(&read("reps.dict")).unwrap()
+}
+
 #[test]
 fn libzstd_dictionary_frames_decode_to_their_content() {
     let (formatted, raw) = dictionaries();
+    let reps = reps_dictionary();
     assert_ne!(formatted.id(), 0, "a trained dictionary has an ID");
     assert_eq!(raw.id(), 0, "raw content has none");
     let mut one = Decoder::new();
@@ -68,10 +79,10 @@ fn libzstd_dictionary_frames_decode_to_their_content() {
             g.hash,
             "the sample generator is unchanged"
         );
-        let dict = if g.dict == "formatted" {
-            &formatted
-        } else {
-            &raw
+        let dict = match g.dict.as_str() {
+            "formatted" => &formatted,
+            "reps" => &reps,
+            _ => &raw,
         };
         let what = format!(
             "{} dictionary, {} bytes, level {}",
@@ -93,11 +104,30 @@ fn libzstd_dictionary_frames_decode_to_their_content() {
             .decompress_to(&g.frame, &mut streamed)
             .unwrap_or_else(|e| panic!("{what}: streaming: {e}"));
         assert!(streamed == g.content, "{what}: streaming");
+        let mut read = Vec::new();
+        std::io::Read::read_to_end(
+            &mut StreamDecoder::with_dictionary(&g.frame[..], dict),
+            &mut read,
+        )
+        .unwrap_or_else(|e| panic!("{what}: Read adapter: {e}"));
+        assert!(read == g.content, "{what}: Read adapter");
         // The same decoder then decodes a frame without a dictionary.
         one.set_dictionary(None);
         let plain = zarkit::zstd::compress(&g.content, 3).unwrap();
         assert!(one.decompress(&plain, 1 << 20).unwrap() == g.content);
     }
+    // The period-11 frames start with a repeat match: with the dictionary's offsets loaded
+    // they decode, and with the same tables but the start offsets 1, 4, 8 they do not.
+    let g = goldens()
+        .into_iter()
+        .find(|g| g.dict == "reps" && g.frame.len() < 100)
+        .expect("a period-11 frame with the reps dictionary");
+    let mut out = vec![0u8; g.content.len()];
+    let wrong = Decoder::with_dictionary(&formatted).decompress_exact(&g.frame, &mut out);
+    assert!(
+        wrong.is_err() || out != g.content,
+        "the repeat offsets make a difference"
+    );
 }
 
 #[test]

@@ -41,6 +41,10 @@ pub struct DecompressArgs {
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
+    /// Decode with this dictionary (a zstd-format dictionary, such as `zstd --train`
+    /// writes, or raw content), as `zstd -D`.
+    #[arg(short = 'D', long = "dict", value_name = "FILE")]
+    dict: Option<PathBuf>,
 }
 
 fn read_input(input: &Path) -> Result<Vec<u8>, Failure> {
@@ -167,6 +171,14 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
         return Err(zarkit::zar::ZarError::Exists { path: output }.into());
     }
+    let mut decoder = zstd::Decoder::new();
+    if let Some(path) = &a.dict {
+        let bytes = std::fs::read(path)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+        let dict = zstd::DecoderDictionary::new(&bytes)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+        decoder.set_dictionary(Some(&dict));
+    }
     let data = read_input(&a.input)?;
     let shown = if is_dash(&a.input) {
         "standard input".to_string()
@@ -174,7 +186,8 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         a.input.display().to_string()
     };
     write_output(&output, a.force, true, |w| {
-        zstd::decode::decompress_to(&data, &mut &mut *w)
+        decoder
+            .decompress_to(&data, &mut &mut *w)
             .map(|_| ())
             .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))
     })

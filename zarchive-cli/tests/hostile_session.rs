@@ -473,3 +473,53 @@ fn re_extracting_many_existing_files_prints_one_summary_line() {
         "{e}"
     );
 }
+
+#[test]
+fn decompress_with_a_dictionary_decodes_and_names_a_missing_or_wrong_one() {
+    // The first golden frame: libzstd's ZSTD_compress_usingDict with the trained dictionary.
+    let goldens = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/goldens/dict");
+    let frames = std::fs::read(goldens.join("frames.bin")).unwrap();
+    let manifest = std::fs::read_to_string(goldens.join("frames.txt")).unwrap();
+    let first: Vec<&str> = manifest
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let len: usize = first[6].parse().unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("a.zst");
+    std::fs::write(&input, &frames[..len]).unwrap();
+    let out = d.path().join("a");
+    let o = run!("decompress", input, "-o", out);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("needs dictionary"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = run!(
+        "decompress",
+        "-D",
+        goldens.join("raw.dict"),
+        input,
+        "-o",
+        out
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the dictionary given is 0"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!(
+        "decompress",
+        "--dict",
+        goldens.join("formatted.dict"),
+        input,
+        "-o",
+        out
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&out).unwrap().len(),
+        first[2].parse::<usize>().unwrap()
+    );
+}

@@ -8,6 +8,7 @@
 
 use std::fmt::Write as _;
 
+use zarkit::zstd::DecoderDictionary;
 use zarkit_benches::oracle;
 use zarkit_corpus::{Shape, frame_hash, generate};
 
@@ -20,7 +21,17 @@ const SAMPLES: &[(Shape, usize, u64)] = &[
     (Shape::Binary, 2500, 9004),
     (Shape::Mixed, 5000, 9005),
     (Shape::Text, 16_000, 9006),
+    // Seed 0: "abcdefghijk" repeated (`period11`), whose matches sit at offset 11.
+    (Shape::Text, 3000, 0),
 ];
+
+/// A sample's bytes: the corpus generator, or the period-11 pattern for seed 0.
+fn sample(shape: Shape, size: usize, seed: u64) -> Vec<u8> {
+    if seed == 0 {
+        return b"abcdefghijk".iter().copied().cycle().take(size).collect();
+    }
+    generate(shape, size, seed)
+}
 const LEVELS: &[i32] = &[1, 3, 6, 19];
 
 fn main() {
@@ -32,7 +43,18 @@ fn main() {
         .collect();
     let formatted = oracle::train_dictionary(&training, 8192);
     let raw = generate(Shape::Text, 8192, 77);
+    // The trained dictionary with other repeat offsets (ZDICT writes 1, 4, 8), so that frames
+    // starting with a repeat match show whether a decoder loads them.
+    let mut reps = formatted.clone();
+    let content = DecoderDictionary::new(&formatted)
+        .expect("our decoder reads the trained dictionary")
+        .content_len();
+    let at = formatted.len() - content - 12;
+    for (i, r) in [11u32, 23, 7].iter().enumerate() {
+        reps[at + 4 * i..at + 4 * i + 4].copy_from_slice(&r.to_le_bytes());
+    }
     std::fs::write(format!("{DIR}/formatted.dict"), &formatted).expect("write");
+    std::fs::write(format!("{DIR}/reps.dict"), &reps).expect("write");
     std::fs::write(format!("{DIR}/raw.dict"), &raw).expect("write");
     let mut frames = Vec::new();
     let mut text = String::new();
@@ -42,9 +64,9 @@ fn main() {
     )
     .unwrap();
     writeln!(text, "# <dict> <shape> <size> <seed> <level> <offset in frames.bin> <frame size> <xxh64 of the content>").unwrap();
-    for (name, dict) in [("formatted", &formatted), ("raw", &raw)] {
+    for (name, dict) in [("formatted", &formatted), ("raw", &raw), ("reps", &reps)] {
         for &(shape, size, seed) in SAMPLES {
-            let src = generate(shape, size, seed);
+            let src = sample(shape, size, seed);
             for &level in LEVELS {
                 let frame = oracle::compress_using_dict(&src, dict, level);
                 let back = oracle::decompress_using_dict(&frame, dict, size).expect("decodes");
@@ -52,7 +74,7 @@ fn main() {
                 writeln!(
                     text,
                     "{name} {} {size} {seed} {level} {} {} {:016x}",
-                    shape.name(),
+                    if seed == 0 { "period11" } else { shape.name() },
                     frames.len(),
                     frame.len(),
                     frame_hash(&src)

@@ -223,6 +223,16 @@ impl<R: std::io::Read> StreamDecoder<R> {
         }
     }
 
+    /// Decode from `src` with `dict` (see [`Decoder::set_dictionary`]), accepting windows
+    /// up to [`MAX_WINDOW_SIZE`].
+    pub fn with_dictionary(src: R, dict: &DecoderDictionary) -> Self {
+        let mut ctx = Box::new(DCtx::new(MAX_WINDOW_SIZE));
+        ctx.dict = Some(dict.tables.clone());
+        StreamDecoder {
+            inner: stream::StreamReader::new(src, ctx),
+        }
+    }
+
     /// The underlying reader (positioned after the bytes consumed so far).
     pub fn into_inner(self) -> R {
         self.inner.into_inner()
