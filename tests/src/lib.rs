@@ -350,6 +350,42 @@ pub mod exercise {
         }
     }
 
+    /// The golden dictionaries of `corpus/goldens/dict/` (trained, raw content, trained with
+    /// other repeat offsets), as the `decode_dict_differential` target picks them.
+    pub const DICTIONARIES: [&[u8]; 3] = [
+        include_bytes!("../../corpus/goldens/dict/formatted.dict"),
+        include_bytes!("../../corpus/goldens/dict/raw.dict"),
+        include_bytes!("../../corpus/goldens/dict/reps.dict"),
+    ];
+
+    /// Byte 0 picks a dictionary (a golden one, or with bit 7 set one taken from the input:
+    /// `u16` length, bytes); the rest is decoded with it through both decode paths.
+    pub fn decode_with_dict(input: &[u8]) {
+        let Some((&pick, rest)) = input.split_first() else {
+            return;
+        };
+        let (dict, frame): (&[u8], &[u8]) = if pick & 0x80 == 0 {
+            (DICTIONARIES[pick as usize % 3], rest)
+        } else {
+            let Some(len) = rest.get(..2) else { return };
+            let len = u16::from_le_bytes([len[0], len[1]]) as usize;
+            let Some(d) = rest.get(2..2 + len) else {
+                return;
+            };
+            (d, &rest[2 + len..])
+        };
+        let Ok(dict) = zarkit::zstd::DecoderDictionary::new(dict) else {
+            return;
+        };
+        let mut dec = zarkit::zstd::Decoder::with_dictionary(&dict);
+        let limited = dec.decompress(frame, 1 << 20);
+        let mut w = Capped { left: 16 << 20 };
+        let streamed = dec.decompress_to(frame, &mut w);
+        if let (Ok(a), Ok(n)) = (&limited, &streamed) {
+            assert_eq!(a.len() as u64, *n, "both decode paths agree on the size");
+        }
+    }
+
     /// Levels the encoder implements, in a fixed order (the round-trip target picks one).
     pub fn supported_levels() -> Vec<i32> {
         [-131072, -1000, -100, -7, -5, -3, -2, -1]

@@ -92,3 +92,10 @@ fn every_fuzz_target_has_a_regression_folder() {
 fn decode_differential_inputs_replay() {
     replay("decode_differential", exercise::decode);
 }
+
+/// The dictionary decode-differential target compares with native libzstd (fuzz crate only);
+/// its inputs replay here through our side (no panic, both decode paths agree).
+#[test]
+fn decode_dict_differential_inputs_replay() {
+    replay("decode_dict_differential", exercise::decode_with_dict);
+}
