@@ -218,6 +218,57 @@ impl NativeDecoder {
     }
 }
 
+/// A native prepared dictionary (`ZSTD_createDDict`), for [`NativeDecoder::decompress_with`].
+pub struct NativeDDict {
+    ddict: *mut zstd_sys::ZSTD_DDict,
+}
+
+impl NativeDDict {
+    /// `ZSTD_createDDict(dict)`: zstd-format when it starts with the magic number, else raw.
+    pub fn new(dict: &[u8]) -> Self {
+        // SAFETY: `dict` is a valid slice; libzstd copies it; a null result is checked.
+        let ddict =
+            unsafe { zstd_sys::ZSTD_createDDict(dict.as_ptr() as *const c_void, dict.len()) };
+        assert!(!ddict.is_null(), "ZSTD_createDDict failed");
+        NativeDDict { ddict }
+    }
+}
+
+impl Drop for NativeDDict {
+    fn drop(&mut self) {
+        // SAFETY: created by ZSTD_createDDict and freed exactly once.
+        unsafe { zstd_sys::ZSTD_freeDDict(self.ddict) };
+    }
+}
+
+impl NativeDecoder {
+    /// `ZSTD_decompress_usingDDict` into `dst`; returns the bytes written.
+    pub fn decompress_with(
+        &mut self,
+        frame: &[u8],
+        dst: &mut [u8],
+        dict: &NativeDDict,
+    ) -> Result<usize, String> {
+        // SAFETY: `self.dctx` and `dict.ddict` are live; `dst` and `frame` are valid slices
+        // of the stated lengths.
+        let n = unsafe {
+            zstd_sys::ZSTD_decompress_usingDDict(
+                self.dctx,
+                dst.as_mut_ptr() as *mut c_void,
+                dst.len(),
+                frame.as_ptr() as *const c_void,
+                frame.len(),
+                dict.ddict,
+            )
+        };
+        if is_error(n) {
+            Err(error_name(n))
+        } else {
+            Ok(n)
+        }
+    }
+}
+
 // SAFETY: a ZSTD_DCtx holds no thread-affine state; `NativeDecoder` owns its context
 // exclusively (no `Clone`, no shared references handed out), so moving it to another thread
 // moves sole ownership with it.

@@ -138,6 +138,60 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
     }
 }
 
+/// Copy `src` into `dst` (the same length) exactly. Short copies, the common case of the
+/// exact path (sequences reaching into a dictionary, the end of the output), take two
+/// overlapping fixed-size moves instead of a call to `memcpy`.
+#[inline]
+pub(crate) fn copy_short(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len();
+    debug_assert_eq!(n, src.len());
+    match n {
+        0 => {}
+        1..=3 => {
+            for (d, s) in dst.iter_mut().zip(src) {
+                *d = *s;
+            }
+        }
+        4..=7 => {
+            let (a, b) = (load::<4>(src, 0), load::<4>(src, n - 4));
+            dst[..4].copy_from_slice(&a);
+            dst[n - 4..].copy_from_slice(&b);
+        }
+        8..=16 => {
+            let (a, b) = (load::<8>(src, 0), load::<8>(src, n - 8));
+            dst[..8].copy_from_slice(&a);
+            dst[n - 8..].copy_from_slice(&b);
+        }
+        17..=32 => {
+            let (a, b) = (load::<16>(src, 0), load::<16>(src, n - 16));
+            dst[..16].copy_from_slice(&a);
+            dst[n - 16..].copy_from_slice(&b);
+        }
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// `N` bytes of `s` at `i`.
+#[inline(always)]
+fn load<const N: usize>(s: &[u8], i: usize) -> [u8; N] {
+    let mut v = [0u8; N];
+    v.copy_from_slice(&s[i..i + N]);
+    v
+}
+
+/// Copy `len` bytes within `out` from `src` to `dst`, ranges that do not overlap (in
+/// either order: a ring buffer's previous lap lies after the write position).
+#[inline]
+pub(crate) fn copy_apart(out: &mut [u8], src: usize, dst: usize, len: usize) {
+    if src < dst {
+        let (head, tail) = out.split_at_mut(dst);
+        copy_short(&mut tail[..len], &head[src..src + len]);
+    } else {
+        let (head, tail) = out.split_at_mut(src);
+        copy_short(&mut head[dst..dst + len], &tail[..len]);
+    }
+}
+
 /// Copy a match of `len` bytes at distance `dst - src` (may overlap) exactly, writing
 /// nothing past `dst + len`.
 ///
@@ -145,7 +199,7 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
 pub(crate) fn exact_copy_match(out: &mut [u8], mut dst: usize, src: usize, mut len: usize) {
     while len > 0 {
         let n = (dst - src).min(len);
-        out.copy_within(src..src + n, dst);
+        copy_apart(out, src, dst, n);
         dst += n;
         len -= n;
     }

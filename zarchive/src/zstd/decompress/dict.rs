@@ -82,6 +82,9 @@ fn load_entropy(src: &[u8]) -> Result<(DictEntropy, usize), ZstdError> {
     let mut pos = huf
         .read(src)
         .map_err(|_| bad("its Huffman table is invalid"))?;
+    // Built once here: every treeless section that reads it in place decodes two symbols
+    // per lookup.
+    huf.prepare_pairs();
     let mut seq = SeqTables::default();
     for (table, kind) in [
         (&mut seq.of, &OF_KIND),

@@ -3,10 +3,12 @@
 //! one output slice.
 
 use super::block::decompress_block;
+use super::dict::DictTables;
 use super::{BLOCK_SIZE_MAX, DCtx};
 pub(crate) use crate::zstd::common::format::BLOCK_HEADER_SIZE;
 use crate::zstd::common::format::{MAGIC_NUMBER, WINDOW_LOG_ABSOLUTE_MIN};
 use crate::zstd::error::ZstdError;
+use std::sync::Arc;
 
 /// Skippable frames have magic numbers `0x184D2A50..=0x184D2A5F` (`ZSTD_MAGIC_SKIPPABLE_START`).
 const SKIPPABLE_START: u32 = 0x184D_2A50;
@@ -269,13 +271,66 @@ pub(crate) fn decompress_frames(
     src: &[u8],
     dst: &mut [u8],
 ) -> Result<usize, ZstdError> {
+    if let Some(dict) = ctx.dict.clone()
+        && !dict.content.is_empty()
+        && dst.len() <= CONTIGUOUS_DICT_OUTPUT_MAX
+    {
+        return decompress_frames_after(ctx, &dict, src, dst);
+    }
     let mut op = 0usize;
     for_each_frame(src, |frame, at| {
-        let (used, produced) = decompress_frame(ctx, frame, at, dst, op)?;
+        let (used, produced) = decompress_frame(ctx, frame, at, dst, op, op)?;
         op += produced;
         Ok(used)
     })?;
     Ok(op)
+}
+
+/// Outputs up to this size decode right after a copy of the dictionary's content, so that
+/// matches into it take the fast path (small frames with a dictionary reach into it all the
+/// time); larger ones decode in place and take the exact path for those matches.
+const CONTIGUOUS_DICT_OUTPUT_MAX: usize = 1 << 20;
+
+/// [`decompress_frames`] for small outputs with a dictionary: each frame decodes into the
+/// context's scratch buffer right after `content` (kept there between calls), the history
+/// running on from the dictionary into the frame as libzstd's contiguous case does, and is
+/// then copied to `dst`.
+fn decompress_frames_after(
+    ctx: &mut DCtx,
+    dict: &Arc<DictTables>,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize, ZstdError> {
+    let d = dict.content.len();
+    let mut scratch = std::mem::take(&mut ctx.dict_scratch);
+    // Decoding never writes below `d`: the copy stays valid while the dictionary does.
+    if !ctx
+        .scratch_dict
+        .as_ref()
+        .is_some_and(|s| Arc::ptr_eq(s, dict))
+    {
+        scratch.clear();
+        scratch.extend_from_slice(&dict.content);
+        ctx.scratch_dict = Some(dict.clone());
+    }
+    let cap = dst.len();
+    scratch.resize(d + cap, 0);
+    let mut op = 0usize;
+    let result = for_each_frame(src, |frame, at| {
+        let (used, produced) =
+            decompress_frame(ctx, frame, at, &mut scratch, d, 0).map_err(|e| match e {
+                ZstdError::TooLarge { .. } => ZstdError::TooLarge { limit: cap },
+                e => e,
+            })?;
+        let out = dst
+            .get_mut(op..op + produced)
+            .ok_or(ZstdError::TooLarge { limit: cap })?;
+        out.copy_from_slice(&scratch[d..d + produced]);
+        op += produced;
+        Ok(used)
+    });
+    ctx.dict_scratch = scratch;
+    result.map(|()| op)
 }
 
 /// Walk the frames of `src`: skippable frames are skipped, `decode` is called with each zstd
@@ -304,8 +359,9 @@ pub(crate) fn for_each_frame(
     Ok(())
 }
 
-/// Decode the zstd frame at `src[0]` (at byte `at`) into `dst[op..]`; returns
-/// `(input bytes used, bytes produced)`.
+/// Decode the zstd frame at `src[0]` (at byte `at`) into `dst[op..]`, its history starting
+/// at `dst[history..]` (`op`, or earlier when a dictionary's content was copied before
+/// it); returns `(input bytes used, bytes produced)`.
 ///
 /// Mirrors ZSTD_decompressFrame.
 fn decompress_frame(
@@ -314,6 +370,7 @@ fn decompress_frame(
     at: usize,
     dst: &mut [u8],
     op: usize,
+    history: usize,
 ) -> Result<(usize, usize), ZstdError> {
     let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id())?;
     if let Some(fcs) = hdr.content_size
@@ -323,10 +380,11 @@ fn decompress_frame(
     }
     ctx.reset_for_frame();
     let frame_start = op;
+    // With the dictionary's content copied in front, it is part of the prefix.
     let win = Window {
-        prefix_start: op,
+        prefix_start: history,
         ext: (0, 0),
-        dict: true,
+        dict: history == op,
     };
     let mut ip = hdr.len;
     let mut op = op;

@@ -3,7 +3,7 @@
 //! literal buffer.
 
 use super::DCtx;
-use super::huf::{self, StreamError};
+use super::huf::{self, HufTable, StreamError};
 use crate::zstd::common::format;
 use crate::zstd::error::ZstdError;
 
@@ -127,6 +127,7 @@ pub(crate) fn decode_literals(
             let streams = if kind != LIT_TREELESS {
                 let used = ctx.huf.read(body).map_err(bad_table)?;
                 ctx.huf_valid = true;
+                ctx.huf_from_dict = false;
                 if used >= body.len() {
                     return Err(bad_table("tree description leaves no room for the streams"));
                 }
@@ -137,12 +138,17 @@ pub(crate) fn decode_literals(
             if !single && kind != LIT_TREELESS && huf::pairs_pay_off(n, csize) {
                 ctx.huf.prepare_pairs();
             }
+            // A treeless section right after a dictionary reads the dictionary's table.
+            let table: &HufTable = match ctx.dict.as_ref().and_then(|d| d.entropy.as_ref()) {
+                Some(e) if ctx.huf_from_dict => &e.huf,
+                _ => &ctx.huf,
+            };
             let res = if single {
-                ctx.huf.decode_1x(streams, &mut ctx.work.lit[..n])
-            } else if ctx.huf.pairs_ready() {
-                ctx.huf.decode_4x_pairs(streams, &mut ctx.work.lit, n)
+                table.decode_1x(streams, &mut ctx.work.lit[..n])
+            } else if table.pairs_ready() {
+                table.decode_4x_pairs(streams, &mut ctx.work.lit, n)
             } else {
-                ctx.huf.decode_4x(streams, &mut ctx.work.lit[..n])
+                table.decode_4x(streams, &mut ctx.work.lit[..n])
             };
             res.map_err(|e| match e {
                 StreamError::Malformed(reason) => malformed(reason),

@@ -53,6 +53,11 @@ pub(crate) struct DCtx {
     huf: Box<HufTable>,
     /// A Huffman table is available for treeless literal sections (`litEntropy`).
     huf_valid: bool,
+    /// That table is the dictionary's (read in place, never copied).
+    huf_from_dict: bool,
+    /// Which of the literal-length, offset and match-length tables are still the
+    /// dictionary's: copied in only when a block repeats them.
+    seq_from_dict: [bool; 3],
     /// Sequence tables are available for repeat mode (`fseEntropy`).
     fse_valid: bool,
     reps: [usize; 3],
@@ -60,6 +65,11 @@ pub(crate) struct DCtx {
     pub(crate) max_window: u64,
     /// The dictionary every frame starts from (frames naming another are refused).
     pub(crate) dict: Option<Arc<DictTables>>,
+    /// A copy of the dictionary's content followed by room for a small output (see
+    /// `frame::decompress_frames`), kept between calls.
+    dict_scratch: Vec<u8>,
+    /// The dictionary whose content `dict_scratch` starts with.
+    scratch_dict: Option<Arc<DictTables>>,
     /// Code generation for the block loop, chosen once for this CPU.
     pub(crate) isa: Isa,
 }
@@ -94,10 +104,14 @@ impl DCtx {
             }),
             huf: Box::default(),
             huf_valid: false,
+            huf_from_dict: false,
+            seq_from_dict: [false; 3],
             fse_valid: false,
             reps: REP_START,
             max_window,
             dict: None,
+            dict_scratch: Vec::new(),
+            scratch_dict: None,
             isa: Isa::detect(),
         }
     }
@@ -109,17 +123,19 @@ impl DCtx {
     pub(crate) fn reset_for_frame(&mut self) {
         match self.dict.as_ref().and_then(|d| d.entropy.as_ref()) {
             Some(e) => {
-                (*self.huf).clone_from(&e.huf);
-                self.work.seq.ll.copy_from(&e.seq.ll);
-                self.work.seq.of.copy_from(&e.seq.of);
-                self.work.seq.ml.copy_from(&e.seq.ml);
+                // The tables stay in the dictionary until a block uses them (frames of a
+                // few KiB cannot afford 34 KiB of copies each).
                 self.huf_valid = true;
+                self.huf_from_dict = true;
                 self.fse_valid = true;
+                self.seq_from_dict = [true; 3];
                 self.reps = e.reps;
             }
             None => {
                 self.huf_valid = false;
+                self.huf_from_dict = false;
                 self.fse_valid = false;
+                self.seq_from_dict = [false; 3];
                 self.reps = REP_START;
             }
         }

@@ -3,14 +3,14 @@
 //! (`ZSTD_decompressSequences_body`), with no intermediate sequence buffer.
 
 use super::bits::{BitReader, STREAM_COPY_MAX, STREAM_COPY_SIZE};
-use super::copy::{exact_copy_match, wild_copy_lits, wild_copy_match};
+use super::copy::{copy_apart, copy_short, exact_copy_match, wild_copy_lits, wild_copy_match};
 use super::frame::Window;
 use super::fse_table::{
     LL_KIND, LL_PREDEFINED, ML_KIND, ML_PREDEFINED, OF_KIND, OF_PREDEFINED, SeqKind, SeqTable,
     SeqTables, build_rle_table, read_seq_table,
 };
 use super::{DCtx, LIT_BUFFER_SIZE, WILDCOPY_OVERLENGTH};
-use crate::zstd::common::format::{SET_BASIC, SET_COMPRESSED, SET_RLE};
+use crate::zstd::common::format::{SET_BASIC, SET_COMPRESSED, SET_REPEAT, SET_RLE};
 use crate::zstd::common::seq_codes::LONG_NB_SEQ;
 use crate::zstd::error::ZstdError;
 
@@ -110,6 +110,28 @@ pub(crate) fn decode_seq_headers(
     }
     pos += 1;
     let fse_valid = ctx.fse_valid;
+    // A table still the dictionary's is copied in when this block repeats it, and is the
+    // context's own from here on either way.
+    if let Some(e) = ctx.dict.as_ref().and_then(|d| d.entropy.as_ref()) {
+        let mine = [
+            &mut ctx.work.seq.ll,
+            &mut ctx.work.seq.of,
+            &mut ctx.work.seq.ml,
+        ];
+        let theirs = [&e.seq.ll, &e.seq.of, &e.seq.ml];
+        let table_modes = [modes >> 6, (modes >> 4) & 3, (modes >> 2) & 3];
+        for (((table, dict_table), from_dict), mode) in mine
+            .into_iter()
+            .zip(theirs)
+            .zip(ctx.seq_from_dict.iter_mut())
+            .zip(table_modes)
+        {
+            if *from_dict && mode == SET_REPEAT {
+                table.copy_from(dict_table);
+            }
+            *from_dict = false;
+        }
+    }
     let rest = |pos: usize| src.get(pos..).unwrap_or(&[]);
     pos += build_table(
         modes >> 6,
@@ -444,7 +466,7 @@ fn exec_sequence_end(
             reason: "a repeat offset resolves to zero",
         });
     }
-    out.buf[op..lit_end].copy_from_slice(&lits[lp..lp + ll_len]);
+    copy_short(&mut out.buf[op..lit_end], &lits[lp..lp + ll_len]);
     let in_prefix = lit_end - win.prefix_start;
     if offset <= in_prefix {
         exact_copy_match(out.buf, lit_end, lit_end - offset, ml_len);
@@ -467,13 +489,13 @@ fn exec_sequence_end(
     if back > ext_len {
         let from = dict.len() - (back - ext_len);
         let n = (back - ext_len).min(left);
-        out.buf[dst..dst + n].copy_from_slice(&dict[from..from + n]);
+        copy_short(&mut out.buf[dst..dst + n], &dict[from..from + n]);
         (dst, left, back) = (dst + n, left - n, ext_len);
     }
     if left > 0 && back > 0 {
         let from = ext_hi - back;
         let n = back.min(left);
-        out.buf.copy_within(from..from + n, dst);
+        copy_apart(out.buf, from, dst, n);
         (dst, left) = (dst + n, left - n);
     }
     if left > 0 {
