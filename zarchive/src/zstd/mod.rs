@@ -1,9 +1,13 @@
 //! The zstd codec, in safe Rust.
 //!
 //! The encoder reproduces libzstd 1.5.7's one-shot `ZSTD_compress(src, level)` byte for byte
-//! for the levels it implements; a level that is not implemented yet is a typed error
-//! ([`ZstdError::UnsupportedLevel`]), never a silent fallback to another level.
-//! Decoding goes through [`decode`], one facade that hides which decoder does the work.
+//! at every level from -131072 to 22; a level outside that range, or an input larger than a
+//! level supports (see [`max_source_size`]), is a typed error ([`ZstdError::UnsupportedLevel`],
+//! [`ZstdError::UnsupportedLevelForSize`]), never a silent fallback to another level.
+//! Decoding goes through [`decode`] (our decoder, with or without a [`DecoderDictionary`]).
+//!
+//! The code is laid out like libzstd's `lib/`: `common` (the format's constants and sequence
+//! codes, shared), `compress` (the encoder) and `decompress` (the decoder).
 #![forbid(unsafe_code)]
 
 mod common;
