@@ -228,3 +228,37 @@ fn damaged_dictionaries_are_refused_or_read_never_panic() {
     );
     assert_eq!(DecoderDictionary::new(b"plain text").unwrap().id(), 0);
 }
+
+#[test]
+fn a_dictionary_frame_is_sized_from_its_header_not_from_the_limit() {
+    // A frame naming its dictionary declares its size like any other: the output Vec is
+    // sized from it (and small outputs take the contiguous-dictionary path), not from the
+    // caller's limit.
+    let (formatted, _) = dictionaries();
+    let g = goldens()
+        .into_iter()
+        .find(|g| g.dict == "formatted" && g.content.len() > 5000)
+        .unwrap();
+    let v = Decoder::with_dictionary(&formatted)
+        .decompress(&g.frame, 256 << 20)
+        .unwrap();
+    assert!(v == g.content);
+    assert!(
+        v.capacity() < 1 << 20,
+        "{} bytes reserved for {}",
+        v.capacity(),
+        v.len()
+    );
+    // Two frames into a buffer one byte short: the second does not fit.
+    let both = [g.frame.clone(), g.frame.clone()].concat();
+    let mut out = vec![0u8; 2 * g.content.len() - 1];
+    match Decoder::with_dictionary(&formatted).decompress_into(&both, &mut out) {
+        Err(ZstdError::TooLarge { limit }) => assert_eq!(limit, out.len()),
+        other => panic!("{other:?}"),
+    }
+    let mut out = vec![0u8; 2 * g.content.len()];
+    let n = Decoder::with_dictionary(&formatted)
+        .decompress_into(&both, &mut out)
+        .unwrap();
+    assert!(n == out.len() && out[..n / 2] == g.content[..] && out[n / 2..] == g.content[..]);
+}

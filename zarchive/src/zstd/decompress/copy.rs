@@ -197,6 +197,7 @@ pub(crate) fn copy_apart(out: &mut [u8], src: usize, dst: usize, len: usize) {
 ///
 /// Mirrors ZSTD_safecopy, with overlapping runs copied by doubling the copied span.
 pub(crate) fn exact_copy_match(out: &mut [u8], mut dst: usize, src: usize, mut len: usize) {
+    debug_assert!(dst > src || len == 0, "offset 0 is refused before a copy");
     while len > 0 {
         let n = (dst - src).min(len);
         copy_apart(out, src, dst, n);

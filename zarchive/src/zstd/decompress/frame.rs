@@ -30,6 +30,17 @@ pub(crate) struct Window {
     pub(crate) dict: bool,
 }
 
+/// Which dictionary IDs a frame header may name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DictIds {
+    /// No dictionary was given: a frame naming one is refused.
+    Missing,
+    /// This dictionary was given (0: raw content): a frame naming another is refused.
+    Only(u32),
+    /// Any (sizing an output from the headers, before any dictionary matters).
+    Any,
+}
+
 /// A parsed frame header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FrameHeader {
@@ -86,7 +97,7 @@ pub(crate) fn parse_frame_header(
     src: &[u8],
     at: usize,
     max_window: u64,
-    dict_id: Option<u32>,
+    dict_ids: DictIds,
 ) -> Result<FrameHeader, ZstdError> {
     let truncated = || ZstdError::Truncated {
         at,
@@ -148,17 +159,17 @@ pub(crate) fn parse_frame_header(
         // below as too large, where libzstd's one-shot decoder takes it as unlimited.
         window = content_size.unwrap_or(u64::MAX);
     }
-    match dict_id {
+    match dict_ids {
         _ if dict == 0 => {}
-        None => return Err(ZstdError::DictionaryRequired { at, dict_id: dict }),
-        Some(given) if given != dict => {
+        DictIds::Missing => return Err(ZstdError::DictionaryRequired { at, dict_id: dict }),
+        DictIds::Only(given) if given != dict => {
             return Err(ZstdError::WrongDictionary {
                 at,
                 frame_dict_id: dict,
                 given_dict_id: given,
             });
         }
-        Some(_) => {}
+        DictIds::Only(_) | DictIds::Any => {}
     }
     if window > max_window {
         return Err(ZstdError::WindowTooLarge {
@@ -302,23 +313,22 @@ fn decompress_frames_after(
     dst: &mut [u8],
 ) -> Result<usize, ZstdError> {
     let d = dict.content.len();
-    let mut scratch = std::mem::take(&mut ctx.dict_scratch);
     // Decoding never writes below `d`: the copy stays valid while the dictionary does.
-    if !ctx
-        .scratch_dict
-        .as_ref()
-        .is_some_and(|s| Arc::ptr_eq(s, dict))
-    {
+    // Taken out while in use (so an unwinding panic cannot leave it claimed but empty).
+    let held = ctx.scratch_dict.take();
+    let mut scratch = std::mem::take(&mut ctx.dict_scratch);
+    if !held.as_ref().is_some_and(|s| Arc::ptr_eq(s, dict)) || scratch.len() < d {
         scratch.clear();
         scratch.extend_from_slice(&dict.content);
-        ctx.scratch_dict = Some(dict.clone());
     }
     let cap = dst.len();
     scratch.resize(d + cap, 0);
     let mut op = 0usize;
     let result = for_each_frame(src, |frame, at| {
+        // The frame may fill what is left of the caller's buffer.
+        let room = &mut scratch[..d + (cap - op)];
         let (used, produced) =
-            decompress_frame(ctx, frame, at, &mut scratch, d, 0).map_err(|e| match e {
+            decompress_frame(ctx, frame, at, room, d, 0).map_err(|e| match e {
                 ZstdError::TooLarge { .. } => ZstdError::TooLarge { limit: cap },
                 e => e,
             })?;
@@ -330,6 +340,7 @@ fn decompress_frames_after(
         Ok(used)
     });
     ctx.dict_scratch = scratch;
+    ctx.scratch_dict = Some(dict.clone());
     result.map(|()| op)
 }
 
@@ -372,7 +383,7 @@ fn decompress_frame(
     op: usize,
     history: usize,
 ) -> Result<(usize, usize), ZstdError> {
-    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id())?;
+    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_ids())?;
     if let Some(fcs) = hdr.content_size
         && fcs > (dst.len() - op) as u64
     {
@@ -458,7 +469,7 @@ pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
         match frame_kind(&src[pos..], pos).ok()? {
             FrameKind::Skippable(n) => pos += n,
             FrameKind::Zstd => {
-                let hdr = parse_frame_header(&src[pos..], pos, max_window, Some(u32::MAX)).ok()?;
+                let hdr = parse_frame_header(&src[pos..], pos, max_window, DictIds::Any).ok()?;
                 let mut ip = pos + hdr.len;
                 let mut blocks = 0u64;
                 loop {

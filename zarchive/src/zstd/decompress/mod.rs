@@ -141,9 +141,12 @@ impl DCtx {
         }
     }
 
-    /// The ID of the dictionary frames may name: `None` without a dictionary, 0 for raw
-    /// content.
-    pub(crate) fn dict_id(&self) -> Option<u32> {
-        self.dict.as_ref().map(|d| d.id)
+    /// The dictionary IDs frames may name: none without a dictionary, its ID with one (0 for
+    /// raw content).
+    pub(crate) fn dict_ids(&self) -> frame::DictIds {
+        match &self.dict {
+            Some(d) => frame::DictIds::Only(d.id),
+            None => frame::DictIds::Missing,
+        }
     }
 }

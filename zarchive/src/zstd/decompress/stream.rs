@@ -143,7 +143,7 @@ pub(crate) fn stream_frame(
     at: usize,
     out: &mut dyn Write,
 ) -> Result<(usize, u64), ZstdError> {
-    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_id())?;
+    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_ids())?;
     ctx.reset_for_frame();
     let mut ring = Ring::for_frame(&hdr);
     let mut hasher = hdr.checksum.then(|| xxhash_rust::xxh64::Xxh64::new(0));
@@ -345,7 +345,7 @@ impl<R: std::io::Read> StreamReader<R> {
         };
         let rest = (!single) as usize + [0usize, 1, 2, 4][(fhd & 3) as usize] + fcs_len;
         self.need(rest, at, "frame header")?;
-        let hdr = parse_frame_header(&self.input, at, self.ctx.max_window, self.ctx.dict_id())
+        let hdr = parse_frame_header(&self.input, at, self.ctx.max_window, self.ctx.dict_ids())
             .map_err(invalid)?;
         self.at += hdr.len;
         self.ctx.reset_for_frame();
