@@ -45,6 +45,31 @@ pub struct DecompressArgs {
     /// writes, or raw content), as `zstd -D`.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
+    /// Largest window a frame may ask for, as `zstd --memory`: bytes, or with a K, M or G
+    /// suffix (KiB, MiB, GiB; `KB`, `MB`, `GB` and `KiB`, `MiB`, `GiB` too). Decoding holds
+    /// about this much. Default 128M, as `zstd` (every level's frames fit but level 22 with
+    /// `--long` above 27).
+    #[arg(long, value_name = "SIZE", default_value = "128M", value_parser = parse_memory)]
+    memory: u64,
+}
+
+/// Parse a memory size the way `zstd --memory` does: a number with an optional K, M or G
+/// suffix (powers of 1024), the suffix optionally followed by `B` or `iB`.
+fn parse_memory(s: &str) -> Result<u64, String> {
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(digits);
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (a number, optionally with K, M or G)"))?;
+    let shift = match unit.trim_end_matches("iB").trim_end_matches('B') {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        _ => return Err(format!("{s:?}: the unit must be K, M or G")),
+    };
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s:?} is too large"))
 }
 
 fn read_input(input: &Path) -> Result<Vec<u8>, Failure> {
@@ -172,6 +197,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         return Err(zarkit::zar::ZarError::Exists { path: output }.into());
     }
     let mut decoder = zstd::Decoder::new();
+    decoder.set_max_window_size(a.memory);
     if let Some(path) = &a.dict {
         let bytes = std::fs::read(path)
             .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
@@ -189,6 +215,14 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         decoder
             .decompress_to(&data, &mut &mut *w)
             .map(|_| ())
-            .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))
+            .map_err(|e| {
+                let hint = match e {
+                    zstd::ZstdError::WindowTooLarge { window, .. } => {
+                        format!(" (allow it with --memory {}M)", window.div_ceil(1 << 20))
+                    }
+                    _ => String::new(),
+                };
+                fail(EXIT_FAILURE, format!("{shown}: {e}{hint}"))
+            })
     })
 }

@@ -523,3 +523,35 @@ fn decompress_with_a_dictionary_decodes_and_names_a_missing_or_wrong_one() {
         first[2].parse::<usize>().unwrap()
     );
 }
+
+#[test]
+fn decompress_takes_windows_up_to_its_memory_limit_and_says_how_to_raise_it() {
+    // A frame declaring a 2^wlog-byte window around 300 raw bytes.
+    let frame = |wlog: u8| {
+        let mut f = vec![0x28, 0xB5, 0x2F, 0xFD, 0x40, (wlog - 10) << 3];
+        f.extend_from_slice(&(300u16 - 256).to_le_bytes());
+        f.extend_from_slice(&(1u32 | (300 << 3)).to_le_bytes()[..3]);
+        f.extend((0..300u32).map(|i| (i * 7 % 251) as u8));
+        f
+    };
+    let d = tempfile::tempdir().unwrap();
+    let (w26, w28) = (d.path().join("w26.zst"), d.path().join("w28.zst"));
+    std::fs::write(&w26, frame(26)).unwrap();
+    std::fs::write(&w28, frame(28)).unwrap();
+    let out = d.path().join("out");
+    // 64 MiB: within the default of 128 MiB, as the zstd tool's.
+    let o = run!("decompress", "-f", w26, "-o", out);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap().len(), 300);
+    // 256 MiB: refused, with the option that allows it.
+    let o = run!("decompress", "-f", w28, "-o", out);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("--memory 256M"), "{}", stderr(&o));
+    let o = run!("decompress", "-f", "--memory", "256M", w28, "-o", out);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // A lower limit refuses what the default takes; a malformed size is a usage error.
+    let o = run!("decompress", "-f", "--memory", "8MB", w26, "-o", out);
+    assert_eq!(code(&o), 1);
+    let o = run!("decompress", "-f", "--memory", "8 pints", w26, "-o", out);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+}
