@@ -6,7 +6,8 @@
 //! bit 7 set, a dictionary taken from the input (`u16` length, then its bytes) so that
 //! dictionary parsing is compared too. The rest is the frame. Either both give the same bytes
 //! or both refuse, with the exceptions of `decode_differential` (where only ours refuses);
-//! a dictionary ours refuses (`BadDictionary`) must be one libzstd refuses as well.
+//! a dictionary ours refuses (`BadDictionary`) must be one libzstd refuses as well. Where
+//! our one-shot decode succeeds, our streaming decode must give the same bytes or refuse.
 
 use std::ffi::c_void;
 use zarkit::zstd::{Decoder, DecoderDictionary, ZstdError};
@@ -64,7 +65,19 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     };
     let theirs = native(frame, dict);
     let ours = match DecoderDictionary::new(dict) {
-        Ok(d) => Decoder::with_dictionary(&d).decompress(frame, LIMIT),
+        Ok(d) => {
+            let mut dec = Decoder::with_dictionary(&d);
+            let one_shot = dec.decompress(frame, LIMIT);
+            // Our streaming path keeps the dictionary apart (until its ring wraps) where
+            // the one-shot path may copy it in front of the output: the same bytes.
+            if let Ok(a) = &one_shot {
+                let mut streamed = Vec::new();
+                if dec.decompress_to(frame, &mut streamed).is_ok() {
+                    assert!(streamed == *a, "our two decode paths differ");
+                }
+            }
+            one_shot
+        }
         Err(e) => {
             assert!(
                 theirs.is_none() || frame.is_empty(),

@@ -379,10 +379,13 @@ pub mod exercise {
         };
         let mut dec = zarkit::zstd::Decoder::with_dictionary(&dict);
         let limited = dec.decompress(frame, 1 << 20);
-        let mut w = Capped { left: 16 << 20 };
-        let streamed = dec.decompress_to(frame, &mut w);
-        if let (Ok(a), Ok(n)) = (&limited, &streamed) {
-            assert_eq!(a.len() as u64, *n, "both decode paths agree on the size");
+        // The one-shot path may put the dictionary in front of the output, the streaming
+        // one keeps it apart until its ring wraps: both must give the same bytes.
+        if let Ok(a) = &limited {
+            let mut streamed = Vec::new();
+            if dec.decompress_to(frame, &mut streamed).is_ok() {
+                assert!(streamed == *a, "both decode paths agree on the bytes");
+            }
         }
     }
 

@@ -51,7 +51,7 @@ fn goldens() -> Vec<Golden> {
             }
         })
         .collect();
-    assert_eq!(out.len(), 84, "the golden list is complete");
+    assert_eq!(out.len(), 86, "the golden list is complete");
     out
 }
 

@@ -84,6 +84,25 @@ fn main() {
             }
         }
     }
+    // Frames with a 1 KiB window (ZSTD_compress2, level 3): decoding them streaming wraps
+    // the ring buffer dozens of times, leaving the dictionary behind.
+    for (name, dict) in [("formatted", &formatted), ("raw", &raw)] {
+        let (shape, size, seed) = (Shape::Text, 40_000, 9010);
+        let src = sample(shape, size, seed);
+        let frame = oracle::compress_with_dict_and_window(&src, dict, 3, 10);
+        let back = oracle::decompress_using_dict(&frame, dict, size).expect("decodes");
+        assert!(back == src, "the oracle decodes its own frame");
+        writeln!(
+            text,
+            "{name} {} {size} {seed} 3 {} {} {:016x}",
+            shape.name(),
+            frames.len(),
+            frame.len(),
+            frame_hash(&src)
+        )
+        .unwrap();
+        frames.extend_from_slice(&frame);
+    }
     std::fs::write(format!("{DIR}/frames.bin"), &frames).expect("write");
     std::fs::write(format!("{DIR}/frames.txt"), text).expect("write");
     println!(
