@@ -145,16 +145,25 @@ pub fn table_row(level: i32, src_size: u64) -> CParams {
 }
 
 /// Mirrors ZSTD_adjustCParams_internal (no dictionary, known source size, ZSTD_cpm_noAttachDict).
-pub fn adjust(mut cp: CParams, src_size: u64) -> CParams {
-    if src_size <= WINDOW_RESIZE_MAX_SOURCE {
-        let src_log = if src_size < 64 {
+pub fn adjust(cp: CParams, src_size: u64) -> CParams {
+    adjust_with_dict(cp, src_size, 0)
+}
+
+/// Mirrors ZSTD_adjustCParams_internal for a known source size and a dictionary of
+/// `dict_size` bytes loaded into the context (ZSTD_cpm_noAttachDict, the mode of
+/// `ZSTD_compress_usingDict`): the window shrinks to what source and dictionary need
+/// together, and the hash and chain logs are capped by ZSTD_dictAndWindowLog.
+pub fn adjust_with_dict(mut cp: CParams, src_size: u64, dict_size: u64) -> CParams {
+    if src_size <= WINDOW_RESIZE_MAX_SOURCE && dict_size <= WINDOW_RESIZE_MAX_SOURCE {
+        let total = src_size + dict_size;
+        let src_log = if total < 64 {
             6
         } else {
-            highbit32((src_size - 1) as u32) + 1
+            highbit32((total - 1) as u32) + 1
         };
         cp.window_log = cp.window_log.min(src_log);
     }
-    let dict_and_window_log = cp.window_log;
+    let dict_and_window_log = dict_and_window_log(cp.window_log, src_size, dict_size);
     cp.hash_log = cp.hash_log.min(dict_and_window_log + 1);
     let cycle_log = cp.chain_log - (cp.strategy >= Strategy::BtLazy2) as u32;
     if cycle_log > dict_and_window_log {
@@ -172,6 +181,34 @@ pub fn adjust(mut cp: CParams, src_size: u64) -> CParams {
     cp
 }
 
+/// The log of the span the tables must index: the window when it holds source and
+/// dictionary together, else the dictionary plus the window (at most 31).
+///
+/// Mirrors ZSTD_dictAndWindowLog.
+fn dict_and_window_log(window_log: u32, src_size: u64, dict_size: u64) -> u32 {
+    const WINDOW_LOG_MAX: u32 = 31;
+    if dict_size == 0 {
+        return window_log;
+    }
+    let window = 1u64 << window_log;
+    if window >= dict_size.saturating_add(src_size) {
+        window_log
+    } else if dict_size + window >= 1 << WINDOW_LOG_MAX {
+        WINDOW_LOG_MAX
+    } else {
+        highbit32((dict_size + window - 1) as u32) + 1
+    }
+}
+
+/// The parameters of `ZSTD_compress_usingDict(src, dict, level)` with a dictionary of
+/// `dict_size` bytes (its whole buffer, header included): the table row is the one of a
+/// source of `src_size + dict_size` bytes, then [`adjust_with_dict`].
+///
+/// Mirrors ZSTD_getCParams_internal (ZSTD_getCParamRowSize, ZSTD_cpm_noAttachDict).
+pub fn cparams_with_dict(level: i32, src_size: u64, dict_size: u64) -> CParams {
+    adjust_with_dict(table_row(level, src_size + dict_size), src_size, dict_size)
+}
+
 /// Mirrors ZSTD_getCParams_internal + ZSTD_adjustCParams_internal as used by `ZSTD_compress`.
 pub fn cparams(level: i32, src_size: u64) -> CParams {
     adjust(table_row(level, src_size), src_size)
@@ -180,6 +217,65 @@ pub fn cparams(level: i32, src_size: u64) -> CParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shape(c: CParams) -> (u32, u32, u32, u32, u32, u32, Strategy) {
+        (
+            c.window_log,
+            c.chain_log,
+            c.hash_log,
+            c.search_log,
+            c.min_match,
+            c.target_length,
+            c.strategy,
+        )
+    }
+
+    #[test]
+    fn a_dictionary_moves_the_row_and_the_caps_as_libzstd_measured() {
+        // ZSTD_getCParams(6, src, dict) as measured with libzstd 1.5.7 (shared
+        // dictionaries document, section 1.2).
+        assert_eq!(
+            shape(cparams_with_dict(6, 65536, 0)),
+            (16, 16, 17, 3, 4, 4, Strategy::Lazy)
+        );
+        assert_eq!(
+            shape(cparams_with_dict(6, 65536, 32 << 10)),
+            (17, 16, 17, 3, 4, 4, Strategy::Lazy)
+        );
+        assert_eq!(
+            shape(cparams_with_dict(6, 65536, 112 << 10)),
+            (18, 18, 19, 3, 5, 4, Strategy::Lazy)
+        );
+        assert_eq!(
+            shape(cparams_with_dict(6, 4096, 8192)),
+            (14, 14, 14, 4, 4, 8, Strategy::Lazy2)
+        );
+    }
+
+    #[test]
+    fn without_a_dictionary_the_dictionary_path_is_the_plain_one() {
+        for level in [-5, -1, 1, 2, 3, 6, 9, 13, 19, 22] {
+            for size in [
+                0u64,
+                1,
+                63,
+                64,
+                1000,
+                16384,
+                16385,
+                65536,
+                131073,
+                1 << 20,
+                1 << 31,
+            ] {
+                assert_eq!(
+                    shape(cparams_with_dict(level, size, 0)),
+                    shape(cparams(level, size)),
+                    "level {level}, {size} bytes"
+                );
+            }
+        }
+    }
 
     #[test]
     fn cparams_for_64k_match_the_parity_map() {
