@@ -10,16 +10,11 @@
 //! our one-shot decode succeeds, our streaming decode must give the same bytes or refuse.
 
 use std::ffi::c_void;
-use zarkit::zstd::{Decoder, DecoderDictionary, ZstdError};
+use zarkit::zstd::ZstdError;
+use zarkit_tests::exercise;
 
-/// Output limit for both sides.
+/// Output limit for both sides (ours: `zarkit_tests::exercise::decode_with_dict_ours`).
 const LIMIT: usize = 1 << 20;
-
-const GOLDENS: [&[u8]; 3] = [
-    include_bytes!("../../corpus/goldens/dict/formatted.dict"),
-    include_bytes!("../../corpus/goldens/dict/raw.dict"),
-    include_bytes!("../../corpus/goldens/dict/reps.dict"),
-];
 
 /// libzstd's one-shot decode with `dict` into a `LIMIT`-byte buffer: `None` when it refuses.
 fn native(src: &[u8], dict: &[u8]) -> Option<Vec<u8>> {
@@ -50,34 +45,12 @@ fn native(src: &[u8], dict: &[u8]) -> Option<Vec<u8>> {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else {
+    let Some((dict, frame)) = exercise::dict_input(data) else {
         return;
     };
-    let (dict, frame): (&[u8], &[u8]) = if pick & 0x80 == 0 {
-        (GOLDENS[pick as usize % 3], rest)
-    } else {
-        let Some(len) = rest.get(..2) else { return };
-        let len = u16::from_le_bytes([len[0], len[1]]) as usize;
-        let Some(d) = rest.get(2..2 + len) else {
-            return;
-        };
-        (d, &rest[2 + len..])
-    };
     let theirs = native(frame, dict);
-    let ours = match DecoderDictionary::new(dict) {
-        Ok(d) => {
-            let mut dec = Decoder::with_dictionary(&d);
-            let one_shot = dec.decompress(frame, LIMIT);
-            // Our streaming path keeps the dictionary apart (until its ring wraps) where
-            // the one-shot path may copy it in front of the output: the same bytes.
-            if let Ok(a) = &one_shot {
-                let mut streamed = Vec::new();
-                if dec.decompress_to(frame, &mut streamed).is_ok() {
-                    assert!(streamed == *a, "our two decode paths differ");
-                }
-            }
-            one_shot
-        }
+    let ours = match exercise::decode_with_dict_ours(dict, frame) {
+        Ok(one_shot) => one_shot,
         Err(e) => {
             assert!(
                 theirs.is_none() || frame.is_empty(),

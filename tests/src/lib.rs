@@ -358,34 +358,44 @@ pub mod exercise {
         include_bytes!("../../corpus/goldens/dict/reps.dict"),
     ];
 
-    /// Byte 0 picks a dictionary (a golden one, or with bit 7 set one taken from the input:
-    /// `u16` length, bytes); the rest is decoded with it through both decode paths.
-    pub fn decode_with_dict(input: &[u8]) {
-        let Some((&pick, rest)) = input.split_first() else {
-            return;
-        };
-        let (dict, frame): (&[u8], &[u8]) = if pick & 0x80 == 0 {
-            (DICTIONARIES[pick as usize % 3], rest)
-        } else {
-            let Some(len) = rest.get(..2) else { return };
-            let len = u16::from_le_bytes([len[0], len[1]]) as usize;
-            let Some(d) = rest.get(2..2 + len) else {
-                return;
-            };
-            (d, &rest[2 + len..])
-        };
-        let Ok(dict) = zarkit::zstd::DecoderDictionary::new(dict) else {
-            return;
-        };
+    /// Split a `decode_dict_differential` input: byte 0 picks a golden dictionary, or with
+    /// bit 7 set the dictionary follows (`u16` length, bytes); the rest is the frame.
+    /// `None` when the input is too short for what it announces.
+    pub fn dict_input(input: &[u8]) -> Option<(&[u8], &[u8])> {
+        let (&pick, rest) = input.split_first()?;
+        if pick & 0x80 == 0 {
+            return Some((DICTIONARIES[pick as usize % 3], rest));
+        }
+        let len = rest.get(..2)?;
+        let len = u16::from_le_bytes([len[0], len[1]]) as usize;
+        Some((rest.get(2..2 + len)?, &rest[2 + len..]))
+    }
+
+    /// Our side of `decode_dict_differential`: `Err` when the dictionary is refused, else the
+    /// one-shot decode (limited to 1 MiB) of `frame` with it. Where that succeeds, the
+    /// streaming decode must give the same bytes or refuse: the one-shot path may put the
+    /// dictionary in front of the output, the streaming one keeps it apart until its ring
+    /// wraps.
+    pub fn decode_with_dict_ours(
+        dict: &[u8],
+        frame: &[u8],
+    ) -> Result<Result<Vec<u8>, zarkit::zstd::ZstdError>, zarkit::zstd::ZstdError> {
+        let dict = zarkit::zstd::DecoderDictionary::new(dict)?;
         let mut dec = zarkit::zstd::Decoder::with_dictionary(&dict);
-        let limited = dec.decompress(frame, 1 << 20);
-        // The one-shot path may put the dictionary in front of the output, the streaming
-        // one keeps it apart until its ring wraps: both must give the same bytes.
-        if let Ok(a) = &limited {
+        let one_shot = dec.decompress(frame, 1 << 20);
+        if let Ok(a) = &one_shot {
             let mut streamed = Vec::new();
             if dec.decompress_to(frame, &mut streamed).is_ok() {
                 assert!(streamed == *a, "both decode paths agree on the bytes");
             }
+        }
+        Ok(one_shot)
+    }
+
+    /// Replay a `decode_dict_differential` input through our side.
+    pub fn decode_with_dict(input: &[u8]) {
+        if let Some((dict, frame)) = dict_input(input) {
+            let _ = decode_with_dict_ours(dict, frame);
         }
     }
 
