@@ -1,11 +1,11 @@
 //! Decoding with dictionaries: frames written by libzstd 1.5.7's `ZSTD_compress_usingDict`
 //! with a zstd-format dictionary (trained by `ZDICT_trainFromBuffer`) and with raw content
 //! (`corpus/goldens/dict/`, written by `make_dict_goldens`), the dictionary-ID checks, and
-//! hostile dictionaries.
+//! hostile dictionaries; and compressing with a raw-content dictionary to the same frames.
 
 use std::path::PathBuf;
 
-use zarkit::zstd::{Decoder, DecoderDictionary, StreamDecoder, ZstdError};
+use zarkit::zstd::{Compressor, Decoder, DecoderDictionary, StreamDecoder, ZstdError};
 use zarkit_corpus::{Shape, frame_hash, generate};
 
 fn dir() -> PathBuf {
@@ -261,4 +261,68 @@ fn a_dictionary_frame_is_sized_from_its_header_not_from_the_limit() {
         .decompress_into(&both, &mut out)
         .unwrap();
     assert!(n == out.len() && out[..n / 2] == g.content[..] && out[n / 2..] == g.content[..]);
+}
+
+/// Levels whose raw-content dictionary compression is implemented (the `fast` strategy);
+/// the other golden levels must be refused, never give other bytes.
+const RAW_DICT_LEVELS: &[i32] = &[1];
+
+#[test]
+fn raw_content_dictionary_compression_gives_libzstd_frames() {
+    let raw = read("raw.dict");
+    let mut checked = 0;
+    for g in goldens() {
+        // The two 40 000-byte frames come from ZSTD_compress2 with a 1 KiB window, not from
+        // ZSTD_compress_usingDict.
+        if g.dict != "raw" || g.content.len() == 40_000 {
+            continue;
+        }
+        let what = format!(
+            "raw dictionary, {} bytes, level {}",
+            g.content.len(),
+            g.level
+        );
+        let mut ours = Vec::new();
+        let result = Compressor::new(g.level)
+            .unwrap()
+            .compress_with_dict_into(&g.content, &raw, &mut ours);
+        if RAW_DICT_LEVELS.contains(&g.level) {
+            result.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(ours == g.frame, "{what}: the frame differs from libzstd's");
+            checked += 1;
+        } else {
+            assert!(
+                matches!(result, Err(ZstdError::UnsupportedDictionary { .. })),
+                "{what}: refused until implemented"
+            );
+            assert!(ours.is_empty(), "{what}: nothing written when refused");
+        }
+    }
+    assert_eq!(checked, 7, "every raw level-1 golden was compared");
+}
+
+#[test]
+fn dictionaries_below_eight_bytes_are_ignored_as_libzstd_ignores_them() {
+    // The parameters still follow the dictionary's size; the content is not loaded.
+    let src = generate(Shape::Text, 3000, 7);
+    for dict in [&b""[..], b"a", b"1234567"] {
+        let mut with = Vec::new();
+        Compressor::new(1)
+            .unwrap()
+            .compress_with_dict_into(&src, dict, &mut with)
+            .unwrap();
+        let mut without = Vec::new();
+        Compressor::new(1)
+            .unwrap()
+            .compress_into(&src, &mut without)
+            .unwrap();
+        assert_eq!(with, without, "dictionary of {} bytes", dict.len());
+    }
+    // Formatted dictionaries are refused by name until their entropy tables load.
+    let formatted = read("formatted.dict");
+    let err = Compressor::new(1)
+        .unwrap()
+        .compress_with_dict_into(&src, &formatted, &mut Vec::new())
+        .unwrap_err();
+    assert!(err.to_string().contains("formatted dictionary"), "{err}");
 }

@@ -137,6 +137,52 @@ impl Compressor {
     }
 }
 
+impl Compressor {
+    /// Compress `src` with the dictionary `dict` into one frame appended to `dst`; returns
+    /// the frame's length.
+    ///
+    /// The frame is byte-identical to libzstd 1.5.7's
+    /// `ZSTD_compress_usingDict(cctx, dst, cap, src, len, dict, dict_len, level)`: the
+    /// parameters are chosen with the dictionary's size, and the dictionary is loaded
+    /// afresh for this call. A dictionary that does not start with the dictionary magic
+    /// number is raw content (the frame then names no dictionary ID); one below 8 bytes is
+    /// ignored, as libzstd ignores it. Implemented so far: raw-content dictionaries at the
+    /// levels that use the `fast` strategy; other levels and formatted dictionaries are
+    /// refused with [`ZstdError::UnsupportedDictionary`], and the combined size of
+    /// dictionary and source is bounded by [`MAX_SOURCE_SIZE`].
+    pub fn compress_with_dict_into(
+        &mut self,
+        src: &[u8],
+        dict: &[u8],
+        dst: &mut Vec<u8>,
+    ) -> Result<usize, ZstdError> {
+        let cp = params::cparams_with_dict(self.level, src.len() as u64, dict.len() as u64);
+        let formatted = dict.len() >= frame::DICT_MIN_LOADED
+            && dict[..4] == common::format::DICT_MAGIC.to_le_bytes();
+        if formatted {
+            return Err(ZstdError::UnsupportedDictionary {
+                level: self.level,
+                kind: "formatted",
+            });
+        }
+        if uses_ldm(&cp) || src.len().saturating_add(dict.len()) > MAX_SOURCE_SIZE {
+            return Err(ZstdError::UnsupportedLevelForSize {
+                level: self.level,
+                size: src.len(),
+            });
+        }
+        let start = dst.len();
+        if frame::compress_frame_with_dict(&mut self.state, &cp, dict, src, dst).is_none() {
+            dst.truncate(start);
+            return Err(ZstdError::UnsupportedDictionary {
+                level: self.level,
+                kind: "raw-content",
+            });
+        }
+        Ok(dst.len() - start)
+    }
+}
+
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
 /// byte-identically (see [`max_source_size`]): the window slides past `2^windowLog` as in
 /// libzstd at every size; indices are corrected only for the strategies checked that far;

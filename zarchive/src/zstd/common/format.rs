@@ -3,6 +3,8 @@
 
 /// The frame magic number (`ZSTD_MAGICNUMBER`), stored little-endian.
 pub(crate) const MAGIC_NUMBER: u32 = 0xFD2F_B528;
+/// Magic number of a formatted dictionary (`ZSTD_MAGIC_DICTIONARY`), stored little-endian.
+pub(crate) const DICT_MAGIC: u32 = 0xEC30_A437;
 /// Largest block content (`ZSTD_BLOCKSIZE_MAX`).
 pub(crate) const BLOCK_SIZE_MAX: usize = 128 * 1024;
 /// Bytes of a block header (`ZSTD_blockHeaderSize`).

@@ -3,7 +3,7 @@
 
 use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE, RLE_MAX_LENGTH};
 use super::huf::HufWorkspace;
-use super::matcher::{Block, DictMode, MatchState};
+use super::matcher::{Block, MatchState};
 use super::params::{CParams, Strategy};
 use super::presplit;
 use super::seq_store::{REP_START_VALUE, SeqStore};
@@ -69,7 +69,7 @@ pub(crate) struct FrameState {
 impl FrameState {
     /// Mirrors the window upkeep of ZSTD_compress_frameChunk before each block: index
     /// overflow correction with its table reduction (ZSTD_overflowCorrectIfNeeded),
-    /// ZSTD_checkDictValidity (nothing to do without a dictionary) and
+    /// ZSTD_checkDictValidity and
     /// ZSTD_window_enforceMaxDist. `pos..pos + block_size` is the block in frame positions;
     /// returns its start as a finder position (an offset into `src[window.origin()..]`).
     pub(crate) fn prepare_block(
@@ -86,6 +86,7 @@ impl FrameState {
             self.ms.reduce_index(cp, correction, moved);
         }
         let fpos = pos - window.origin();
+        window.check_dict_validity(fpos + block_size);
         window.enforce_max_dist(fpos);
         fpos
     }
@@ -99,6 +100,49 @@ fn cycle_log(cp: &CParams) -> u32 {
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
+    compress_frame_after(st, cp, src, 0, out);
+}
+
+/// A raw-content dictionary below this size is not loaded (ZSTD_compress_insertDictionary).
+pub(crate) const DICT_MIN_LOADED: usize = 8;
+
+/// [`compress_frame`] with a raw-content dictionary loaded first, as
+/// `ZSTD_compress_usingDict` with a dictionary that is not a formatted one: the
+/// dictionary's content becomes the window's extDict segment (see
+/// [`MatchState::load_dict`]); the frame names no dictionary ID. `cp` must be the
+/// parameters chosen with the dictionary's size. Returns `None`, writing nothing, at a
+/// strategy whose extDict finder is not written yet.
+pub(crate) fn compress_frame_with_dict(
+    st: &mut FrameState,
+    cp: &CParams,
+    dict: &[u8],
+    src: &[u8],
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    if dict.len() < DICT_MIN_LOADED || src.is_empty() {
+        compress_frame(st, cp, src, out);
+        return Some(());
+    }
+    // The finders see one slice, the dictionary first (see `Window`).
+    let mut joined = Vec::with_capacity(dict.len() + src.len());
+    joined.extend_from_slice(dict);
+    joined.extend_from_slice(src);
+    st.ms.reset(cp);
+    st.ms.load_dict(&joined, dict.len(), cp)?;
+    compress_frame_after(st, cp, &joined, dict.len(), out);
+    Some(())
+}
+
+/// Compress `buf[dict_len..]` as one frame; `buf[..dict_len]` is a dictionary already
+/// loaded into `st.ms` (none when `dict_len` is 0, and the tables are reset here).
+fn compress_frame_after(
+    st: &mut FrameState,
+    cp: &CParams,
+    buf: &[u8],
+    dict_len: usize,
+    out: &mut Vec<u8>,
+) {
+    let src = &buf[dict_len..];
     write_frame_header(out, cp.window_log, src.len() as u64);
     if src.is_empty() {
         // Epilogue: an empty raw last block when no block was written.
@@ -107,11 +151,14 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     }
 
     // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState).
-    st.ms.reset(cp, DictMode::NoDict);
+    let mut window = if dict_len == 0 {
+        st.ms.reset(cp);
+        Window::new(cp.window_log)
+    } else {
+        Window::with_dict(cp.window_log, dict_len)
+    };
     st.prev = EntropyTables::default();
     let mut prev_rep = REP_START_VALUE;
-
-    let mut window = Window::new(cp.window_log);
 
     let window_size = (1usize << cp.window_log).min(src.len()).max(1);
     let block_size_max = BLOCK_SIZE_MAX.min(window_size);
@@ -126,9 +173,9 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         let block = &src[pos..pos + block_size];
         let out_start = out.len();
 
-        // The finders see `src[origin..]`: an overflow correction moves the origin.
-        let fpos = st.prepare_block(&mut window, cp, pos, block_size);
-        let fsrc = &src[window.origin()..];
+        // The finders see `buf[origin..]`: an overflow correction moves the origin.
+        let fpos = st.prepare_block(&mut window, cp, dict_len + pos, block_size);
+        let fsrc = &buf[window.origin()..];
 
         let mut c_size = 0;
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {

@@ -32,14 +32,27 @@ pub(crate) fn index_of(pos: usize) -> u32 {
 /// The window of one frame: where source position 0 sits in index space, and the lowest
 /// index still valid (`ZSTD_window_t`'s `base`, `lowLimit` and `dictLimit`, which are equal
 /// without a dictionary).
+///
+/// With a raw-content dictionary loaded for the frame (`ZSTD_compress_usingDict`), the
+/// finders see the dictionary and the source as one slice, the dictionary first: libzstd's
+/// two segments (`dictBase` and `base`) then map indices to the same positions, and a match
+/// that runs off the dictionary's end continues into the source exactly as
+/// `ZSTD_count_2segments` continues at `prefixStart`. `lowLimit` is the dictionary's first
+/// index and `dictLimit` (the prefix start) the source's.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Window {
     /// Frame position of the finders' position 0 (0 until an overflow correction).
     origin: usize,
     /// Index of the finders' position 0 (`-base` in libzstd's pointer arithmetic).
     base: u32,
-    /// Lowest valid index (`lowLimit` == `dictLimit`).
+    /// Lowest valid index (`lowLimit`).
     low_limit: u32,
+    /// First index of the prefix, the frame's own input (`dictLimit`); equal to `low_limit`
+    /// without a dictionary.
+    dict_limit: u32,
+    /// End index of a loaded dictionary while it stays valid as a whole (`loadedDictEnd`),
+    /// else 0.
+    loaded_dict_end: u32,
     /// `1 << windowLog`, the largest distance a match may reach back.
     max_dist: u32,
 }
@@ -51,7 +64,50 @@ impl Window {
             origin: 0,
             base: WINDOW_START_INDEX,
             low_limit: WINDOW_START_INDEX,
+            dict_limit: WINDOW_START_INDEX,
+            loaded_dict_end: 0,
             max_dist: 1 << window_log,
+        }
+    }
+
+    /// A window whose first `dict_len` positions hold a dictionary's content, loaded as
+    /// ZSTD_loadDictionaryContent does (ZSTD_window_update of the dictionary, then of the
+    /// source, which is not contiguous with it): the dictionary is the extDict segment
+    /// `[lowLimit, dictLimit)` and stays valid as a whole (`loadedDictEnd = dictLimit`) until
+    /// the window slides past it. A dictionary below 8 bytes is not loaded at all
+    /// (ZSTD_compress_insertDictionary); the caller leaves it out.
+    pub(crate) fn with_dict(window_log: u32, dict_len: usize) -> Self {
+        debug_assert!(dict_len >= HASH_READ_SIZE);
+        let dict_end = WINDOW_START_INDEX + dict_len as u32;
+        Window {
+            dict_limit: dict_end,
+            loaded_dict_end: dict_end,
+            ..Window::new(window_log)
+        }
+    }
+
+    /// Whether the history has a segment before the prefix (`ZSTD_window_hasExtDict`): the
+    /// frame's block compressors are then the extDict ones.
+    #[inline(always)]
+    pub(crate) fn has_ext_dict(&self) -> bool {
+        self.low_limit < self.dict_limit
+    }
+
+    /// First index of the prefix (`window.dictLimit`).
+    #[inline(always)]
+    pub(crate) fn dict_limit(&self) -> u32 {
+        self.dict_limit
+    }
+
+    /// Mirrors ZSTD_checkDictValidity, called with the *end* of the block about to be
+    /// compressed: a dictionary the window would slide over within that block no longer
+    /// counts as loaded (its bytes stay usable down to the low limit).
+    pub(crate) fn check_dict_validity(&mut self, block_end: usize) {
+        let block_end_idx = self.index(block_end);
+        if block_end_idx > self.loaded_dict_end.wrapping_add(self.max_dist)
+            || self.loaded_dict_end != self.dict_limit
+        {
+            self.loaded_dict_end = 0;
         }
     }
 
@@ -87,11 +143,17 @@ impl Window {
         };
         let new_current = current_cycle + cycle_correction + self.max_dist.max(cycle_size);
         let correction = curr - new_current;
-        self.low_limit = if self.low_limit < correction + WINDOW_START_INDEX {
-            WINDOW_START_INDEX
-        } else {
-            self.low_limit - correction
+        let lower = |limit: u32| {
+            if limit < correction + WINDOW_START_INDEX {
+                WINDOW_START_INDEX
+            } else {
+                limit - correction
+            }
         };
+        self.low_limit = lower(self.low_limit);
+        self.dict_limit = lower(self.dict_limit);
+        // ZSTD_overflowCorrectIfNeeded: a correction invalidates the dictionary.
+        self.loaded_dict_end = 0;
         // Finder position p had index p + base; it now has index p + base - correction.
         // Rebase so that index WINDOW_START_INDEX is finder position 0 again.
         let moved = (correction + WINDOW_START_INDEX - self.base) as usize;
@@ -112,34 +174,39 @@ impl Window {
         self.base
     }
 
-    /// Lowest valid index (`window.lowLimit`; also `window.dictLimit`).
+    /// Lowest valid index (`window.lowLimit`; `window.dictLimit` too without an extDict
+    /// segment).
     #[inline(always)]
     pub(crate) fn low_limit(&self) -> u32 {
         self.low_limit
     }
 
-    /// Source position of the lowest valid index (`prefixStart` as a position).
+    /// Source position of the lowest valid index (`prefixStart` as a position without an
+    /// extDict segment).
     #[inline(always)]
     pub(crate) fn low_limit_pos(&self) -> usize {
         (self.low_limit - self.base) as usize
     }
 
-    /// Mirrors ZSTD_window_enforceMaxDist (no dictionary), called with the *start* of the
-    /// block about to be compressed: once that index is more than `maxDist` above 0, the low
-    /// limit moves up to `blockStart - maxDist`, and `dictLimit` with it.
+    /// Mirrors ZSTD_window_enforceMaxDist, called with the *start* of the block about to be
+    /// compressed: once that index is more than `maxDist` above the end of a loaded
+    /// dictionary (or above 0), the low limit moves up to `blockStart - maxDist`,
+    /// `dictLimit` at least as far, and the dictionary no longer counts as loaded.
     pub(crate) fn enforce_max_dist(&mut self, block_start: usize) {
         let block_idx = self.index(block_start);
-        if block_idx > self.max_dist {
+        if block_idx > self.max_dist.wrapping_add(self.loaded_dict_end) {
             self.low_limit = self.low_limit.max(block_idx - self.max_dist);
+            self.dict_limit = self.dict_limit.max(self.low_limit);
+            self.loaded_dict_end = 0;
         }
     }
 
-    /// Mirrors ZSTD_getLowestMatchIndex (no dictionary): the lowest index a match found at
-    /// `curr` may use, `max(lowLimit, curr - maxDist)`.
+    /// Mirrors ZSTD_getLowestMatchIndex: the lowest index a match found at `curr` may use,
+    /// `max(lowLimit, curr - maxDist)`, or the whole dictionary while it counts as loaded.
     #[inline(always)]
     pub(crate) fn lowest_match_index(&self, curr: u32) -> u32 {
         // Wrapping as in libzstd: `curr` is never below `lowLimit` for a valid caller.
-        if curr.wrapping_sub(self.low_limit) > self.max_dist {
+        if self.loaded_dict_end == 0 && curr.wrapping_sub(self.low_limit) > self.max_dist {
             curr.wrapping_sub(self.max_dist)
         } else {
             self.low_limit
@@ -152,7 +219,7 @@ impl Window {
     /// the per-position [`Window::lowest_match_index`].
     #[inline(always)]
     pub(crate) fn block_limits(&self, end: usize) -> BlockLimits {
-        let fixed = self.index(end) - self.low_limit <= self.max_dist;
+        let fixed = self.loaded_dict_end != 0 || self.index(end) - self.low_limit <= self.max_dist;
         // Inside a block, `curr - maxDist` is at or above the low limit once it exceeds it,
         // so the lowest index is their maximum; "no maximum distance" when it never binds.
         BlockLimits {
@@ -161,19 +228,25 @@ impl Window {
         }
     }
 
-    /// Mirrors ZSTD_getLowestPrefixIndex (no dictionary). It reads `dictLimit` where
-    /// [`Window::lowest_match_index`] reads `lowLimit`; a one-shot window keeps them equal.
+    /// Mirrors ZSTD_getLowestPrefixIndex: [`Window::lowest_match_index`] with `dictLimit`
+    /// for `lowLimit`.
     #[inline(always)]
     pub(crate) fn lowest_prefix_index(&self, curr: u32) -> u32 {
-        self.lowest_match_index(curr)
+        if self.loaded_dict_end == 0 && curr.wrapping_sub(self.dict_limit) > self.max_dist {
+            curr.wrapping_sub(self.max_dist)
+        } else {
+            self.dict_limit
+        }
     }
 
     /// Mirrors the window move at the end of ZSTD_initStats_ultra (`base -= srcSize`,
     /// `dictLimit += srcSize`, `lowLimit = dictLimit`): the `size` bytes just parsed are
     /// forgotten, and source position `p` now has index `p + base + size`.
     pub(crate) fn forget_prefix(&mut self, size: u32) {
+        debug_assert!(!self.has_ext_dict());
         self.base += size;
         self.low_limit += size;
+        self.dict_limit = self.low_limit;
     }
 }
 

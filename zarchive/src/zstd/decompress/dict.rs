@@ -4,10 +4,8 @@
 
 use super::fse_table::{LL_KIND, ML_KIND, OF_KIND, SeqTables, read_seq_table};
 use super::huf::HufTable;
+use crate::zstd::common::format::DICT_MAGIC;
 use crate::zstd::error::ZstdError;
-
-/// Magic number of a formatted dictionary (`ZSTD_MAGIC_DICTIONARY`).
-const MAGIC_DICTIONARY: u32 = 0xEC30_A437;
 
 /// The entropy a formatted dictionary seeds every frame with.
 #[derive(Clone, Debug)]
@@ -49,7 +47,7 @@ impl DictTables {
         let magic = bytes
             .get(..4)
             .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
-        if bytes.len() < 8 || magic != Some(MAGIC_DICTIONARY) {
+        if bytes.len() < 8 || magic != Some(DICT_MAGIC) {
             return Ok(DictTables::raw(bytes));
         }
         let bad = |reason| ZstdError::BadDictionary { reason };

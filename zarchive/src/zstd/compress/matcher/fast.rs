@@ -1,6 +1,7 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32};
+use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
@@ -198,4 +199,218 @@ fn new_offset(
         len += 1;
     }
     (p, m, off_base, len)
+}
+
+/// Mirrors ZSTD_fillHashTable for a context's own tables (`ZSTD_fillHashTableForCCtx`,
+/// `ZSTD_dtlm_fast`): every third position of `src[start..end]` goes into the hash table,
+/// up to where a hash could read past `end`. This is how a raw-content dictionary is
+/// loaded for `ZSTD_compress_usingDict` at the fast strategy.
+pub(crate) fn fill_hash_table(
+    hash_table: &mut [u32],
+    src: &[u8],
+    start: usize,
+    end: usize,
+    cp: &CParams,
+) {
+    match cp.min_match {
+        5 => fill_hash_table_generic::<5>(hash_table, src, start, end, cp.hash_log),
+        6 => fill_hash_table_generic::<6>(hash_table, src, start, end, cp.hash_log),
+        7.. => fill_hash_table_generic::<7>(hash_table, src, start, end, cp.hash_log),
+        _ => fill_hash_table_generic::<4>(hash_table, src, start, end, cp.hash_log),
+    }
+}
+
+/// How far apart `fill_hash_table` inserts positions (`fastHashFillStep`).
+const FILL_STEP: usize = 3;
+
+fn fill_hash_table_generic<const MLS: u32>(
+    hash_table: &mut [u32],
+    src: &[u8],
+    start: usize,
+    end: usize,
+    hlog: u32,
+) {
+    let hash_table = &mut hash_table[..1 << hlog];
+    // `ip + fastHashFillStep < iend + 2` with `iend = end - HASH_READ_SIZE`.
+    let mut ip = start;
+    while ip + FILL_STEP + HASH_READ_SIZE < end + 2 {
+        hash_table[hash_ptr::<MLS>(src, ip, hlog)] = index_of(ip);
+        ip += FILL_STEP;
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_fast_extDict: picks the `mls` specialisation (4..=7).
+pub(crate) fn compress_block_ext_dict(
+    hash_table: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+) -> usize {
+    match b.cp.min_match {
+        5 => compress_block_ext_dict_generic::<5>(hash_table, b, window),
+        6 => compress_block_ext_dict_generic::<6>(hash_table, b, window),
+        7.. => compress_block_ext_dict_generic::<7>(hash_table, b, window),
+        _ => compress_block_ext_dict_generic::<4>(hash_table, b, window),
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_fast_extDict_generic. `src` holds the older segment (a
+/// dictionary's content, from the lowest match index) directly before the prefix (see
+/// [`Window`]): a match in the older segment that reaches its end goes on into the prefix,
+/// as `ZSTD_count_2segments` does, so one `count` serves both; what differs from the
+/// prefix-only finder is which candidates are valid and how far a match extends backwards.
+fn compress_block_ext_dict_generic<const MLS: u32>(
+    hash_table: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+) -> usize {
+    let end_index = index_of(b.end);
+    let dict_start_index = window.lowest_match_index(end_index);
+    let prefix_start_index = window.dict_limit().max(dict_start_index);
+    // The dictionary slid out of the window: the prefix-only finder takes the block.
+    if prefix_start_index == dict_start_index {
+        return compress_block(hash_table, b, window);
+    }
+    let Block {
+        src,
+        start: block_start,
+        end: iend,
+        cp,
+        seqs,
+        rep,
+    } = b;
+    let hlog = cp.hash_log;
+    let hash_table = &mut hash_table[..1 << hlog];
+    let step_size = cp.target_length as usize + (cp.target_length == 0) as usize + 1;
+    let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
+    let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
+    let dict_start = pos(dict_start_index);
+    let prefix_start = pos(prefix_start_index);
+    let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+
+    let mut anchor = block_start;
+    let mut ip0 = block_start;
+    // Repcodes reaching below the dictionary's start (`offset >= maxRep`) sit this block out.
+    let max_rep = index_of(ip0) - dict_start_index;
+    let (mut offset_1, mut offset_2, saved_reps) = BlockReps::start(rep, max_rep - 1);
+
+    'start: loop {
+        let mut step = step_size;
+        let mut next_step = ip0 + STEP_INCR;
+        let mut ip1 = ip0 + 1;
+        let mut ip2 = ip0 + step;
+        let mut ip3 = ip2 + 1;
+        if ip3 >= ilimit {
+            break 'start;
+        }
+        let mut hash0 = hash(ip0);
+        let mut hash1 = hash(ip1);
+        let mut idx = hash_table[hash0];
+        let mut current0;
+
+        // A candidate from the hash table matches its 4 bytes when it is in the window.
+        let found = |idx: u32, ip: usize| {
+            idx >= dict_start_index && read32(src, pos(idx)) == read32(src, ip)
+        };
+        // Find a match: (match start, match source, offBase, length so far).
+        let (mstart, match0, off_base, mut m_length);
+        'search: {
+            loop {
+                // The repcode at ip2, unless it would read across the prefix start.
+                let rep_index = index_of(ip2).wrapping_sub(offset_1);
+                let rep_ok = prefix_start_index.wrapping_sub(rep_index) >= 4 && offset_1 > 0;
+                current0 = ip0;
+                hash_table[hash0] = index_of(ip0);
+                if rep_ok && read32(src, ip2) == read32(src, pos(rep_index)) {
+                    let m = pos(rep_index);
+                    // One byte of backward extension, without the anchor check (deliberate).
+                    let back = (src[ip2 - 1] == src[m - 1]) as usize;
+                    (mstart, match0, off_base, m_length) =
+                        (ip2 - back, m - back, REPCODE1_TO_OFFBASE, back + 4);
+                    break 'search;
+                }
+                if found(idx, ip0) {
+                    break;
+                }
+
+                idx = hash_table[hash1];
+                hash0 = hash1;
+                hash1 = hash(ip2);
+                ip0 = ip1;
+                ip1 = ip2;
+                ip2 = ip3;
+
+                current0 = ip0;
+                hash_table[hash0] = index_of(ip0);
+                if found(idx, ip0) {
+                    break;
+                }
+
+                idx = hash_table[hash1];
+                hash0 = hash1;
+                hash1 = hash(ip2);
+                ip0 = ip1;
+                ip1 = ip2;
+                ip2 = ip0 + step;
+                ip3 = ip1 + step;
+                if ip2 >= next_step {
+                    step += 1;
+                    next_step += STEP_INCR;
+                }
+                if ip3 >= ilimit {
+                    break 'start;
+                }
+            }
+            // _offset: a new offset; a match in the dictionary extends backwards down to its
+            // start, one in the prefix down to the prefix start.
+            let low = if idx < prefix_start_index {
+                dict_start
+            } else {
+                prefix_start
+            };
+            let (mut p, mut m) = (ip0, pos(idx));
+            offset_2 = offset_1;
+            offset_1 = index_of(ip0) - idx;
+            let mut len = 4;
+            while p > anchor && m > low && src[p - 1] == src[m - 1] {
+                p -= 1;
+                m -= 1;
+                len += 1;
+            }
+            (mstart, match0, off_base, m_length) = (p, m, offset_1 + 3, len);
+        }
+
+        // _match: extend forwards (across the segment boundary) and store.
+        m_length += count(src, mstart + m_length, match0 + m_length, iend);
+        seqs.store(src, anchor, mstart, off_base, m_length);
+        ip0 = mstart + m_length;
+        anchor = ip0;
+        if ip1 < ip0 {
+            hash_table[hash1] = index_of(ip1);
+        }
+
+        if ip0 <= ilimit {
+            let p = current0 + 2;
+            hash_table[hash(p)] = index_of(p);
+            hash_table[hash(ip0 - 2)] = index_of(ip0 - 2);
+            while ip0 <= ilimit {
+                // ZSTD_index_overlap_check: the 4 bytes must not straddle the prefix start.
+                let rep_index2 = index_of(ip0).wrapping_sub(offset_2);
+                if !((prefix_start_index - 1).wrapping_sub(rep_index2) >= 3 && offset_2 > 0)
+                    || read32(src, pos(rep_index2)) != read32(src, ip0)
+                {
+                    break;
+                }
+                let r_length = count(src, ip0 + 4, pos(rep_index2) + 4, iend) + 4;
+                std::mem::swap(&mut offset_1, &mut offset_2);
+                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, r_length);
+                hash_table[hash(ip0)] = index_of(ip0);
+                ip0 += r_length;
+                anchor = ip0;
+            }
+        }
+    }
+
+    saved_reps.finish(rep, offset_1, offset_2);
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
 }

@@ -25,20 +25,36 @@ pub(crate) struct Block<'a> {
     pub(crate) rep: &'a mut [u32; REP_NUM],
 }
 
-/// How a frame's history is reached (`ZSTD_dictMode_e`). Only the prefix exists until
-/// dictionaries do; they add `ExtDict` and `DictMatchState`, each a new column of
-/// [`Finder::select`].
+/// How a frame's history is reached (`ZSTD_dictMode_e`), the column of
+/// [`Finder::select`]. `DictMatchState` (an attached dictionary) joins it with prepared
+/// dictionaries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DictMode {
     /// The history is the frame's own input (`ZSTD_noDict`).
     NoDict,
+    /// A segment before the input, a dictionary's content loaded into the window
+    /// (`ZSTD_extDict`).
+    ExtDict,
 }
 
-/// The block compressor of a frame, one per strategy family.
+impl DictMode {
+    /// Mirrors ZSTD_matchState_dictMode for a context without an attached dictionary.
+    pub(crate) fn of(window: &Window) -> DictMode {
+        if window.has_ext_dict() {
+            DictMode::ExtDict
+        } else {
+            DictMode::NoDict
+        }
+    }
+}
+
+/// The block compressor of a frame, one per strategy family and dictionary mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Finder {
     /// `fast`: one hash table.
     Fast,
+    /// `fast` with an extDict segment.
+    FastExtDict,
     /// `dfast`: a long and a short hash table.
     DFast,
     /// `greedy`, `lazy`, `lazy2` (hash chain or row finder) and `btlazy2` (binary tree).
@@ -49,10 +65,12 @@ pub(crate) enum Finder {
 
 impl Finder {
     /// Mirrors ZSTD_selectBlockCompressor: the row is the strategy, the column the
-    /// dictionary mode (the finder picks its own `mls`, row size and search depth).
-    pub(crate) fn select(strategy: Strategy, dict: DictMode) -> Finder {
-        match (strategy, dict) {
+    /// dictionary mode (the finder picks its own `mls`, row size and search depth). `None`
+    /// for the extDict finders not written yet.
+    pub(crate) fn select(strategy: Strategy, dict: DictMode) -> Option<Finder> {
+        Some(match (strategy, dict) {
             (Strategy::Fast, DictMode::NoDict) => Finder::Fast,
+            (Strategy::Fast, DictMode::ExtDict) => Finder::FastExtDict,
             (Strategy::DFast, DictMode::NoDict) => Finder::DFast,
             (
                 Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
@@ -61,7 +79,8 @@ impl Finder {
             (Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2, DictMode::NoDict) => {
                 Finder::Opt
             }
-        }
+            (_, DictMode::ExtDict) => return None,
+        })
     }
 }
 
@@ -80,15 +99,16 @@ pub(crate) struct MatchState {
 }
 
 impl MatchState {
-    /// Fresh tables for a frame with `cp`, selecting its block compressor.
+    /// Fresh tables for a frame with `cp` (the prefix-only finder of its strategy decides
+    /// which tables exist; the extDict finders use the same ones).
     ///
     /// Mirrors the match-state part of ZSTD_resetCCtx_internal.
-    pub(crate) fn reset(&mut self, cp: &CParams, dict: DictMode) {
-        let finder = Finder::select(cp.strategy, dict);
+    pub(crate) fn reset(&mut self, cp: &CParams) {
+        let finder = Finder::select(cp.strategy, DictMode::NoDict).unwrap_or(Finder::Fast);
         self.finder = Some(finder);
         self.hash_table.reset(1 << cp.hash_log);
         match finder {
-            Finder::Fast => {}
+            Finder::Fast | Finder::FastExtDict => {}
             Finder::DFast => {
                 self.hash_small.clear();
                 self.hash_small.resize(1 << cp.chain_log, 0);
@@ -96,6 +116,28 @@ impl MatchState {
             Finder::Lazy => self.lazy.reset(cp),
             Finder::Opt => self.opt.reset(cp),
         }
+    }
+
+    /// Load a raw-content dictionary, the first `dict_len` bytes of `src`, into the tables:
+    /// its last `2^max(hashLog + 3, chainLog + 1)` bytes at most are indexed. `None` when
+    /// the strategy's extDict finder is not written yet (nothing is loaded then).
+    ///
+    /// Mirrors the table part of ZSTD_loadDictionaryContent for a context
+    /// (`ZSTD_dtlm_fast`, `ZSTD_tfp_forCCtx`).
+    pub(crate) fn load_dict(&mut self, src: &[u8], dict_len: usize, cp: &CParams) -> Option<()> {
+        Finder::select(cp.strategy, DictMode::ExtDict)?;
+        let indexed_max = 1usize << (cp.hash_log + 3).max(cp.chain_log + 1).min(31);
+        let start = dict_len.saturating_sub(indexed_max);
+        if dict_len - start <= super::window::HASH_READ_SIZE {
+            return Some(());
+        }
+        match cp.strategy {
+            Strategy::Fast => {
+                fast::fill_hash_table(self.hash_table.as_mut_slice(), src, start, dict_len, cp)
+            }
+            _ => return None,
+        }
+        Some(())
     }
 
     /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
@@ -107,7 +149,7 @@ impl MatchState {
             Some(Finder::DFast) => table::reduce_table(&mut self.hash_small, correction, false),
             Some(Finder::Lazy) => self.lazy.reduce_index(cp, correction, moved),
             Some(Finder::Opt) => self.opt.reduce_index(correction),
-            Some(Finder::Fast) | None => {}
+            Some(Finder::Fast | Finder::FastExtDict) | None => {}
         }
     }
 
@@ -117,8 +159,13 @@ impl MatchState {
     /// Mirrors the call through ZSTD_selectBlockCompressor in ZSTD_buildSeqStore.
     pub(crate) fn compress_block(&mut self, b: Block<'_>, window: &mut Window) -> usize {
         let hash = self.hash_table.as_mut_slice();
-        match self.finder {
+        let mode = DictMode::of(window);
+        // The public entry points refuse a dictionary at strategies whose extDict finder is
+        // missing; should one get here, the prefix-only finder at least stays correct.
+        let finder = Finder::select(b.cp.strategy, mode).or(self.finder);
+        match finder {
             Some(Finder::Fast) | None => fast::compress_block(hash, b, window),
+            Some(Finder::FastExtDict) => fast::compress_block_ext_dict(hash, b, window),
             Some(Finder::DFast) => {
                 double_fast::compress_block(hash, &mut self.hash_small, b, window)
             }
