@@ -263,9 +263,9 @@ fn a_dictionary_frame_is_sized_from_its_header_not_from_the_limit() {
     assert!(n == out.len() && out[..n / 2] == g.content[..] && out[n / 2..] == g.content[..]);
 }
 
-/// Levels whose raw-content dictionary compression is implemented (the `fast` strategy);
+/// Levels whose raw-content dictionary compression is implemented (`fast` and `dfast`);
 /// the other golden levels must be refused, never give other bytes.
-const RAW_DICT_LEVELS: &[i32] = &[1];
+const RAW_DICT_LEVELS: &[i32] = &[1, 3];
 
 #[test]
 fn raw_content_dictionary_compression_gives_libzstd_frames() {
@@ -298,7 +298,7 @@ fn raw_content_dictionary_compression_gives_libzstd_frames() {
             assert!(ours.is_empty(), "{what}: nothing written when refused");
         }
     }
-    assert_eq!(checked, 7, "every raw level-1 golden was compared");
+    assert_eq!(checked, 14, "every raw level-1 and level-3 golden was compared");
 }
 
 #[test]

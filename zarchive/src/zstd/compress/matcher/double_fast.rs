@@ -1,6 +1,7 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32, read64};
+use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
 
@@ -188,6 +189,223 @@ fn generic<const MLS: u32>(
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}
+
+/// Mirrors ZSTD_fillDoubleHashTable for a context's own tables
+/// (`ZSTD_fillDoubleHashTableForCCtx`, `ZSTD_dtlm_fast`): every third position of
+/// `src[start..end]` goes into both tables, up to where a hash could read past `end`.
+pub(crate) fn fill_hash_tables(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    src: &[u8],
+    start: usize,
+    end: usize,
+    cp: &CParams,
+) {
+    match cp.min_match {
+        5 => fill_generic::<5>(hash_long, hash_small, src, start, end, cp),
+        6 => fill_generic::<6>(hash_long, hash_small, src, start, end, cp),
+        7.. => fill_generic::<7>(hash_long, hash_small, src, start, end, cp),
+        _ => fill_generic::<4>(hash_long, hash_small, src, start, end, cp),
+    }
+}
+
+/// How far apart the dictionary fill inserts positions (`fastHashFillStep`).
+const FILL_STEP: usize = 3;
+
+fn fill_generic<const MLS: u32>(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    src: &[u8],
+    start: usize,
+    end: usize,
+    cp: &CParams,
+) {
+    let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
+    let hash_long = &mut hash_long[..1 << h_bits_l];
+    let hash_small = &mut hash_small[..1 << h_bits_s];
+    // `ip + fastHashFillStep - 1 <= iend` with `iend = end - HASH_READ_SIZE`.
+    let mut ip = start;
+    while ip + FILL_STEP - 1 + HASH_READ_SIZE <= end {
+        hash_small[hash_ptr::<MLS>(src, ip, h_bits_s)] = index_of(ip);
+        hash_long[hash_ptr::<LONG_MLS>(src, ip, h_bits_l)] = index_of(ip);
+        ip += FILL_STEP;
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_doubleFast_extDict: picks the `mls` specialisation (4..=7).
+pub(crate) fn compress_block_ext_dict(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+) -> usize {
+    match b.cp.min_match {
+        5 => ext_dict_generic::<5>(hash_long, hash_small, b, window),
+        6 => ext_dict_generic::<6>(hash_long, hash_small, b, window),
+        7.. => ext_dict_generic::<7>(hash_long, hash_small, b, window),
+        _ => ext_dict_generic::<4>(hash_long, hash_small, b, window),
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_doubleFast_extDict_generic, on the joined slice of
+/// [`Window`] (one `count` serves `ZSTD_count_2segments`). Unlike the prefix-only finder it
+/// keeps no repcodes aside: each repcode is checked against the dictionary's start where
+/// it is tried, and table candidates must lie strictly above that start.
+fn ext_dict_generic<const MLS: u32>(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+) -> usize {
+    let dict_start_index = window.lowest_match_index(index_of(b.end));
+    let prefix_start_index = window.dict_limit().max(dict_start_index);
+    // The dictionary slid out of the window: the prefix-only finder takes the block.
+    if prefix_start_index == dict_start_index {
+        return compress_block(hash_long, hash_small, b, window);
+    }
+    let Block {
+        src,
+        start: block_start,
+        end: iend,
+        cp,
+        seqs,
+        rep,
+    } = b;
+    let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
+    let hash_long = &mut hash_long[..1 << h_bits_l];
+    let hash_small = &mut hash_small[..1 << h_bits_s];
+    let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
+    let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
+    let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
+    let dict_start = pos(dict_start_index);
+    let prefix_start = pos(prefix_start_index);
+    // Where a match found at `idx` may extend backwards to.
+    let low_of = |idx: u32| {
+        if idx < prefix_start_index {
+            dict_start
+        } else {
+            prefix_start
+        }
+    };
+    // ZSTD_index_overlap_check: a repcode's 4 bytes must not straddle the prefix start.
+    let no_overlap = |rep_index: u32| (prefix_start_index - 1).wrapping_sub(rep_index) >= 3;
+    let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+    let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
+    let mut anchor = block_start;
+    let mut ip = block_start;
+
+    // `<` rather than `<=`: the repcode is tried at ip + 1.
+    while ip < ilimit {
+        let h_small = hs(ip);
+        let match_index = hash_small[h_small];
+        let h_long = hl(ip);
+        let match_long_index = hash_long[h_long];
+        let curr = index_of(ip);
+        let rep_index = (curr + 1).wrapping_sub(offset_1);
+        hash_small[h_small] = curr;
+        hash_long[h_long] = curr;
+
+        let (start, m_length);
+        if no_overlap(rep_index)
+            && offset_1 <= curr + 1 - dict_start_index
+            && read32(src, pos(rep_index)) == read32(src, ip + 1)
+        {
+            m_length = count(src, ip + 5, pos(rep_index) + 4, iend) + 4;
+            ip += 1;
+            seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, m_length);
+            start = ip;
+        } else {
+            // (match start, match position, offset, length)
+            let found = if match_long_index > dict_start_index
+                && read64(src, pos(match_long_index)) == read64(src, ip)
+            {
+                let m = pos(match_long_index);
+                let len = count(src, ip + 8, m + 8, iend) + 8;
+                Some((
+                    ip,
+                    m,
+                    low_of(match_long_index),
+                    curr - match_long_index,
+                    len,
+                ))
+            } else if match_index > dict_start_index
+                && read32(src, pos(match_index)) == read32(src, ip)
+            {
+                let h3 = hl(ip + 1);
+                let match_index3 = hash_long[h3];
+                hash_long[h3] = curr + 1;
+                if match_index3 > dict_start_index
+                    && read64(src, pos(match_index3)) == read64(src, ip + 1)
+                {
+                    let m = pos(match_index3);
+                    let len = count(src, ip + 9, m + 8, iend) + 8;
+                    Some((
+                        ip + 1,
+                        m,
+                        low_of(match_index3),
+                        curr + 1 - match_index3,
+                        len,
+                    ))
+                } else {
+                    let m = pos(match_index);
+                    let len = count(src, ip + 4, m + 4, iend) + 4;
+                    Some((ip, m, low_of(match_index), curr - match_index, len))
+                }
+            } else {
+                None
+            };
+            let Some((mut p, mut m, low, offset, mut len)) = found else {
+                ip += ((ip - anchor) >> SEARCH_STRENGTH) + 1;
+                continue;
+            };
+            // Catch up backwards.
+            while p > anchor && m > low && src[p - 1] == src[m - 1] {
+                p -= 1;
+                m -= 1;
+                len += 1;
+            }
+            offset_2 = offset_1;
+            offset_1 = offset;
+            seqs.store(src, anchor, p, offset + 3, len);
+            (start, m_length) = (p, len);
+        }
+
+        // Move to the next sequence start.
+        ip = start + m_length;
+        anchor = ip;
+        if ip <= ilimit {
+            // Complementary insertion, after the limit test: candidates may pass iend - 8.
+            let insert = pos(curr + 2);
+            hash_long[hl(insert)] = curr + 2;
+            hash_long[hl(ip - 2)] = index_of(ip - 2);
+            hash_small[hs(insert)] = curr + 2;
+            hash_small[hs(ip - 1)] = index_of(ip - 1);
+            // Immediate repcodes.
+            while ip <= ilimit {
+                let current2 = index_of(ip);
+                let rep_index2 = current2.wrapping_sub(offset_2);
+                if !(no_overlap(rep_index2)
+                    && offset_2 <= current2 - dict_start_index
+                    && read32(src, pos(rep_index2)) == read32(src, ip))
+                {
+                    break;
+                }
+                let r_length = count(src, ip + 4, pos(rep_index2) + 4, iend) + 4;
+                std::mem::swap(&mut offset_1, &mut offset_2);
+                seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, r_length);
+                hash_small[hs(ip)] = current2;
+                hash_long[hl(ip)] = current2;
+                ip += r_length;
+                anchor = ip;
+            }
+        }
+    }
+
+    rep[0] = offset_1;
+    rep[1] = offset_2;
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }

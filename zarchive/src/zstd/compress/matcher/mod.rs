@@ -57,6 +57,8 @@ pub(crate) enum Finder {
     FastExtDict,
     /// `dfast`: a long and a short hash table.
     DFast,
+    /// `dfast` with an extDict segment.
+    DFastExtDict,
     /// `greedy`, `lazy`, `lazy2` (hash chain or row finder) and `btlazy2` (binary tree).
     Lazy,
     /// `btopt`, `btultra`, `btultra2`: the optimal parser over a binary tree.
@@ -72,6 +74,7 @@ impl Finder {
             (Strategy::Fast, DictMode::NoDict) => Finder::Fast,
             (Strategy::Fast, DictMode::ExtDict) => Finder::FastExtDict,
             (Strategy::DFast, DictMode::NoDict) => Finder::DFast,
+            (Strategy::DFast, DictMode::ExtDict) => Finder::DFastExtDict,
             (
                 Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
                 DictMode::NoDict,
@@ -109,7 +112,7 @@ impl MatchState {
         self.hash_table.reset(1 << cp.hash_log);
         match finder {
             Finder::Fast | Finder::FastExtDict => {}
-            Finder::DFast => {
+            Finder::DFast | Finder::DFastExtDict => {
                 self.hash_small.clear();
                 self.hash_small.resize(1 << cp.chain_log, 0);
             }
@@ -135,6 +138,14 @@ impl MatchState {
             Strategy::Fast => {
                 fast::fill_hash_table(self.hash_table.as_mut_slice(), src, start, dict_len, cp)
             }
+            Strategy::DFast => double_fast::fill_hash_tables(
+                self.hash_table.as_mut_slice(),
+                &mut self.hash_small,
+                src,
+                start,
+                dict_len,
+                cp,
+            ),
             _ => return None,
         }
         Some(())
@@ -146,7 +157,9 @@ impl MatchState {
     pub(crate) fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
         table::reduce_table(self.hash_table.as_mut_slice(), correction, false);
         match self.finder {
-            Some(Finder::DFast) => table::reduce_table(&mut self.hash_small, correction, false),
+            Some(Finder::DFast | Finder::DFastExtDict) => {
+                table::reduce_table(&mut self.hash_small, correction, false)
+            }
             Some(Finder::Lazy) => self.lazy.reduce_index(cp, correction, moved),
             Some(Finder::Opt) => self.opt.reduce_index(correction),
             Some(Finder::Fast | Finder::FastExtDict) | None => {}
@@ -168,6 +181,9 @@ impl MatchState {
             Some(Finder::FastExtDict) => fast::compress_block_ext_dict(hash, b, window),
             Some(Finder::DFast) => {
                 double_fast::compress_block(hash, &mut self.hash_small, b, window)
+            }
+            Some(Finder::DFastExtDict) => {
+                double_fast::compress_block_ext_dict(hash, &mut self.hash_small, b, window)
             }
             Some(Finder::Lazy) => {
                 self.lazy.limit_catch_up(b.start, window);
