@@ -5,6 +5,7 @@
 
 pub mod anatomy;
 pub mod blocks;
+pub mod dict_cases;
 pub mod gate;
 pub mod measure;
 pub mod native;

@@ -263,9 +263,10 @@ fn a_dictionary_frame_is_sized_from_its_header_not_from_the_limit() {
     assert!(n == out.len() && out[..n / 2] == g.content[..] && out[n / 2..] == g.content[..]);
 }
 
-/// Levels whose raw-content dictionary compression is implemented (`fast` and `dfast`);
+/// Levels whose raw-content dictionary compression is implemented (`fast`, `dfast`,
+/// `greedy`, `lazy` and `lazy2`);
 /// the other golden levels must be refused, never give other bytes.
-const RAW_DICT_LEVELS: &[i32] = &[1, 3];
+const RAW_DICT_LEVELS: &[i32] = &[1, 3, 6];
 
 #[test]
 fn raw_content_dictionary_compression_gives_libzstd_frames() {
@@ -298,7 +299,10 @@ fn raw_content_dictionary_compression_gives_libzstd_frames() {
             assert!(ours.is_empty(), "{what}: nothing written when refused");
         }
     }
-    assert_eq!(checked, 14, "every raw level-1 and level-3 golden was compared");
+    assert_eq!(
+        checked, 21,
+        "every raw golden of levels 1, 3 and 6 was compared"
+    );
 }
 
 #[test]

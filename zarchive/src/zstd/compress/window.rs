@@ -168,6 +168,12 @@ impl Window {
         pos as u32 + self.base
     }
 
+    /// Finder position of index `idx` (at or above the index of position 0).
+    #[inline(always)]
+    pub(crate) fn pos_of(&self, idx: u32) -> usize {
+        (idx - self.base) as usize
+    }
+
     /// Index of source position 0.
     #[inline(always)]
     pub(crate) fn base(&self) -> u32 {

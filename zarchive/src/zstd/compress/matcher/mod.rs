@@ -79,6 +79,10 @@ impl Finder {
                 Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
                 DictMode::NoDict,
             ) => Finder::Lazy,
+            // The lazy parser picks its extDict variant itself.
+            (Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2, DictMode::ExtDict) => {
+                Finder::Lazy
+            }
             (Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2, DictMode::NoDict) => {
                 Finder::Opt
             }
@@ -131,6 +135,10 @@ impl MatchState {
         Finder::select(cp.strategy, DictMode::ExtDict)?;
         let indexed_max = 1usize << (cp.hash_log + 3).max(cp.chain_log + 1).min(31);
         let start = dict_len.saturating_sub(indexed_max);
+        // The source's window update finds it apart from the dictionary and resumes
+        // insertion at its start (ZSTD_compressContinue_internal: `nextToUpdate =
+        // dictLimit`), also when the dictionary was too short to index (8 bytes).
+        self.lazy.next_to_update = dict_len;
         if dict_len - start <= super::window::HASH_READ_SIZE {
             return Some(());
         }
@@ -146,6 +154,13 @@ impl MatchState {
                 dict_len,
                 cp,
             ),
+            Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 => {
+                let window = Window::with_dict(cp.window_log, dict_len);
+                let hash = self.hash_table.as_mut_slice();
+                if !lazy::load_dict(hash, &mut self.lazy, cp, &window, src, start, dict_len) {
+                    return None;
+                }
+            }
             _ => return None,
         }
         Some(())

@@ -62,6 +62,45 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
     }
 }
 
+/// Mirrors ZSTD_insertAndFindFirstIndex as ZSTD_loadDictionaryContent calls it: every
+/// position of `src[start..end - 8]` goes into the hash chains, hashed over `minMatch`
+/// bytes (unclamped, unlike the search).
+pub(crate) fn fill_dict(
+    hash: &mut [u32],
+    state: &mut LazyState,
+    cp: &CParams,
+    src: &[u8],
+    start: usize,
+    end: usize,
+) {
+    match cp.min_match {
+        5 => fill_dict_generic::<5>(hash, state, cp, src, start, end),
+        6 => fill_dict_generic::<6>(hash, state, cp, src, start, end),
+        7 => fill_dict_generic::<7>(hash, state, cp, src, start, end),
+        8.. => fill_dict_generic::<8>(hash, state, cp, src, start, end),
+        _ => fill_dict_generic::<4>(hash, state, cp, src, start, end),
+    }
+}
+
+fn fill_dict_generic<const MLS: u32>(
+    hash: &mut [u32],
+    state: &mut LazyState,
+    cp: &CParams,
+    src: &[u8],
+    start: usize,
+    end: usize,
+) {
+    let hash = &mut hash[..1 << cp.hash_log];
+    let chain = &mut state.chain.as_mut_slice()[..1 << cp.chain_log];
+    let chain_mask = (1u32 << cp.chain_log) - 1;
+    for p in start..end.saturating_sub(HASH_READ_SIZE) {
+        let h = hash_ptr::<MLS>(src, p, cp.hash_log);
+        let idx = index_of(p);
+        chain[(idx & chain_mask) as usize] = hash[h];
+        hash[h] = idx;
+    }
+}
+
 impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
     const MARGIN: usize = HASH_READ_SIZE;
 

@@ -141,6 +141,7 @@ pub(crate) fn compress_block(
         block_start,
         block_end,
         depth,
+        ext_dict: window.has_ext_dict(),
     };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {
@@ -169,6 +170,50 @@ pub(crate) fn compress_block(
     }
 }
 
+/// Load the raw-content dictionary `src[..end]` (its suffix from `start`) into the hash
+/// chains or rows of greedy..lazy2; `false` for btlazy2, whose dictionary load (the sorted
+/// binary tree of the optimal parser) is not written yet. Insertion resumes at `end` either
+/// way: the dictionary's last 8 positions are never inserted.
+///
+/// Mirrors the greedy..lazy2 case of ZSTD_loadDictionaryContent.
+pub(crate) fn load_dict(
+    hash: &mut [u32],
+    state: &mut LazyState,
+    cp: &CParams,
+    window: &Window,
+    src: &[u8],
+    start: usize,
+    end: usize,
+) -> bool {
+    if cp.strategy == Strategy::BtLazy2 {
+        return false;
+    }
+    if uses_row_finder(cp) {
+        let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
+        macro_rules! fill {
+            ($mls:literal, $row:literal) => {
+                RowFinder::<$mls, $row>::new(hash, state, cp, window, end)
+                    .fill_dict(src, start, end)
+            };
+        }
+        match (mls, row::row_log(cp)) {
+            (4, 4) => fill!(4, 16),
+            (4, 5) => fill!(4, 32),
+            (4, _) => fill!(4, 64),
+            (5, 4) => fill!(5, 16),
+            (5, 5) => fill!(5, 32),
+            (5, _) => fill!(5, 64),
+            (_, 4) => fill!(6, 16),
+            (_, 5) => fill!(6, 32),
+            (_, _) => fill!(6, 64),
+        }
+    } else {
+        hash_chain::fill_dict(hash, state, cp, src, start, end);
+    }
+    state.next_to_update = end;
+    true
+}
+
 /// The parser's inputs besides the finder.
 struct BlockArgs<'a> {
     seqs: &'a mut SeqStore,
@@ -178,6 +223,8 @@ struct BlockArgs<'a> {
     block_start: usize,
     block_end: usize,
     depth: u32,
+    /// The history has an extDict segment (a dictionary's content).
+    ext_dict: bool,
 }
 
 impl BlockArgs<'_> {
@@ -190,11 +237,17 @@ impl BlockArgs<'_> {
             block_start,
             block_end,
             depth,
+            ext_dict,
         } = self;
-        match depth {
-            0 => lazy_generic::<F, 0>(&mut finder, seqs, rep, window, src, block_start, block_end),
-            1 => lazy_generic::<F, 1>(&mut finder, seqs, rep, window, src, block_start, block_end),
-            _ => lazy_generic::<F, 2>(&mut finder, seqs, rep, window, src, block_start, block_end),
+        let f = &mut finder;
+        let (start, end) = (block_start, block_end);
+        match (depth, ext_dict) {
+            (0, false) => lazy_generic::<F, 0>(f, seqs, rep, window, src, start, end),
+            (1, false) => lazy_generic::<F, 1>(f, seqs, rep, window, src, start, end),
+            (_, false) => lazy_generic::<F, 2>(f, seqs, rep, window, src, start, end),
+            (0, true) => lazy_ext_dict_generic::<F, 0>(f, seqs, rep, window, src, start, end),
+            (1, true) => lazy_ext_dict_generic::<F, 1>(f, seqs, rep, window, src, start, end),
+            (_, true) => lazy_ext_dict_generic::<F, 2>(f, seqs, rep, window, src, start, end),
         }
     }
 }
@@ -349,6 +402,170 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}
+
+/// Mirrors ZSTD_compressBlock_lazy_extDict_generic at `DEPTH` 0, 1 or 2, on the joined
+/// slice of [`Window`] (one `count` serves `ZSTD_count_2segments`; the finders need no
+/// change, their candidate tests only filter before the count). Unlike the prefix-only
+/// parser it keeps no repcodes aside: each repcode is checked against the lowest match
+/// index where it is tried, and must not straddle the prefix start.
+fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32>(
+    finder: &mut F,
+    seqs: &mut SeqStore,
+    rep: &mut [u32; 3],
+    window: &Window,
+    src: &[u8],
+    block_start: usize,
+    block_end: usize,
+) -> usize {
+    let iend = block_end;
+    let ilimit = iend.checked_sub(F::MARGIN);
+    let search_end = ilimit.unwrap_or(0);
+    let dict_limit = window.dict_limit();
+    let prefix_start = window.pos_of(dict_limit);
+    let dict_start = window.low_limit_pos();
+    // A repcode `offset` tried at index `curr`: the length of its match at `ip`, if it lies
+    // within the window, does not straddle the prefix start (ZSTD_index_overlap_check) and
+    // agrees on 4 bytes.
+    let rep_len = |ip: usize, curr: u32, offset: u32| -> Option<usize> {
+        let rep_index = curr.wrapping_sub(offset);
+        if (dict_limit - 1).wrapping_sub(rep_index) < 3
+            || offset > curr - window.lowest_match_index(curr)
+        {
+            return None;
+        }
+        let m = window.pos_of(rep_index);
+        (read32(src, ip) == read32(src, m)).then(|| count(src, ip + 4, m + 4, iend) + 4)
+    };
+    let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
+    let mut ip = block_start;
+    let mut anchor = block_start;
+    ip += (ip == prefix_start) as usize;
+    let mut lazy_skipping = false;
+    finder.start_block(src, ilimit);
+
+    while ip < search_end {
+        let mut match_length = 0;
+        let mut off_base = REPCODE1_TO_OFFBASE;
+        let mut start = ip + 1;
+        let mut curr = window.index(ip);
+
+        // Repcode at ip + 1; greedy takes it without searching.
+        let mut take_rep = false;
+        if let Some(len) = rep_len(ip + 1, curr + 1, offset_1) {
+            match_length = len;
+            take_rep = DEPTH == 0;
+        }
+
+        if !take_rep {
+            let (ml2, found) = finder.search(src, ip, iend, lazy_skipping);
+            if ml2 > match_length {
+                match_length = ml2;
+                start = ip;
+                off_base = found;
+            }
+            if match_length < MIN_MATCH {
+                // Unlike the prefix-only parser, the skipping test leaves out the `+ 1`.
+                let step = (ip - anchor) >> SEARCH_STRENGTH;
+                ip += step + 1;
+                lazy_skipping = step > LAZY_SKIPPING_STEP;
+                continue;
+            }
+
+            if DEPTH >= 1 {
+                while ip < search_end {
+                    ip += 1;
+                    curr += 1;
+                    if let Some(ml_rep) = rep_len(ip, curr, offset_1) {
+                        let gain2 = ml_rep as i64 * 3;
+                        let gain1 = match_length as i64 * 3 - highbit32(off_base) as i64 + 1;
+                        if gain2 > gain1 {
+                            match_length = ml_rep;
+                            off_base = REPCODE1_TO_OFFBASE;
+                            start = ip;
+                        }
+                    }
+                    let (ml2, found) = finder.search(src, ip, iend, lazy_skipping);
+                    let gain2 = ml2 as i64 * 4 - highbit32(found) as i64;
+                    let gain1 = match_length as i64 * 4 - highbit32(off_base) as i64 + 4;
+                    if ml2 >= MIN_MATCH && gain2 > gain1 {
+                        match_length = ml2;
+                        off_base = found;
+                        start = ip;
+                        continue;
+                    }
+
+                    if DEPTH == 2 && ip < search_end {
+                        ip += 1;
+                        curr += 1;
+                        if let Some(ml_rep) = rep_len(ip, curr, offset_1) {
+                            let gain2 = ml_rep as i64 * 4;
+                            let gain1 = match_length as i64 * 4 - highbit32(off_base) as i64 + 1;
+                            if gain2 > gain1 {
+                                match_length = ml_rep;
+                                off_base = REPCODE1_TO_OFFBASE;
+                                start = ip;
+                            }
+                        }
+                        let (ml2, found) = finder.search(src, ip, iend, lazy_skipping);
+                        let gain2 = ml2 as i64 * 4 - highbit32(found) as i64;
+                        let gain1 = match_length as i64 * 4 - highbit32(off_base) as i64 + 7;
+                        if ml2 >= MIN_MATCH && gain2 > gain1 {
+                            match_length = ml2;
+                            off_base = found;
+                            start = ip;
+                            continue;
+                        }
+                    }
+                    break;
+                }
+            }
+
+            // Catch up backwards: a match in the dictionary down to the window's low
+            // limit, one in the prefix down to the prefix start.
+            if off_base > REP_NUM_OFFBASE_MAX {
+                let offset = (off_base - REP_NUM_OFFBASE_MAX) as usize;
+                let low = if window.index(start - offset) < dict_limit {
+                    dict_start
+                } else {
+                    prefix_start
+                };
+                while start > anchor
+                    && start - offset > low
+                    && src[start - 1] == src[start - offset - 1]
+                {
+                    start -= 1;
+                    match_length += 1;
+                }
+                offset_2 = offset_1;
+                offset_1 = offset as u32;
+            }
+        }
+
+        seqs.store(src, anchor, start, off_base, match_length);
+        ip = start + match_length;
+        anchor = ip;
+        if lazy_skipping {
+            finder.end_skipping(src, ilimit);
+            lazy_skipping = false;
+        }
+
+        // Immediate repcode-2 matches, with no literals.
+        while ilimit.is_some_and(|l| ip <= l) {
+            let Some(len) = rep_len(ip, window.index(ip), offset_2) else {
+                break;
+            };
+            std::mem::swap(&mut offset_1, &mut offset_2);
+            seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, len);
+            ip += len;
+            anchor = ip;
+        }
+    }
+
+    rep[0] = offset_1;
+    rep[1] = offset_2;
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }

@@ -178,6 +178,15 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
         self.rows[r][slot] = index_of(p);
     }
 
+    /// Mirrors ZSTD_row_update as ZSTD_loadDictionaryContent calls it (no hash cache, no
+    /// skipping): every position of `src[start..end - 8]` goes into its row.
+    pub(crate) fn fill_dict(&mut self, src: &[u8], start: usize, end: usize) {
+        for p in start..end.saturating_sub(HASH_READ_SIZE) {
+            let h = self.row_hash(src, p);
+            self.insert(h, p);
+        }
+    }
+
     /// Mirrors ZSTD_row_update_internal with the hash cache: inserts the positions from
     /// `next_to_update` up to `ip` (excluded), only the first 96 and the last 32 of a long gap.
     #[inline(always)]

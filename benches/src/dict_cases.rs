@@ -1,0 +1,166 @@
+//! Dictionary-mode differential cases: a generator of (dictionary, source) pairs and the
+//! comparison of our `Compressor::compress_with_dict_into` with libzstd 1.5.7's
+//! `ZSTD_compress_usingDict`, shared by the `dict_diff` harness and the edge-case test below
+//! (which CI runs).
+
+use zarkit::zstd::{Compressor, ZstdError};
+use zarkit_corpus::{Shape, SplitMix64, generate};
+
+use crate::{anatomy, oracle};
+
+/// Largest dictionary drawn (the range: 1 B to 112 KiB).
+pub const MAX_DICT: u64 = 112 * 1024;
+
+/// One case: a name, a dictionary and a source.
+pub struct Case {
+    pub name: String,
+    pub dict: Vec<u8>,
+    pub src: Vec<u8>,
+}
+
+/// How a case's dictionary relates to its source.
+#[derive(Clone, Copy)]
+pub enum DictKind {
+    /// The bytes generated just before the source (as a prefix or a trained dictionary
+    /// would hold them): many matches into the dictionary.
+    Prefix,
+    /// The source's shape with another seed.
+    SameShape,
+    /// Another shape.
+    OtherShape(Shape),
+}
+
+/// The case of `shape`, `kind`, sizes and `seed`.
+pub fn make(shape: Shape, kind: DictKind, dict_size: usize, src_size: usize, seed: u64) -> Case {
+    let (label, dict, src) = match kind {
+        DictKind::Prefix => {
+            let all = generate(shape, dict_size + src_size, seed);
+            let (d, s) = all.split_at(dict_size);
+            ("prefix", d.to_vec(), s.to_vec())
+        }
+        DictKind::SameShape => (
+            "same-shape",
+            generate(shape, dict_size, seed ^ 0xD1C7),
+            generate(shape, src_size, seed),
+        ),
+        DictKind::OtherShape(other) => (
+            "other-shape",
+            generate(other, dict_size, seed ^ 0xD1C7),
+            generate(shape, src_size, seed),
+        ),
+    };
+    Case {
+        name: format!(
+            "{}:{src_size} dict {label}:{dict_size} #{seed:x}",
+            shape.name()
+        ),
+        dict,
+        src,
+    }
+}
+
+/// A random case: dictionary sizes spread over 1 B .. 112 KiB, sources up to `max_size`
+/// (every other one below 20 KiB).
+pub fn random(rng: &mut SplitMix64, i: usize, max_size: u64) -> Case {
+    let pick = |rng: &mut SplitMix64| Shape::ALL[rng.below(Shape::ALL.len() as u64) as usize];
+    let shape = pick(rng);
+    let dict_size = match rng.below(4) {
+        0 => rng.below(64) as usize + 1,
+        1 => rng.below(4096) as usize + 1,
+        2 => rng.below(32 * 1024) as usize + 1,
+        _ => rng.below(MAX_DICT) as usize + 1,
+    };
+    let src_size = if i % 2 == 0 {
+        rng.below(20_000.min(max_size) + 1) as usize
+    } else {
+        rng.below(max_size + 1) as usize
+    };
+    let seed = rng.next_u64();
+    let kind = match rng.below(3) {
+        0 => DictKind::Prefix,
+        1 => DictKind::SameShape,
+        _ => DictKind::OtherShape(pick(rng)),
+    };
+    make(shape, kind, dict_size, src_size, seed)
+}
+
+/// What one comparison found.
+pub enum Outcome {
+    /// Our frame equals libzstd's and decodes back with libzstd; the frame's size.
+    Identical(usize),
+    /// The level is refused with this dictionary (not implemented yet).
+    Unsupported,
+    /// Anything else, described.
+    Failed(String),
+}
+
+/// Compress `case` at `level` both ways and compare; our frame must also decode with
+/// libzstd and the dictionary.
+pub fn check(case: &Case, level: i32) -> Outcome {
+    let Case { name, dict, src } = case;
+    let mut ours = Vec::new();
+    match Compressor::new(level).and_then(|mut c| c.compress_with_dict_into(src, dict, &mut ours)) {
+        Ok(_) => {}
+        Err(
+            ZstdError::UnsupportedDictionary { .. } | ZstdError::UnsupportedLevelForSize { .. },
+        ) => return Outcome::Unsupported,
+        Err(e) => return Outcome::Failed(format!("ERROR {name} L{level}: {e}")),
+    }
+    let expected = oracle::compress_using_dict(src, dict, level);
+    if ours != expected {
+        let first = ours
+            .iter()
+            .zip(&expected)
+            .position(|(a, b)| a != b)
+            .unwrap_or(ours.len().min(expected.len()));
+        return Outcome::Failed(format!(
+            "MISMATCH {name} L{level}: ours {} bytes, oracle {} bytes; first difference at byte {first}: {}",
+            ours.len(),
+            expected.len(),
+            anatomy::locate(&expected, first)
+        ));
+    }
+    match oracle::decompress_using_dict(&ours, dict, src.len()) {
+        Ok(d) if d == *src => Outcome::Identical(ours.len()),
+        Ok(_) => Outcome::Failed(format!("DECODE (libzstd) {name} L{level}: wrong content")),
+        Err(e) => Outcome::Failed(format!("DECODE (libzstd) {name} L{level}: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dictionary sizes around the thresholds libzstd treats apart: ignored below 8 bytes,
+    /// loaded but not indexed at exactly 8 (insertion then resumes at the source's start),
+    /// indexed from 9 on.
+    #[test]
+    fn edge_dictionaries_give_libzstd_frames() {
+        let mut failures = Vec::new();
+        let mut identical = 0;
+        for (i, dict_size) in [1, 7, 8, 9, 16, 17, 300, 4096].into_iter().enumerate() {
+            for (shape, src_size) in [
+                (Shape::Text, 11_357),
+                (Shape::Mixed, 5_000),
+                (Shape::Records, 70_000),
+            ] {
+                let case = make(
+                    shape,
+                    DictKind::Prefix,
+                    dict_size,
+                    src_size,
+                    0xED6E + i as u64,
+                );
+                for level in [-1, 1, 3, 5, 7, 8] {
+                    match check(&case, level) {
+                        Outcome::Identical(_) => identical += 1,
+                        Outcome::Unsupported => {}
+                        Outcome::Failed(what) => failures.push(what),
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert!(identical >= 100, "most cases are implemented ({identical})");
+    }
+}
