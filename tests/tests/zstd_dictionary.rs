@@ -263,8 +263,7 @@ fn a_dictionary_frame_is_sized_from_its_header_not_from_the_limit() {
     assert!(n == out.len() && out[..n / 2] == g.content[..] && out[n / 2..] == g.content[..]);
 }
 
-/// Levels whose raw-content dictionary compression is implemented (`fast`, `dfast`,
-/// `greedy`, `lazy` and `lazy2`);
+/// Levels whose raw-content dictionary compression is implemented (`fast` to `btlazy2`);
 /// the other golden levels must be refused, never give other bytes.
 const RAW_DICT_LEVELS: &[i32] = &[1, 3, 6];
 

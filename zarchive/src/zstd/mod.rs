@@ -147,8 +147,8 @@ impl Compressor {
     /// afresh for this call. A dictionary that does not start with the dictionary magic
     /// number is raw content (the frame then names no dictionary ID); one below 8 bytes is
     /// ignored, as libzstd ignores it. Implemented so far: raw-content dictionaries at the
-    /// levels that use the `fast`, `dfast`, `greedy`, `lazy` and `lazy2` strategies (hash
-    /// chain and row finders); other levels (`btlazy2` and the optimal parser) and formatted dictionaries are
+    /// levels that use the `fast`, `dfast`, `greedy`, `lazy`, `lazy2` and `btlazy2`
+    /// strategies; the optimal parser's levels and formatted dictionaries are
     /// refused with [`ZstdError::UnsupportedDictionary`], and the combined size of
     /// dictionary and source is bounded by [`MAX_SOURCE_SIZE`].
     pub fn compress_with_dict_into(

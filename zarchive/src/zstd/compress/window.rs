@@ -234,6 +234,17 @@ impl Window {
         }
     }
 
+    /// [`Window::block_limits`] by the window alone, as if no dictionary were loaded: the
+    /// rule ZSTD_insertDUBT1 applies to the candidates it sorts.
+    #[inline(always)]
+    pub(crate) fn block_limits_ignoring_dict(&self, end: usize) -> BlockLimits {
+        let fixed = self.index(end) - self.low_limit <= self.max_dist;
+        BlockLimits {
+            low_limit: self.low_limit,
+            max_dist: if fixed { u32::MAX } else { self.max_dist },
+        }
+    }
+
     /// Mirrors ZSTD_getLowestPrefixIndex: [`Window::lowest_match_index`] with `dictLimit`
     /// for `lowLimit`.
     #[inline(always)]

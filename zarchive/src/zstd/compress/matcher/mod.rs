@@ -80,9 +80,10 @@ impl Finder {
                 DictMode::NoDict,
             ) => Finder::Lazy,
             // The lazy parser picks its extDict variant itself.
-            (Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2, DictMode::ExtDict) => {
-                Finder::Lazy
-            }
+            (
+                Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
+                DictMode::ExtDict,
+            ) => Finder::Lazy,
             (Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2, DictMode::NoDict) => {
                 Finder::Opt
             }
@@ -154,12 +155,10 @@ impl MatchState {
                 dict_len,
                 cp,
             ),
-            Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 => {
+            Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2 => {
                 let window = Window::with_dict(cp.window_log, dict_len);
                 let hash = self.hash_table.as_mut_slice();
-                if !lazy::load_dict(hash, &mut self.lazy, cp, &window, src, start, dict_len) {
-                    return None;
-                }
+                lazy::load_dict(hash, &mut self.lazy, cp, &window, src, start, dict_len);
             }
             _ => return None,
         }

@@ -28,6 +28,9 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
     bt_mask: u32,
     compares: u32,
     limits: BlockLimits,
+    /// The limits ZSTD_insertDUBT1 sorts with: by the window alone, even while a
+    /// dictionary counts as loaded.
+    sort_limits: BlockLimits,
 }
 
 /// A link slot being filled while walking the tree; `None` stands for libzstd's
@@ -50,6 +53,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
             bt_mask: (1 << (cp.chain_log - 1)) - 1,
             compares: 1 << cp.search_log,
             limits: window.block_limits(block_end),
+            sort_limits: window.block_limits_ignoring_dict(block_end),
         }
     }
 
@@ -87,8 +91,9 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         let mut larger: Slot = Some(self.node(curr) + 1);
         // The unsorted node's first slot still holds its chain successor.
         let mut match_index = self.bt[self.node(curr)];
-        // The lowest index for the candidate being sorted, not for the searched position.
-        let window_low = self.limits.lowest_match_index(curr);
+        // The lowest index for the candidate being sorted, not for the searched position,
+        // and by the window alone.
+        let window_low = self.sort_limits.lowest_match_index(curr);
         let (mut common_smaller, mut common_larger) = (0usize, 0usize);
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {

@@ -171,9 +171,9 @@ pub(crate) fn compress_block(
 }
 
 /// Load the raw-content dictionary `src[..end]` (its suffix from `start`) into the hash
-/// chains or rows of greedy..lazy2; `false` for btlazy2, whose dictionary load (the sorted
-/// binary tree of the optimal parser) is not written yet. Insertion resumes at `end` either
-/// way: the dictionary's last 8 positions are never inserted.
+/// chains or rows of greedy..lazy2, or btlazy2's tree (sorted as the optimal parser sorts
+/// its own). Insertion resumes at `end`: the dictionary's last 8 positions are never
+/// inserted.
 ///
 /// Mirrors the greedy..lazy2 case of ZSTD_loadDictionaryContent.
 pub(crate) fn load_dict(
@@ -184,11 +184,11 @@ pub(crate) fn load_dict(
     src: &[u8],
     start: usize,
     end: usize,
-) -> bool {
+) {
     if cp.strategy == Strategy::BtLazy2 {
-        return false;
-    }
-    if uses_row_finder(cp) {
+        let bt = &mut state.chain.as_mut_slice()[..1 << cp.chain_log];
+        super::opt::fill_tree(hash, bt, cp, window, src, start, end);
+    } else if uses_row_finder(cp) {
         let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
         macro_rules! fill {
             ($mls:literal, $row:literal) => {
@@ -211,7 +211,6 @@ pub(crate) fn load_dict(
         hash_chain::fill_dict(hash, state, cp, src, start, end);
     }
     state.next_to_update = end;
-    true
 }
 
 /// The parser's inputs besides the finder.

@@ -98,6 +98,48 @@ impl OptState {
     }
 }
 
+/// Sort the positions of `src[start..end - 8]` into the binary tree `bt` (btlazy2's or the
+/// optimal parser's chain table), hashed over `minMatch` bytes: how
+/// ZSTD_loadDictionaryContent loads a raw-content dictionary for the tree strategies
+/// (ZSTD_updateTree, no dictionary mode: the dictionary is the window then). `window` is
+/// the frame's, with the dictionary loaded.
+pub(crate) fn fill_tree(
+    hash: &mut [u32],
+    bt: &mut [u32],
+    cp: &CParams,
+    window: &Window,
+    src: &[u8],
+    start: usize,
+    end: usize,
+) {
+    let mut next = window.index(start);
+    let last = end - HASH_READ_SIZE;
+    let mut no_hash3: [u32; 0] = [];
+    macro_rules! fill {
+        ($mls:literal) => {
+            OptTree::<$mls>::new(
+                hash,
+                bt,
+                &mut no_hash3,
+                0,
+                &mut next,
+                window,
+                cp,
+                &src[..end],
+                end,
+            )
+            .update_tree(last)
+        };
+    }
+    match cp.min_match {
+        5 => fill!(5),
+        6 => fill!(6),
+        7 => fill!(7),
+        8.. => fill!(8),
+        _ => fill!(4),
+    }
+}
+
 /// Mirrors ZSTD_compressBlock_btopt, ZSTD_compressBlock_btultra and
 /// ZSTD_compressBlock_btultra2 (with ZSTD_initStats_ultra): parses
 /// `src[block_start..block_end]` into `seqs`, trailing literals included.

@@ -187,7 +187,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
     }
 
     /// Mirrors ZSTD_updateTree_internal: inserts the positions before `ip`.
-    fn update_tree(&mut self, ip: usize) {
+    pub(super) fn update_tree(&mut self, ip: usize) {
         let target = ip as u32 + self.base;
         let mut idx = *self.next_to_update;
         while idx < target {
