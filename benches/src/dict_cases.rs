@@ -151,7 +151,7 @@ mod tests {
                     src_size,
                     0xED6E + i as u64,
                 );
-                for level in [-1, 1, 3, 5, 7, 8, 10] {
+                for level in [-1, 1, 3, 5, 7, 8, 10, 12, 16, 19] {
                     match check(&case, level) {
                         Outcome::Identical(_) => identical += 1,
                         Outcome::Unsupported => {}

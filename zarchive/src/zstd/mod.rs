@@ -146,11 +146,11 @@ impl Compressor {
     /// parameters are chosen with the dictionary's size, and the dictionary is loaded
     /// afresh for this call. A dictionary that does not start with the dictionary magic
     /// number is raw content (the frame then names no dictionary ID); one below 8 bytes is
-    /// ignored, as libzstd ignores it. Implemented so far: raw-content dictionaries at the
-    /// levels that use the `fast`, `dfast`, `greedy`, `lazy`, `lazy2` and `btlazy2`
-    /// strategies; the optimal parser's levels and formatted dictionaries are
-    /// refused with [`ZstdError::UnsupportedDictionary`], and the combined size of
-    /// dictionary and source is bounded by [`MAX_SOURCE_SIZE`].
+    /// ignored, as libzstd ignores it. Every level is implemented for raw-content
+    /// dictionaries; formatted (zstd-format) dictionaries are refused with
+    /// [`ZstdError::UnsupportedDictionary`] until their entropy tables load. The combined size
+    /// of dictionary and source is bounded by [`MAX_SOURCE_SIZE`], and sources that would turn
+    /// on long-distance matching are refused as [`Compressor::compress_into`] refuses them.
     pub fn compress_with_dict_into(
         &mut self,
         src: &[u8],
@@ -173,13 +173,7 @@ impl Compressor {
             });
         }
         let start = dst.len();
-        if frame::compress_frame_with_dict(&mut self.state, &cp, dict, src, dst).is_none() {
-            dst.truncate(start);
-            return Err(ZstdError::UnsupportedDictionary {
-                level: self.level,
-                kind: "raw-content",
-            });
-        }
+        frame::compress_frame_with_dict(&mut self.state, &cp, dict, src, dst);
         Ok(dst.len() - start)
     }
 }

@@ -110,27 +110,25 @@ pub(crate) const DICT_MIN_LOADED: usize = 8;
 /// `ZSTD_compress_usingDict` with a dictionary that is not a formatted one: the
 /// dictionary's content becomes the window's extDict segment (see
 /// [`MatchState::load_dict`]); the frame names no dictionary ID. `cp` must be the
-/// parameters chosen with the dictionary's size. Returns `None`, writing nothing, at a
-/// strategy whose extDict finder is not written yet.
+/// parameters chosen with the dictionary's size.
 pub(crate) fn compress_frame_with_dict(
     st: &mut FrameState,
     cp: &CParams,
     dict: &[u8],
     src: &[u8],
     out: &mut Vec<u8>,
-) -> Option<()> {
+) {
     if dict.len() < DICT_MIN_LOADED || src.is_empty() {
         compress_frame(st, cp, src, out);
-        return Some(());
+        return;
     }
     // The finders see one slice, the dictionary first (see `Window`).
     let mut joined = Vec::with_capacity(dict.len() + src.len());
     joined.extend_from_slice(dict);
     joined.extend_from_slice(src);
     st.ms.reset(cp);
-    st.ms.load_dict(&joined, dict.len(), cp)?;
+    st.ms.load_dict(&joined, dict.len(), cp);
     compress_frame_after(st, cp, &joined, dict.len(), out);
-    Some(())
 }
 
 /// Compress `buf[dict_len..]` as one frame; `buf[..dict_len]` is a dictionary already

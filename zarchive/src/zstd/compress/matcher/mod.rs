@@ -8,7 +8,7 @@ pub(crate) mod table;
 
 use super::params::{CParams, Strategy};
 use super::seq_store::{REP_NUM, SeqStore};
-use super::window::Window;
+use super::window::{Window, index_of};
 use lazy::LazyState;
 use opt::OptState;
 use table::AlignedTable;
@@ -67,10 +67,9 @@ pub(crate) enum Finder {
 
 impl Finder {
     /// Mirrors ZSTD_selectBlockCompressor: the row is the strategy, the column the
-    /// dictionary mode (the finder picks its own `mls`, row size and search depth). `None`
-    /// for the extDict finders not written yet.
-    pub(crate) fn select(strategy: Strategy, dict: DictMode) -> Option<Finder> {
-        Some(match (strategy, dict) {
+    /// dictionary mode (the finder picks its own `mls`, row size and search depth).
+    pub(crate) fn select(strategy: Strategy, dict: DictMode) -> Finder {
+        match (strategy, dict) {
             (Strategy::Fast, DictMode::NoDict) => Finder::Fast,
             (Strategy::Fast, DictMode::ExtDict) => Finder::FastExtDict,
             (Strategy::DFast, DictMode::NoDict) => Finder::DFast,
@@ -84,11 +83,9 @@ impl Finder {
                 Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
                 DictMode::ExtDict,
             ) => Finder::Lazy,
-            (Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2, DictMode::NoDict) => {
-                Finder::Opt
-            }
-            (_, DictMode::ExtDict) => return None,
-        })
+            // The optimal parser reads the dictionary mode from the window itself.
+            (Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2, _) => Finder::Opt,
+        }
     }
 }
 
@@ -112,7 +109,7 @@ impl MatchState {
     ///
     /// Mirrors the match-state part of ZSTD_resetCCtx_internal.
     pub(crate) fn reset(&mut self, cp: &CParams) {
-        let finder = Finder::select(cp.strategy, DictMode::NoDict).unwrap_or(Finder::Fast);
+        let finder = Finder::select(cp.strategy, DictMode::NoDict);
         self.finder = Some(finder);
         self.hash_table.reset(1 << cp.hash_log);
         match finder {
@@ -127,22 +124,22 @@ impl MatchState {
     }
 
     /// Load a raw-content dictionary, the first `dict_len` bytes of `src`, into the tables:
-    /// its last `2^max(hashLog + 3, chainLog + 1)` bytes at most are indexed. `None` when
-    /// the strategy's extDict finder is not written yet (nothing is loaded then).
+    /// its last `2^max(hashLog + 3, chainLog + 1)` bytes at most are indexed.
     ///
     /// Mirrors the table part of ZSTD_loadDictionaryContent for a context
     /// (`ZSTD_dtlm_fast`, `ZSTD_tfp_forCCtx`).
-    pub(crate) fn load_dict(&mut self, src: &[u8], dict_len: usize, cp: &CParams) -> Option<()> {
-        Finder::select(cp.strategy, DictMode::ExtDict)?;
+    pub(crate) fn load_dict(&mut self, src: &[u8], dict_len: usize, cp: &CParams) {
         let indexed_max = 1usize << (cp.hash_log + 3).max(cp.chain_log + 1).min(31);
         let start = dict_len.saturating_sub(indexed_max);
         // The source's window update finds it apart from the dictionary and resumes
         // insertion at its start (ZSTD_compressContinue_internal: `nextToUpdate =
         // dictLimit`), also when the dictionary was too short to index (8 bytes).
         self.lazy.next_to_update = dict_len;
+        self.opt.next_to_update = index_of(dict_len);
         if dict_len - start <= super::window::HASH_READ_SIZE {
-            return Some(());
+            return;
         }
+        let window = Window::with_dict(cp.window_log, dict_len);
         match cp.strategy {
             Strategy::Fast => {
                 fast::fill_hash_table(self.hash_table.as_mut_slice(), src, start, dict_len, cp)
@@ -156,13 +153,14 @@ impl MatchState {
                 cp,
             ),
             Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2 => {
-                let window = Window::with_dict(cp.window_log, dict_len);
                 let hash = self.hash_table.as_mut_slice();
                 lazy::load_dict(hash, &mut self.lazy, cp, &window, src, start, dict_len);
             }
-            _ => return None,
+            Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
+                let hash = self.hash_table.as_mut_slice();
+                opt::fill_tree(hash, &mut self.opt.bt, cp, &window, src, start, dict_len);
+            }
         }
-        Some(())
     }
 
     /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
@@ -186,24 +184,19 @@ impl MatchState {
     /// Mirrors the call through ZSTD_selectBlockCompressor in ZSTD_buildSeqStore.
     pub(crate) fn compress_block(&mut self, b: Block<'_>, window: &mut Window) -> usize {
         let hash = self.hash_table.as_mut_slice();
-        let mode = DictMode::of(window);
-        // The public entry points refuse a dictionary at strategies whose extDict finder is
-        // missing; should one get here, the prefix-only finder at least stays correct.
-        let finder = Finder::select(b.cp.strategy, mode).or(self.finder);
+        let finder = Finder::select(b.cp.strategy, DictMode::of(window));
         match finder {
-            Some(Finder::Fast) | None => fast::compress_block(hash, b, window),
-            Some(Finder::FastExtDict) => fast::compress_block_ext_dict(hash, b, window),
-            Some(Finder::DFast) => {
-                double_fast::compress_block(hash, &mut self.hash_small, b, window)
-            }
-            Some(Finder::DFastExtDict) => {
+            Finder::Fast => fast::compress_block(hash, b, window),
+            Finder::FastExtDict => fast::compress_block_ext_dict(hash, b, window),
+            Finder::DFast => double_fast::compress_block(hash, &mut self.hash_small, b, window),
+            Finder::DFastExtDict => {
                 double_fast::compress_block_ext_dict(hash, &mut self.hash_small, b, window)
             }
-            Some(Finder::Lazy) => {
+            Finder::Lazy => {
                 self.lazy.limit_catch_up(b.start, window);
                 lazy::compress_block(hash, &mut self.lazy, b, window)
             }
-            Some(Finder::Opt) => {
+            Finder::Opt => {
                 self.opt.limit_catch_up(b.start, window);
                 opt::compress_block(hash, &mut self.opt, b, window)
             }

@@ -46,12 +46,12 @@ struct Optimal {
 #[derive(Default)]
 pub(crate) struct OptState {
     /// Binary tree: two links per position, `bt[2 * (idx & btMask)]` and the slot after.
-    bt: Vec<u32>,
+    pub(crate) bt: Vec<u32>,
     /// Last index seen per 3-byte hash (only with `minMatch == 3`).
     hash3: Vec<u32>,
     hash_log3: u32,
     /// First index not yet inserted into the tree (`nextToUpdate`).
-    next_to_update: u32,
+    pub(crate) next_to_update: u32,
     stats: Stats,
     prices: Vec<Optimal>,
     matches: Vec<Match>,
@@ -166,6 +166,7 @@ pub(crate) fn compress_block(
     };
     let block_size = block_end - block_start;
     if cp.strategy == Strategy::BtUltra2
+        && !window.has_ext_dict()
         && state.stats.first_block()
         && seqs.sequences.is_empty()
         && block_start == 0
@@ -282,7 +283,7 @@ fn opt_generic<const MLS: u32>(
     let mut ip = block_start;
     let mut anchor = block_start;
     // The very first position of the frame (or of btultra2's second pass) is never searched.
-    ip += (ip == window.low_limit_pos()) as usize;
+    ip += (ip == window.pos_of(window.dict_limit())) as usize;
     let mut last_stretch = Optimal::default();
 
     while ip < ilimit {

@@ -236,7 +236,8 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let mut match_index = self.hash[h];
         let bt_low = curr.saturating_sub(self.bt_mask);
         let window_low = self.window.lowest_match_index(curr);
-        let dict_limit = self.window.low_limit();
+        let dict_limit = self.window.dict_limit();
+        let ext_dict = self.window.has_ext_dict();
         let match_low = window_low.max(1);
         let mut smaller: Slot = Some(self.node(curr));
         let mut larger: Slot = Some(self.node(curr) + 1);
@@ -255,11 +256,21 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             let rep_index = curr.wrapping_sub(rep_offset);
             let mut rep_len = 0;
             // Wrapping on purpose: offsets 0 and "-1" are rejected.
-            if rep_offset.wrapping_sub(1) < curr - dict_limit
-                && rep_index >= window_low
+            let in_prefix = rep_offset.wrapping_sub(1) < curr - dict_limit;
+            let valid = if in_prefix {
+                rep_index >= window_low
+            } else {
+                // A repcode into the dictionary (extDict only): within the window, and its
+                // first 4 bytes not straddling the prefix start (ZSTD_index_overlap_check).
+                ext_dict
+                    && rep_offset.wrapping_sub(1) < curr - window_low
+                    && (dict_limit - 1).wrapping_sub(rep_index) >= 3
+            };
+            if valid
                 && read_min_match(src, ip, min_match)
                     == read_min_match(src, ip - rep_offset as usize, min_match)
             {
+                // Across the segment boundary as ZSTD_count_2segments (see `Window`).
                 let mm = min_match as usize;
                 rep_len = count(src, ip + mm, ip + mm - rep_offset as usize, iend) + mm;
             }
