@@ -28,6 +28,27 @@ pub enum DictKind {
     SameShape,
     /// Another shape.
     OtherShape(Shape),
+    /// A formatted dictionary `ZDICT_trainFromBuffer` trained with this capacity on other
+    /// files of the source's shape (entropy tables, repeat offsets and content).
+    Trained(usize),
+}
+
+/// A dictionary libzstd trains on 64 files of `shape` (1-4 KiB each) with `capacity`; where
+/// it cannot (shapes too uniform to train on), one trained on text.
+pub fn trained(shape: Shape, capacity: usize, seed: u64) -> Vec<u8> {
+    train_on(shape, capacity, seed)
+        .unwrap_or_else(|_| train_on(Shape::Text, capacity, seed).expect("libzstd trains on text"))
+}
+
+fn train_on(shape: Shape, capacity: usize, seed: u64) -> Result<Vec<u8>, String> {
+    let mut rng = SplitMix64::new(seed);
+    let samples: Vec<Vec<u8>> = (0..64)
+        .map(|_| {
+            let size = 1024 + rng.below(3072) as usize;
+            generate(shape, size, rng.next_u64())
+        })
+        .collect();
+    oracle::try_train_dictionary(&samples, capacity)
 }
 
 /// The case of `shape`, `kind`, sizes and `seed`.
@@ -41,6 +62,11 @@ pub fn make(shape: Shape, kind: DictKind, dict_size: usize, src_size: usize, see
         DictKind::SameShape => (
             "same-shape",
             generate(shape, dict_size, seed ^ 0xD1C7),
+            generate(shape, src_size, seed),
+        ),
+        DictKind::Trained(capacity) => (
+            "trained",
+            trained(shape, capacity, seed ^ 0x7EA1),
             generate(shape, src_size, seed),
         ),
         DictKind::OtherShape(other) => (
@@ -76,9 +102,10 @@ pub fn random(rng: &mut SplitMix64, i: usize, max_size: u64) -> Case {
         rng.below(max_size + 1) as usize
     };
     let seed = rng.next_u64();
-    let kind = match rng.below(3) {
+    let kind = match rng.below(4) {
         0 => DictKind::Prefix,
         1 => DictKind::SameShape,
+        2 => DictKind::Trained([1024, 4096, 16384][rng.below(3) as usize]),
         _ => DictKind::OtherShape(pick(rng)),
     };
     make(shape, kind, dict_size, src_size, seed)
@@ -86,9 +113,10 @@ pub fn random(rng: &mut SplitMix64, i: usize, max_size: u64) -> Case {
 
 /// What one comparison found.
 pub enum Outcome {
-    /// Our frame equals libzstd's and decodes back with libzstd; the frame's size.
-    Identical(usize),
-    /// The level is refused with this dictionary (not implemented yet).
+    /// Our frame equals libzstd's and decodes back with libzstd; the frame's size, and
+    /// whether it names a dictionary ID (a formatted dictionary's).
+    Identical(usize, bool),
+    /// The source is refused at this level (sizes that would need long-distance matching).
     Unsupported,
     /// Anything else, described.
     Failed(String),
@@ -101,9 +129,7 @@ pub fn check(case: &Case, level: i32) -> Outcome {
     let mut ours = Vec::new();
     match Compressor::new(level).and_then(|mut c| c.compress_with_dict_into(src, dict, &mut ours)) {
         Ok(_) => {}
-        Err(
-            ZstdError::UnsupportedDictionary { .. } | ZstdError::UnsupportedLevelForSize { .. },
-        ) => return Outcome::Unsupported,
+        Err(ZstdError::UnsupportedLevelForSize { .. }) => return Outcome::Unsupported,
         Err(e) => return Outcome::Failed(format!("ERROR {name} L{level}: {e}")),
     }
     let expected = oracle::compress_using_dict(src, dict, level);
@@ -121,7 +147,7 @@ pub fn check(case: &Case, level: i32) -> Outcome {
         ));
     }
     match oracle::decompress_using_dict(&ours, dict, src.len()) {
-        Ok(d) if d == *src => Outcome::Identical(ours.len()),
+        Ok(d) if d == *src => Outcome::Identical(ours.len(), ours[4] & 3 != 0),
         Ok(_) => Outcome::Failed(format!("DECODE (libzstd) {name} L{level}: wrong content")),
         Err(e) => Outcome::Failed(format!("DECODE (libzstd) {name} L{level}: {e}")),
     }
@@ -153,7 +179,41 @@ mod tests {
                 );
                 for level in [-1, 1, 3, 5, 7, 8, 10, 12, 16, 19] {
                     match check(&case, level) {
-                        Outcome::Identical(_) => identical += 1,
+                        Outcome::Identical(..) => identical += 1,
+                        Outcome::Unsupported => {}
+                        Outcome::Failed(what) => failures.push(what),
+                    }
+                }
+            }
+        }
+        // Formatted dictionaries: trained ones of three sizes, and one whose content is
+        // shorter than 8 bytes (the window then holds no extDict segment, yet the source's
+        // indices start after the content).
+        let text = trained(Shape::Text, 4096, 1);
+        let records = trained(Shape::Records, 16384, 2);
+        let small = trained(Shape::Text, 1024, 3);
+        let tiny = tiny_content(&text);
+        for dict in [&text, &records, &small, &tiny] {
+            for (shape, src_size) in [
+                (Shape::Text, 3000),
+                (Shape::Records, 70_000),
+                (Shape::Text, 0),
+            ] {
+                let case = Case {
+                    name: format!(
+                        "{}:{src_size} formatted dict of {} bytes",
+                        shape.name(),
+                        dict.len()
+                    ),
+                    dict: dict.clone(),
+                    src: generate(shape, src_size, 0xF0 + dict.len() as u64),
+                };
+                for level in [-1, 1, 3, 5, 7, 8, 10, 12, 16, 19] {
+                    match check(&case, level) {
+                        Outcome::Identical(_, named) => {
+                            identical += 1;
+                            assert!(named, "{}: the frame names the dictionary", case.name);
+                        }
                         Outcome::Unsupported => {}
                         Outcome::Failed(what) => failures.push(what),
                     }
@@ -161,6 +221,18 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
-        assert!(identical >= 100, "most cases are implemented ({identical})");
+        assert!(identical >= 200, "most cases are implemented ({identical})");
+    }
+
+    /// `dict`'s header (entropy tables) with 5 bytes of content and repeat offsets 1, 2, 3.
+    fn tiny_content(dict: &[u8]) -> Vec<u8> {
+        let header = zarkit::zstd::DecoderDictionary::new(dict).unwrap();
+        let content_start = dict.len() - header.content_len();
+        let mut out = dict[..content_start - 12].to_vec();
+        for rep in [1u32, 2, 3] {
+            out.extend_from_slice(&rep.to_le_bytes());
+        }
+        out.extend_from_slice(b"hello");
+        out
     }
 }

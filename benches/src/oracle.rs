@@ -202,6 +202,12 @@ pub fn decompress_using_dict(
 /// `ZDICT_trainFromBuffer(dict, capacity, samples, sizes, n)`: a zstd-format dictionary of
 /// at most `capacity` bytes trained on `samples`.
 pub fn train_dictionary(samples: &[Vec<u8>], capacity: usize) -> Vec<u8> {
+    try_train_dictionary(samples, capacity).expect("ZDICT_trainFromBuffer failed")
+}
+
+/// [`train_dictionary`], or the reason libzstd gives when it cannot train (too few or too
+/// uniform samples).
+pub fn try_train_dictionary(samples: &[Vec<u8>], capacity: usize) -> Result<Vec<u8>, String> {
     let flat: Vec<u8> = samples.concat();
     let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();
     let mut dict: Vec<u8> = Vec::with_capacity(capacity);
@@ -217,11 +223,14 @@ pub fn train_dictionary(samples: &[Vec<u8>], capacity: usize) -> Vec<u8> {
         )
     };
     // SAFETY: pure function of its argument.
-    let failed = unsafe { zstd_sys::ZDICT_isError(n) } != 0;
-    assert!(!failed, "ZDICT_trainFromBuffer failed");
+    if unsafe { zstd_sys::ZDICT_isError(n) } != 0 {
+        // SAFETY: ZDICT_getErrorName returns a static C string for any code.
+        let name = unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZDICT_getErrorName(n)) };
+        return Err(name.to_string_lossy().into_owned());
+    }
     // SAFETY: libzstd initialised the first `n <= capacity` bytes.
     unsafe { dict.set_len(n) };
-    dict
+    Ok(dict)
 }
 
 /// A reused native decompression context (`ZSTD_createDCtx` once, `ZSTD_decompressDCtx` per

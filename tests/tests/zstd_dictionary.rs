@@ -1,7 +1,7 @@
 //! Decoding with dictionaries: frames written by libzstd 1.5.7's `ZSTD_compress_usingDict`
 //! with a zstd-format dictionary (trained by `ZDICT_trainFromBuffer`) and with raw content
 //! (`corpus/goldens/dict/`, written by `make_dict_goldens`), the dictionary-ID checks, and
-//! hostile dictionaries; and compressing with a raw-content dictionary to the same frames.
+//! hostile dictionaries; and compressing with each dictionary to the same frames.
 
 use std::path::PathBuf;
 
@@ -264,31 +264,38 @@ fn a_dictionary_frame_is_sized_from_its_header_not_from_the_limit() {
 }
 
 #[test]
-fn raw_content_dictionary_compression_gives_libzstd_frames() {
-    let raw = read("raw.dict");
+fn dictionary_compression_gives_libzstd_frames() {
+    // Raw content, a trained (formatted) dictionary, and one with other repeat offsets.
+    let dicts = [
+        ("raw", read("raw.dict")),
+        ("formatted", read("formatted.dict")),
+        ("reps", read("reps.dict")),
+    ];
     let mut checked = 0;
     for g in goldens() {
         // The two 40 000-byte frames come from ZSTD_compress2 with a 1 KiB window, not from
         // ZSTD_compress_usingDict.
-        if g.dict != "raw" || g.content.len() == 40_000 {
+        if g.content.len() == 40_000 {
             continue;
         }
+        let dict = &dicts.iter().find(|(name, _)| *name == g.dict).unwrap().1;
         let what = format!(
-            "raw dictionary, {} bytes, level {}",
+            "{} dictionary, {} bytes, level {}",
+            g.dict,
             g.content.len(),
             g.level
         );
         let mut ours = Vec::new();
         Compressor::new(g.level)
             .unwrap()
-            .compress_with_dict_into(&g.content, &raw, &mut ours)
+            .compress_with_dict_into(&g.content, dict, &mut ours)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         assert!(ours == g.frame, "{what}: the frame differs from libzstd's");
         checked += 1;
     }
     assert_eq!(
-        checked, 28,
-        "every raw golden (levels 1, 3, 6 and 19) was compared"
+        checked, 84,
+        "every ZSTD_compress_usingDict golden was compared"
     );
 }
 
@@ -309,11 +316,66 @@ fn dictionaries_below_eight_bytes_are_ignored_as_libzstd_ignores_them() {
             .unwrap();
         assert_eq!(with, without, "dictionary of {} bytes", dict.len());
     }
-    // Formatted dictionaries are refused by name until their entropy tables load.
-    let formatted = read("formatted.dict");
+    // A formatted dictionary whose header is damaged is refused by name, nothing written.
+    let mut damaged = read("formatted.dict");
+    damaged[9] ^= 0xFF;
+    damaged[10] ^= 0xFF;
+    let mut out = Vec::new();
     let err = Compressor::new(1)
         .unwrap()
-        .compress_with_dict_into(&src, &formatted, &mut Vec::new())
+        .compress_with_dict_into(&src, &damaged, &mut out)
         .unwrap_err();
-    assert!(err.to_string().contains("formatted dictionary"), "{err}");
+    assert!(matches!(err, ZstdError::BadDictionary { .. }), "{err}");
+    assert!(out.is_empty());
+}
+
+#[test]
+fn damaged_formatted_dictionaries_never_panic_the_encoder_and_frames_decode() {
+    // Every accepted damaged dictionary gives a frame our decoder reads back with the same
+    // dictionary; the others are refused by name. Levels of every strategy family.
+    let good = read("formatted.dict");
+    let src = generate(Shape::Text, 5000, 99);
+    let mut seed = 0x5EED_u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut accepted, mut refused) = (0, 0);
+    for i in 0..600 {
+        let mut dict = good.clone();
+        // Damage within the header (entropy tables and repeat offsets), where parsing is.
+        for _ in 0..1 + i % 3 {
+            let at = 8 + (next() % 200) as usize;
+            dict[at] ^= 1 << (next() % 8);
+        }
+        let level = [1, 3, 6, 10, 19][i % 5];
+        let mut frame = Vec::new();
+        match Compressor::new(level)
+            .unwrap()
+            .compress_with_dict_into(&src, &dict, &mut frame)
+        {
+            Ok(_) => {
+                accepted += 1;
+                let d = DecoderDictionary::new(&dict).unwrap_or_else(|e| {
+                    panic!("case {i}: the encoder took it, the decoder says {e}")
+                });
+                let mut back = vec![0u8; src.len()];
+                Decoder::with_dictionary(&d)
+                    .decompress_exact(&frame, &mut back)
+                    .unwrap_or_else(|e| panic!("case {i} level {level}: {e}"));
+                assert!(back == src, "case {i} level {level}: wrong bytes");
+            }
+            Err(ZstdError::BadDictionary { .. }) => {
+                refused += 1;
+                assert!(frame.is_empty());
+            }
+            Err(e) => panic!("case {i}: {e}"),
+        }
+    }
+    assert!(
+        accepted > 50 && refused > 50,
+        "both paths taken: {accepted} / {refused}"
+    );
 }

@@ -95,16 +95,6 @@ pub enum ZstdError {
         /// What is wrong, in plain words.
         reason: &'static str,
     },
-    /// Compressing with this dictionary at this level is not implemented yet.
-    #[error(
-        "compressing with a {kind} dictionary at level {level} is not implemented by this encoder yet"
-    )]
-    UnsupportedDictionary {
-        /// The compression level asked for.
-        level: i32,
-        /// `"raw-content"` or `"formatted"`.
-        kind: &'static str,
-    },
     /// The block header at `at` has the reserved block type 3.
     #[error("zstd block at byte {at}: reserved block type 3")]
     ReservedBlockType {

@@ -146,11 +146,12 @@ impl Compressor {
     /// parameters are chosen with the dictionary's size, and the dictionary is loaded
     /// afresh for this call. A dictionary that does not start with the dictionary magic
     /// number is raw content (the frame then names no dictionary ID); one below 8 bytes is
-    /// ignored, as libzstd ignores it. Every level is implemented for raw-content
-    /// dictionaries; formatted (zstd-format) dictionaries are refused with
-    /// [`ZstdError::UnsupportedDictionary`] until their entropy tables load. The combined size
-    /// of dictionary and source is bounded by [`MAX_SOURCE_SIZE`], and sources that would turn
-    /// on long-distance matching are refused as [`Compressor::compress_into`] refuses them.
+    /// ignored, as libzstd ignores it. A formatted dictionary (as `zstd --train` writes it)
+    /// also seeds the entropy tables and repeat offsets, and the frame names its ID; one
+    /// whose header is damaged is refused with [`ZstdError::BadDictionary`]. The combined
+    /// size of dictionary and source is bounded by [`MAX_SOURCE_SIZE`], and sources that
+    /// would turn on long-distance matching are refused as [`Compressor::compress_into`]
+    /// refuses them.
     pub fn compress_with_dict_into(
         &mut self,
         src: &[u8],
@@ -158,14 +159,6 @@ impl Compressor {
         dst: &mut Vec<u8>,
     ) -> Result<usize, ZstdError> {
         let cp = params::cparams_with_dict(self.level, src.len() as u64, dict.len() as u64);
-        let formatted = dict.len() >= frame::DICT_MIN_LOADED
-            && dict[..4] == common::format::DICT_MAGIC.to_le_bytes();
-        if formatted {
-            return Err(ZstdError::UnsupportedDictionary {
-                level: self.level,
-                kind: "formatted",
-            });
-        }
         if uses_ldm(&cp) || src.len().saturating_add(dict.len()) > MAX_SOURCE_SIZE {
             return Err(ZstdError::UnsupportedLevelForSize {
                 level: self.level,
@@ -173,7 +166,7 @@ impl Compressor {
             });
         }
         let start = dst.len();
-        frame::compress_frame_with_dict(&mut self.state, &cp, dict, src, dst);
+        frame::compress_frame_with_dict(&mut self.state, &cp, dict, src, dst)?;
         Ok(dst.len() - start)
     }
 }

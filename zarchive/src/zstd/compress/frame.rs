@@ -2,13 +2,15 @@
 //! (`ZSTD_writeFrameHeader`, `ZSTD_compress_frameChunk`, `ZSTD_writeEpilogue`).
 
 use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE, RLE_MAX_LENGTH};
-use super::huf::HufWorkspace;
+use super::dict;
+use super::huf::{HufRepeat, HufWorkspace};
 use super::matcher::{Block, MatchState};
 use super::params::{CParams, Strategy};
 use super::presplit;
 use super::seq_store::{REP_START_VALUE, SeqStore};
 use super::split::{self, BlockContext, SplitState};
 use super::window::Window;
+use crate::zstd::error::ZstdError;
 
 use crate::zstd::common::format::{
     BLOCK_COMPRESSED, BLOCK_RAW, BLOCK_RLE, MAGIC_NUMBER, WINDOW_LOG_ABSOLUTE_MIN,
@@ -19,16 +21,24 @@ const FCS_4_BYTES_MIN: u64 = 65536 + 256;
 /// Pre-splitting needs at least this much saved so far (`savings < 3` means no split).
 const PRESPLIT_MIN_SAVINGS: i64 = 3;
 
-/// Mirrors ZSTD_writeFrameHeader (no dictID, no checksum, content size known).
-pub(crate) fn write_frame_header(out: &mut Vec<u8>, window_log: u32, src_size: u64) {
+/// Mirrors ZSTD_writeFrameHeader (no checksum, content size known): the dictionary ID
+/// (none when 0) takes 1, 2 or 4 bytes by its value.
+pub(crate) fn write_frame_header(out: &mut Vec<u8>, window_log: u32, src_size: u64, dict_id: u32) {
     let single_segment = (1u64 << window_log) >= src_size;
     let fcs_code = (src_size >= FCS_2_BYTES_MIN) as u8
         + (src_size >= FCS_4_BYTES_MIN) as u8
         + (src_size >= 0xFFFF_FFFF) as u8;
+    let dict_id_code = (dict_id > 0) as u8 + (dict_id >= 256) as u8 + (dict_id >= 65536) as u8;
     out.extend_from_slice(&MAGIC_NUMBER.to_le_bytes());
-    out.push(((single_segment as u8) << 5) | (fcs_code << 6));
+    out.push(dict_id_code | ((single_segment as u8) << 5) | (fcs_code << 6));
     if !single_segment {
         out.push(((window_log - WINDOW_LOG_ABSOLUTE_MIN) << 3) as u8);
+    }
+    match dict_id_code {
+        0 => {}
+        1 => out.push(dict_id as u8),
+        2 => out.extend_from_slice(&(dict_id as u16).to_le_bytes()),
+        _ => out.extend_from_slice(&dict_id.to_le_bytes()),
     }
     match fcs_code {
         0 => {
@@ -100,63 +110,93 @@ fn cycle_log(cp: &CParams) -> u32 {
 /// Mirrors ZSTD_compress_frameChunk + ZSTD_writeEpilogue for a whole one-shot source.
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
-    compress_frame_after(st, cp, src, 0, out);
+    st.ms.reset(cp);
+    compress_frame_after(st, cp, src, 0, None, out);
 }
 
 /// A raw-content dictionary below this size is not loaded (ZSTD_compress_insertDictionary).
 pub(crate) const DICT_MIN_LOADED: usize = 8;
 
-/// [`compress_frame`] with a raw-content dictionary loaded first, as
-/// `ZSTD_compress_usingDict` with a dictionary that is not a formatted one: the
-/// dictionary's content becomes the window's extDict segment (see
-/// [`MatchState::load_dict`]); the frame names no dictionary ID. `cp` must be the
-/// parameters chosen with the dictionary's size.
+/// [`compress_frame`] after loading a dictionary, as `ZSTD_compress_usingDict` does
+/// (`ZSTD_dct_auto`): a formatted dictionary seeds the first block's entropy tables and
+/// repeat offsets and names its ID in the frame header; its content, or the whole of any
+/// other dictionary of at least 8 bytes, becomes the window's extDict segment (see
+/// [`MatchState::load_dict`]). `cp` must be the parameters chosen with the dictionary's
+/// size. A formatted dictionary whose header is damaged is refused before anything is
+/// written.
 pub(crate) fn compress_frame_with_dict(
     st: &mut FrameState,
     cp: &CParams,
     dict: &[u8],
     src: &[u8],
     out: &mut Vec<u8>,
-) {
-    if dict.len() < DICT_MIN_LOADED || src.is_empty() {
-        compress_frame(st, cp, src, out);
-        return;
-    }
-    // The finders see one slice, the dictionary first (see `Window`).
-    let mut joined = Vec::with_capacity(dict.len() + src.len());
-    joined.extend_from_slice(dict);
-    joined.extend_from_slice(src);
+) -> Result<(), ZstdError> {
+    let start = if dict::is_formatted(dict) {
+        Some(dict::read_start(dict)?)
+    } else {
+        None
+    };
+    let content = match &start {
+        Some(start) => &dict[start.content_start..],
+        None if dict.len() < DICT_MIN_LOADED => &[][..],
+        None => dict,
+    };
     st.ms.reset(cp);
-    st.ms.load_dict(&joined, dict.len(), cp);
-    compress_frame_after(st, cp, &joined, dict.len(), out);
+    if let Some(start) = &start
+        && start.entropy.huf.repeat == HufRepeat::Valid
+    {
+        st.ms.seed_from_dict(&start.entropy);
+    }
+    // The finders see one slice, the content first (see `Window`).
+    let mut joined = Vec::with_capacity(content.len() + src.len());
+    joined.extend_from_slice(content);
+    joined.extend_from_slice(src);
+    if !src.is_empty() {
+        st.ms.load_dict(&joined, content.len(), cp);
+    }
+    compress_frame_after(st, cp, &joined, content.len(), start.as_ref(), out);
+    Ok(())
 }
 
-/// Compress `buf[dict_len..]` as one frame; `buf[..dict_len]` is a dictionary already
-/// loaded into `st.ms` (none when `dict_len` is 0, and the tables are reset here).
+/// Compress `buf[dict_len..]` as one frame; `buf[..dict_len]` is a dictionary's content
+/// already loaded into `st.ms` (reset by the caller), `start` what a formatted dictionary
+/// seeds.
 fn compress_frame_after(
     st: &mut FrameState,
     cp: &CParams,
     buf: &[u8],
     dict_len: usize,
+    start: Option<&dict::DictStart>,
     out: &mut Vec<u8>,
 ) {
     let src = &buf[dict_len..];
-    write_frame_header(out, cp.window_log, src.len() as u64);
+    write_frame_header(
+        out,
+        cp.window_log,
+        src.len() as u64,
+        start.map_or(0, |s| s.id),
+    );
     if src.is_empty() {
         // Epilogue: an empty raw last block when no block was written.
         write_block_header(out, true, BLOCK_RAW, 0);
         return;
     }
 
-    // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState).
+    // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState), or
+    // the dictionary's (ZSTD_loadCEntropy).
     let mut window = if dict_len == 0 {
-        st.ms.reset(cp);
         Window::new(cp.window_log)
     } else {
         Window::with_dict(cp.window_log, dict_len)
     };
-    st.prev = EntropyTables::default();
     let mut prev_rep = REP_START_VALUE;
+    match start {
+        Some(start) => {
+            st.prev = start.entropy.clone();
+            prev_rep = start.reps;
+        }
+        None => st.prev = EntropyTables::default(),
+    }
 
     let window_size = (1usize << cp.window_log).min(src.len()).max(1);
     let block_size_max = BLOCK_SIZE_MAX.min(window_size);

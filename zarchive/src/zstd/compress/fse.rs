@@ -405,6 +405,11 @@ impl FseCTable {
         bw.flush();
     }
 
+    /// The most bits `symbol` costs (`FSE_getMaxNbBits`).
+    pub(crate) fn max_nb_bits(&self, symbol: usize) -> u32 {
+        (self.symbol_tt[symbol].delta_nb_bits + ((1 << 16) - 1)) >> 16
+    }
+
     /// Mirrors FSE_bitCost: approximate cost of `symbol`, with `accuracy_log` fractional bits.
     pub(crate) fn bit_cost(&self, symbol: u32, accuracy_log: u32) -> u32 {
         let delta = self.symbol_tt[symbol as usize].delta_nb_bits;

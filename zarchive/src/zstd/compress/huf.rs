@@ -364,6 +364,50 @@ impl HufCTable {
         max_nb_bits
     }
 
+    /// The table a description's `weights` (one per symbol, the last one included) and
+    /// depth `log` give: code lengths `log + 1 - weight`, codes assigned per length in
+    /// symbol order, as [`HufCTable::build`] assigns them.
+    ///
+    /// Mirrors HUF_readCTable (after HUF_readStats).
+    pub(crate) fn from_weights(weights: &[u8], log: u32) -> HufCTable {
+        let mut t = HufCTable {
+            table_log: log,
+            max_symbol: weights.len() as u32 - 1,
+            ..HufCTable::default()
+        };
+        // Absent symbols (weight 0) have no code; they are counted in rank 0.
+        let mut nb_per_rank = [0u16; HUF_TABLELOG_MAX as usize + 2];
+        let mut val_per_rank = [0u16; HUF_TABLELOG_MAX as usize + 2];
+        for (bits, &w) in t.nb_bits.iter_mut().zip(weights) {
+            *bits = if w == 0 {
+                0
+            } else {
+                (log + 1 - w as u32) as u8
+            };
+            nb_per_rank[*bits as usize] += 1;
+        }
+        let mut min = 0u16;
+        for n in (1..=log as usize).rev() {
+            val_per_rank[n] = min;
+            min += nb_per_rank[n];
+            min >>= 1;
+        }
+        for s in 0..weights.len() {
+            let bits = t.nb_bits[s] as usize;
+            t.code[s] = val_per_rank[bits];
+            val_per_rank[bits] = val_per_rank[bits].wrapping_add(1);
+        }
+        t
+    }
+
+    /// Code length of `symbol` (0: no code; `HUF_getNbBitsFromCTable`).
+    pub(crate) fn nb_bits(&self, symbol: usize) -> u32 {
+        if symbol > self.max_symbol as usize {
+            return 0;
+        }
+        self.nb_bits[symbol] as u32
+    }
+
     /// Mirrors HUF_writeCTable_wksp: appends the table description; `None` when the table
     /// cannot be described (more than 128 symbols and weights not FSE-compressible).
     pub(crate) fn write(&self, out: &mut Vec<u8>) -> Option<usize> {

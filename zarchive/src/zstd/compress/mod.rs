@@ -6,6 +6,7 @@
 
 pub(crate) mod bits;
 pub(crate) mod block;
+pub(crate) mod dict;
 pub(crate) mod frame;
 pub(crate) mod fse;
 pub(crate) mod hist;

@@ -76,10 +76,19 @@ impl Window {
     /// `[lowLimit, dictLimit)` and stays valid as a whole (`loadedDictEnd = dictLimit`) until
     /// the window slides past it. A dictionary below 8 bytes is not loaded at all
     /// (ZSTD_compress_insertDictionary); the caller leaves it out.
+    ///
+    /// A formatted dictionary's content may be shorter: below 8 bytes it is no segment at
+    /// all (`lowLimit` moves up to `dictLimit`, "too small extDict"), yet the source's
+    /// indices still start after it.
     pub(crate) fn with_dict(window_log: u32, dict_len: usize) -> Self {
-        debug_assert!(dict_len >= HASH_READ_SIZE);
         let dict_end = WINDOW_START_INDEX + dict_len as u32;
+        let low_limit = if dict_len < HASH_READ_SIZE {
+            dict_end
+        } else {
+            WINDOW_START_INDEX
+        };
         Window {
+            low_limit,
             dict_limit: dict_end,
             loaded_dict_end: dict_end,
             ..Window::new(window_log)

@@ -108,60 +108,99 @@ fn decode_fse_weights(src: &[u8], out: &mut [u8; 256]) -> Result<usize, TableErr
     Ok(n)
 }
 
+/// The weights of a Huffman tree description (`HUF_readStats`).
+pub(crate) struct Weights {
+    /// One weight per symbol, the implied last one included; 0 for absent symbols.
+    pub(crate) weights: [u8; 256],
+    /// Number of symbols (`nbSymbols`, the last one's value plus one).
+    pub(crate) symbols: usize,
+    /// The tree's depth (`tableLog`).
+    pub(crate) log: u32,
+    /// Symbols of weight 0 below the last one (`rankVal[0]`).
+    pub(crate) zero_weights: u32,
+    /// Bytes of the description.
+    pub(crate) used: usize,
+}
+
+/// Read a Huffman tree description from the start of `src`: direct 4-bit weights or
+/// FSE-compressed ones, then the implied last weight, refusing any set that does not form
+/// a complete tree of at most 12 bits.
+///
+/// Mirrors HUF_readStats.
+pub(crate) fn read_weights(src: &[u8]) -> Result<Weights, TableError> {
+    let &head = src.first().ok_or("empty tree description")?;
+    let mut weights = [0u8; 256];
+    let (count, used) = if head >= 128 {
+        let n = head as usize - 127;
+        let bytes = n.div_ceil(2);
+        let packed = src
+            .get(1..1 + bytes)
+            .ok_or("direct weights run past the end")?;
+        for i in 0..n {
+            let b = packed[i / 2];
+            weights[i] = if i % 2 == 0 { b >> 4 } else { b & 15 };
+        }
+        (n, bytes + 1)
+    } else {
+        let size = head as usize;
+        let body = src
+            .get(1..1 + size)
+            .ok_or("compressed weights run past the end")?;
+        (decode_fse_weights(body, &mut weights)?, size + 1)
+    };
+    // Rank statistics and the implied last weight.
+    let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
+    let mut total = 0u32;
+    for &w in &weights[..count] {
+        if w as u32 > HUF_TABLELOG_MAX {
+            return Err("weight above 12");
+        }
+        rank[w as usize] += 1;
+        total += (1u32 << w) >> 1;
+    }
+    if total == 0 {
+        return Err("all weights are zero");
+    }
+    let log = 32 - total.leading_zeros();
+    if log > HUF_TABLELOG_MAX {
+        return Err("tree deeper than 12 bits");
+    }
+    let rest = (1u32 << log) - total;
+    if !rest.is_power_of_two() {
+        return Err("weights do not complete a tree");
+    }
+    let last = rest.trailing_zeros() + 1;
+    weights[count] = last as u8;
+    rank[last as usize] += 1;
+    if rank[1] < 2 || rank[1] & 1 != 0 {
+        return Err("weights do not form a valid tree");
+    }
+    Ok(Weights {
+        weights,
+        symbols: count + 1,
+        log,
+        zero_weights: rank[0],
+        used,
+    })
+}
+
 impl HufTable {
     /// Read a Huffman tree description from the start of `src` and build the table; returns
     /// the bytes read.
     ///
     /// Mirrors HUF_readStats + HUF_readDTableX1_wksp.
     pub(crate) fn read(&mut self, src: &[u8]) -> Result<usize, TableError> {
-        let &head = src.first().ok_or("empty tree description")?;
-        let mut weights = [0u8; 256];
-        let (count, used) = if head >= 128 {
-            let n = head as usize - 127;
-            let bytes = n.div_ceil(2);
-            let packed = src
-                .get(1..1 + bytes)
-                .ok_or("direct weights run past the end")?;
-            for i in 0..n {
-                let b = packed[i / 2];
-                weights[i] = if i % 2 == 0 { b >> 4 } else { b & 15 };
-            }
-            (n, bytes + 1)
-        } else {
-            let size = head as usize;
-            let body = src
-                .get(1..1 + size)
-                .ok_or("compressed weights run past the end")?;
-            (decode_fse_weights(body, &mut weights)?, size + 1)
-        };
-        // Rank statistics and the implied last weight.
+        let Weights {
+            weights,
+            symbols,
+            log,
+            used,
+            ..
+        } = read_weights(src)?;
         let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
-        let mut total = 0u32;
-        for &w in &weights[..count] {
-            if w as u32 > HUF_TABLELOG_MAX {
-                return Err("weight above 12");
-            }
+        for &w in &weights[..symbols] {
             rank[w as usize] += 1;
-            total += (1u32 << w) >> 1;
         }
-        if total == 0 {
-            return Err("all weights are zero");
-        }
-        let log = 32 - total.leading_zeros();
-        if log > HUF_TABLELOG_MAX {
-            return Err("tree deeper than 12 bits");
-        }
-        let rest = (1u32 << log) - total;
-        if !rest.is_power_of_two() {
-            return Err("weights do not complete a tree");
-        }
-        let last = rest.trailing_zeros() + 1;
-        weights[count] = last as u8;
-        rank[last as usize] += 1;
-        if rank[1] < 2 || rank[1] & 1 != 0 {
-            return Err("weights do not form a valid tree");
-        }
-        let symbols = count + 1;
         // Lookups always read HUF_DECODER_FAST_TABLELOG bits (more for a 12-bit tree): a
         // shorter tree is rescaled, each code filling 2^(lookup - nbBits) cells.
         let lookup = log.max(HUF_DECODER_FAST_TABLELOG);

@@ -6,6 +6,7 @@ pub(crate) mod lazy;
 pub(crate) mod opt;
 pub(crate) mod table;
 
+use super::block::EntropyTables;
 use super::params::{CParams, Strategy};
 use super::seq_store::{REP_NUM, SeqStore};
 use super::window::{Window, index_of};
@@ -161,6 +162,20 @@ impl MatchState {
                 opt::fill_tree(hash, &mut self.opt.bt, cp, &window, src, start, dict_len);
             }
         }
+    }
+
+    /// Seed the optimal parser's first statistics from the entropy tables a formatted
+    /// dictionary loaded, when they code every byte value (`HUF_repeat_valid`).
+    ///
+    /// Mirrors the dictionary branch of ZSTD_rescaleFreqs.
+    pub(crate) fn seed_from_dict(&mut self, entropy: &EntropyTables) {
+        let fse = &entropy.fse;
+        self.opt.dict_seed = Some(Box::new(opt::DictSeed::new(
+            |lit| entropy.huf.table.nb_bits(lit),
+            |ll| fse.ll.max_nb_bits(ll),
+            |ml| fse.ml.max_nb_bits(ml),
+            |of| fse.of.max_nb_bits(of),
+        )));
     }
 
     /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of

@@ -15,6 +15,7 @@ use crate::zstd::compress::params::{CParams, Strategy};
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
 
+pub(crate) use stats::DictSeed;
 use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
 use tree::{Match, OptTree};
 
@@ -55,6 +56,8 @@ pub(crate) struct OptState {
     stats: Stats,
     prices: Vec<Optimal>,
     matches: Vec<Match>,
+    /// The first block's statistics from a formatted dictionary's tables, for this frame.
+    pub(crate) dict_seed: Option<Box<DictSeed>>,
 }
 
 impl OptState {
@@ -74,6 +77,7 @@ impl OptState {
         }
         self.next_to_update = WINDOW_START_INDEX;
         self.stats = Stats::default();
+        self.dict_seed = None;
         self.prices.clear();
         self.prices.resize(OPT_SIZE, Optimal::default());
     }
@@ -165,11 +169,13 @@ pub(crate) fn compress_block(
         OptLevel::Opt2
     };
     let block_size = block_end - block_start;
+    // ZSTD_initStats_ultra's conditions: the first block, no dictionary segment, and the
+    // frame's first position (the index right after a short dictionary's content counts).
     if cp.strategy == Strategy::BtUltra2
         && !window.has_ext_dict()
         && state.stats.first_block()
         && seqs.sequences.is_empty()
-        && block_start == 0
+        && window.index(block_start) == window.dict_limit()
         && block_size > PREDEF_THRESHOLD
     {
         // ZSTD_initStats_ultra: a throw-away pass only to seed the statistics, then the
@@ -266,6 +272,7 @@ fn opt_generic<const MLS: u32>(
         stats,
         prices: opt,
         matches,
+        dict_seed,
     } = state;
     let mut tree = OptTree::<MLS>::new(
         hash,
@@ -278,7 +285,7 @@ fn opt_generic<const MLS: u32>(
         src,
         iend,
     );
-    stats.rescale(&src[block_start..block_end], level);
+    stats.rescale(&src[block_start..block_end], level, dict_seed.as_deref());
 
     let mut ip = block_start;
     let mut anchor = block_start;

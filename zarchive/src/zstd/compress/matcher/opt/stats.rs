@@ -103,6 +103,49 @@ fn scale(table: &mut [u32], log_target: u32) -> u32 {
     downscale(table, highbit32(factor), true)
 }
 
+/// Statistics a frame's first block starts from when the entropy tables it inherits code
+/// every byte value (`HUF_repeat_valid`, only after a formatted dictionary): each symbol's
+/// frequency is `2^(scale - bits)` for its code length, or 1 without a code.
+#[derive(Clone, Debug)]
+pub(crate) struct DictSeed {
+    lit: [u32; MAX_LIT + 1],
+    lit_length: [u32; MAX_LL + 1],
+    match_length: [u32; MAX_ML + 1],
+    off_code: [u32; MAX_OFF + 1],
+}
+
+/// Literal frequencies from code lengths are scaled to 2 K, the others to 1 K.
+const DICT_LIT_SCALE_LOG: u32 = 11;
+const DICT_SEQ_SCALE_LOG: u32 = 10;
+
+impl DictSeed {
+    /// From the code length of every literal and the most bits of every literal-length,
+    /// match-length and offset code.
+    ///
+    /// Mirrors the dictionary branch of ZSTD_rescaleFreqs.
+    pub(crate) fn new(
+        lit_bits: impl Fn(usize) -> u32,
+        ll_bits: impl Fn(usize) -> u32,
+        ml_bits: impl Fn(usize) -> u32,
+        of_bits: impl Fn(usize) -> u32,
+    ) -> DictSeed {
+        fn fill<const N: usize>(bits: impl Fn(usize) -> u32, scale: u32) -> [u32; N] {
+            // A hostile dictionary's 12-bit literal codes exceed the scale: the shift
+            // wraps as libzstd's does on x86-64 (by 31), and so do the sums.
+            std::array::from_fn(|s| match bits(s) {
+                0 => 1,
+                b => 1u32.wrapping_shl(scale.wrapping_sub(b)),
+            })
+        }
+        DictSeed {
+            lit: fill(lit_bits, DICT_LIT_SCALE_LOG),
+            lit_length: fill(ll_bits, DICT_SEQ_SCALE_LOG),
+            match_length: fill(ml_bits, DICT_SEQ_SCALE_LOG),
+            off_code: fill(of_bits, DICT_SEQ_SCALE_LOG),
+        }
+    }
+}
+
 /// The statistics of `optState_t`.
 #[derive(Clone, Debug)]
 pub(super) struct Stats {
@@ -156,15 +199,23 @@ impl Stats {
         self.off_code_sum_base_price = weight(self.off_code_sum, level);
     }
 
-    /// Mirrors ZSTD_rescaleFreqs without a dictionary: a first block seeds the literal
-    /// statistics from its own bytes and the others from fixed tables; later blocks scale
-    /// the accumulated statistics down.
-    pub(super) fn rescale(&mut self, block: &[u8], level: OptLevel) {
+    /// Mirrors ZSTD_rescaleFreqs: a first block seeds the statistics from the dictionary's
+    /// tables (`seed`), or else the literal statistics from its own bytes and the others
+    /// from fixed tables; later blocks scale the accumulated statistics down.
+    pub(super) fn rescale(&mut self, block: &[u8], level: OptLevel, seed: Option<&DictSeed>) {
         self.predef = false;
-        if self.first_block() {
+        if let (true, Some(seed)) = (self.first_block(), seed) {
+            let sum = |t: &[u32]| t.iter().fold(0u32, |a, &f| a.wrapping_add(f));
+            self.lit_freq = seed.lit;
+            self.lit_sum = sum(&seed.lit);
+            self.lit_length_freq = seed.lit_length;
+            self.lit_length_sum = sum(&seed.lit_length);
+            self.match_length_freq = seed.match_length;
+            self.match_length_sum = sum(&seed.match_length);
+            self.off_code_freq = seed.off_code;
+            self.off_code_sum = sum(&seed.off_code);
+        } else if self.first_block() {
             self.predef = block.len() <= PREDEF_THRESHOLD;
-            // (With a `valid` Huffman table, only possible with a dictionary, the stats
-            // would come from the previous tables instead.)
             self.lit_freq = [0; MAX_LIT + 1];
             for &b in block {
                 self.lit_freq[b as usize] += 1;
