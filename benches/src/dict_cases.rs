@@ -153,6 +153,71 @@ pub fn check(case: &Case, level: i32) -> Outcome {
     }
 }
 
+/// Which libzstd entry point a comparison checks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EntryPoint {
+    /// `ZSTD_compress_usingDict`: `Compressor::compress_with_dict_into`.
+    UsingDict,
+    /// `ZSTD_compress_usingCDict` with `ZSTD_createCDict(dict, level)`:
+    /// `Compressor::compress_prepared_into` with an `EncoderDictionary`.
+    UsingCDict,
+}
+
+/// [`check`] for `entry`. Sources libzstd compresses with the CDict attached (not written
+/// yet) count as [`Outcome::Unsupported`] for `UsingCDict`, after checking that our frame
+/// decodes with libzstd.
+pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
+    if entry == EntryPoint::UsingDict {
+        return check(case, level);
+    }
+    let Case { name, dict, src } = case;
+    let prepared = match zarkit::zstd::EncoderDictionary::new(dict, level) {
+        Ok(p) => p,
+        Err(e) => return Outcome::Failed(format!("ERROR {name} L{level}: {e}")),
+    };
+    let mut ours = Vec::new();
+    match Compressor::new(level)
+        .and_then(|mut c| c.compress_prepared_into(src, &prepared, &mut ours))
+    {
+        Ok(_) => {}
+        Err(ZstdError::UnsupportedLevelForSize { .. }) => return Outcome::Unsupported,
+        Err(e) => return Outcome::Failed(format!("ERROR {name} L{level} (CDict): {e}")),
+    }
+    match oracle::decompress_using_dict(&ours, dict, src.len()) {
+        Ok(d) if d == *src => {}
+        Ok(_) => {
+            return Outcome::Failed(format!(
+                "DECODE (libzstd) {name} L{level} (CDict): wrong content"
+            ));
+        }
+        Err(e) => return Outcome::Failed(format!("DECODE (libzstd) {name} L{level} (CDict): {e}")),
+    }
+    let (src_size, dict_size) = (src.len() as u64, dict.len() as u64);
+    let cdict_cp =
+        zarkit::zstd::params::cdict_cparams(if level == 0 { 3 } else { level }, dict_size);
+    let attached = dict_size > 0
+        && zarkit::zstd::params::uses_cdict_params(src_size, dict_size)
+        && src_size <= zarkit::zstd::params::attach_dict_cutoff(cdict_cp.strategy);
+    if attached {
+        return Outcome::Unsupported;
+    }
+    let expected = oracle::compress_using_cdict(src, dict, level);
+    if ours != expected {
+        let first = ours
+            .iter()
+            .zip(&expected)
+            .position(|(a, b)| a != b)
+            .unwrap_or(ours.len().min(expected.len()));
+        return Outcome::Failed(format!(
+            "MISMATCH (CDict) {name} L{level}: ours {} bytes, oracle {} bytes; first difference at byte {first}: {}",
+            ours.len(),
+            expected.len(),
+            anatomy::locate(&expected, first)
+        ));
+    }
+    Outcome::Identical(ours.len(), ours[4] & 3 != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +287,40 @@ mod tests {
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
         assert!(identical >= 200, "most cases are implemented ({identical})");
+    }
+
+    /// Prepared dictionaries (`ZSTD_createCDict` + `ZSTD_compress_usingCDict`) on sources
+    /// libzstd copies the CDict for: above the attach cutoffs, below and above 128 KiB (the
+    /// CDict's parameters or the source's), with the window raised to the source and the
+    /// post-block splitter decided before.
+    #[test]
+    fn prepared_dictionaries_give_libzstd_frames() {
+        let text = trained(Shape::Text, 8192, 4);
+        let raw = generate(Shape::Text, 20_000, 5);
+        let mut failures = Vec::new();
+        let mut identical = 0;
+        for dict in [&text, &raw] {
+            for (shape, src_size) in [
+                (Shape::Text, 40_000),
+                (Shape::Mixed, 90_000),
+                (Shape::Text, 200_000),
+            ] {
+                let case = Case {
+                    name: format!("{}:{src_size} dict of {} bytes", shape.name(), dict.len()),
+                    dict: dict.clone(),
+                    src: generate(shape, src_size, 0xCD + dict.len() as u64),
+                };
+                for level in [1, 3, 5, 9, 12, 16, 19] {
+                    match check_entry(&case, level, EntryPoint::UsingCDict) {
+                        Outcome::Identical(..) => identical += 1,
+                        Outcome::Unsupported => {}
+                        Outcome::Failed(what) => failures.push(what),
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert_eq!(identical, 42, "every case was compared");
     }
 
     /// `dict`'s header (entropy tables) with 5 bytes of content and repeat offsets 1, 2, 3.

@@ -127,6 +127,46 @@ pub fn compress_using_dict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
     out
 }
 
+/// `ZSTD_compress_usingCDict(cctx, dst, bound, src, n, cdict)` on a fresh context with
+/// `cdict = ZSTD_createCDict(dict, dict_len, level)`.
+pub fn compress_using_cdict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
+    let cap = compress_bound(src.len());
+    let mut out: Vec<u8> = Vec::with_capacity(cap);
+    // SAFETY: `dict` is a valid slice of the stated length (copied by libzstd); a null
+    // result is checked.
+    let cdict =
+        unsafe { zstd_sys::ZSTD_createCDict(dict.as_ptr() as *const c_void, dict.len(), level) };
+    assert!(!cdict.is_null(), "ZSTD_createCDict failed");
+    // SAFETY: no arguments; a null result is checked.
+    let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
+    assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
+    // SAFETY: `cctx` and `cdict` are live; `out` has `cap` writable bytes; `src` is a valid
+    // slice of the stated length.
+    let n = unsafe {
+        zstd_sys::ZSTD_compress_usingCDict(
+            cctx,
+            out.as_mut_ptr() as *mut c_void,
+            cap,
+            src.as_ptr() as *const c_void,
+            src.len(),
+            cdict,
+        )
+    };
+    // SAFETY: both were created above and are freed once.
+    unsafe {
+        zstd_sys::ZSTD_freeCCtx(cctx);
+        zstd_sys::ZSTD_freeCDict(cdict);
+    }
+    assert!(
+        !is_error(n),
+        "ZSTD_compress_usingCDict failed: {}",
+        error_name(n)
+    );
+    // SAFETY: libzstd initialised the first `n <= cap` bytes.
+    unsafe { out.set_len(n) };
+    out
+}
+
 /// `ZSTD_compress2` on a fresh context with `ZSTD_c_compressionLevel = level`,
 /// `ZSTD_c_windowLog = window_log` and `ZSTD_CCtx_loadDictionary(dict)`: a frame with a small
 /// window, whose streaming decode wraps its ring buffer many times.

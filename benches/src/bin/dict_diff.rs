@@ -2,7 +2,8 @@
 //! libzstd 1.5.7's `ZSTD_compress_usingDict` on the same source, dictionary and level.
 //!
 //! `cargo run --release -p zarkit-benches --bin dict_diff [-- --cases N --seed S --levels 1,2
-//! --max-size BYTES]`
+//! --max-size BYTES --cdict]`; `--cdict` compares `Compressor::compress_prepared_into` with
+//! `ZSTD_compress_usingCDict` instead.
 //!
 //! Each case draws a shape, a dictionary kind and size (1 B to 112 KiB) and a source size
 //! (0 B to 256 KiB, half of them below 20 KiB). The dictionary is either related to the
@@ -14,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use zarkit_benches::dict_cases::{self, Outcome};
+use zarkit_benches::dict_cases::{self, EntryPoint, Outcome};
 use zarkit_benches::oracle;
 use zarkit_corpus::SplitMix64;
 
@@ -46,6 +47,11 @@ fn main() -> ExitCode {
         value(name).and_then(|v| v.parse().ok()).unwrap_or(default)
     };
     let cases = num("--cases", 200) as usize;
+    let entry = if args.iter().any(|a| a == "--cdict") {
+        EntryPoint::UsingCDict
+    } else {
+        EntryPoint::UsingDict
+    };
     let seed = num("--seed", 0xD1C7);
     let max_size = num("--max-size", 256 * 1024);
     let max_reports = num("--max-reports", 20) as usize;
@@ -64,7 +70,7 @@ fn main() -> ExitCode {
         let case = dict_cases::random(&mut rng, i, max_size);
         for &level in &levels {
             let t = tallies.entry(level).or_default();
-            match dict_cases::check(&case, level) {
+            match dict_cases::check_entry(&case, level, entry) {
                 Outcome::Identical(len, named) => {
                     t.total += 1;
                     t.named += named as usize;
@@ -85,8 +91,12 @@ fn main() -> ExitCode {
     }
 
     println!(
-        "oracle: libzstd {} ; {cases} cases (ZSTD_compress_usingDict, raw-content and formatted dictionaries)",
-        oracle::version_number()
+        "oracle: libzstd {} ; {cases} cases ({}, raw-content and formatted dictionaries)",
+        oracle::version_number(),
+        match entry {
+            EntryPoint::UsingDict => "ZSTD_compress_usingDict",
+            EntryPoint::UsingCDict => "ZSTD_compress_usingCDict; refused = attached, not compared",
+        }
     );
     for (level, t) in &tallies {
         println!(

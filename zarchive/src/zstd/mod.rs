@@ -171,6 +171,86 @@ impl Compressor {
     }
 }
 
+/// A dictionary prepared once for one compression level, to compress many sources with
+/// (`ZSTD_createCDict`): its parameters, its header's entropy tables and repeat offsets,
+/// and its content's match-finder tables.
+pub struct EncoderDictionary {
+    prepared: compress::dict::PreparedDict,
+}
+
+impl std::fmt::Debug for EncoderDictionary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EncoderDictionary")
+            .field("level", &self.prepared.level)
+            .field("len", &self.prepared.bytes.len())
+            .field("id", &self.id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EncoderDictionary {
+    /// Prepare `dict` (formatted, as `zstd --train` writes it, or raw content) for `level`,
+    /// as `ZSTD_createCDict(dict, len, level)`. Fails for a level outside zstd's range and
+    /// for a formatted dictionary whose header is damaged.
+    pub fn new(dict: &[u8], level: i32) -> Result<Self, ZstdError> {
+        if !is_level_supported(level) {
+            return Err(ZstdError::UnsupportedLevel { level });
+        }
+        let level = if level == 0 {
+            params::DEFAULT_LEVEL
+        } else {
+            level
+        };
+        Ok(EncoderDictionary {
+            prepared: compress::dict::PreparedDict::new(dict, level)?,
+        })
+    }
+
+    /// The ID frames compressed with it name (0 for raw content).
+    pub fn id(&self) -> u32 {
+        self.prepared.start.as_ref().map_or(0, |s| s.id)
+    }
+
+    /// The level it was prepared for.
+    pub fn level(&self) -> i32 {
+        self.prepared.level
+    }
+}
+
+impl Compressor {
+    /// Compress `src` with a prepared dictionary into one frame appended to `dst`; returns
+    /// the frame's length. The level is the dictionary's, not this context's.
+    ///
+    /// The frame is byte-identical to libzstd 1.5.7's
+    /// `ZSTD_compress_usingCDict(cctx, dst, cap, src, len, ZSTD_createCDict(dict, size,
+    /// level))` for sources above the size up to which libzstd attaches the dictionary
+    /// rather than copying it (8 KiB at levels using `fast`, `btultra` and `btultra2`,
+    /// 16 KiB for `dfast`, 32 KiB for the others). Smaller sources are compressed with the
+    /// dictionary copied too: their frames decode to the same bytes with the dictionary but
+    /// are not yet libzstd's. Sources that would turn on long-distance matching, or with
+    /// the dictionary exceed [`MAX_SOURCE_SIZE`], are refused.
+    pub fn compress_prepared_into(
+        &mut self,
+        src: &[u8],
+        dict: &EncoderDictionary,
+        dst: &mut Vec<u8>,
+    ) -> Result<usize, ZstdError> {
+        let pd = &dict.prepared;
+        let (src_size, dict_size) = (src.len() as u64, pd.bytes.len() as u64);
+        // Long-distance matching is resolved before the window grows to the source.
+        let cp = params::using_cdict_cparams(&pd.cp, pd.level, src_size, dict_size);
+        if uses_ldm(&cp) || src.len().saturating_add(pd.bytes.len()) > MAX_SOURCE_SIZE {
+            return Err(ZstdError::UnsupportedLevelForSize {
+                level: pd.level,
+                size: src.len(),
+            });
+        }
+        let start = dst.len();
+        frame::compress_frame_prepared(&mut self.state, pd, src, dst);
+        Ok(dst.len() - start)
+    }
+}
+
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
 /// byte-identically (see [`max_source_size`]): the window slides past `2^windowLog` as in
 /// libzstd at every size; indices are corrected only for the strategies checked that far;

@@ -4,6 +4,8 @@
 
 use super::block::EntropyTables;
 use super::huf::{HufCTable, HufRepeat};
+use super::matcher::MatchState;
+use super::params::{self, CParams};
 use super::sequences::FseRepeat;
 use crate::zstd::common::format::DICT_MAGIC;
 use crate::zstd::common::seq_codes::{
@@ -125,4 +127,56 @@ pub(crate) fn read_start(dict: &[u8]) -> Result<DictStart, ZstdError> {
         reps,
         content_start: pos,
     })
+}
+
+/// A dictionary prepared for one level, as `ZSTD_createCDict(dict, size, level)` prepares
+/// it: its parameters, its entropy start (formatted) and its content loaded into
+/// match-finder tables once (`ZSTD_dtlm_full`), to be copied into each frame's context.
+pub(crate) struct PreparedDict {
+    pub(crate) level: i32,
+    /// The whole dictionary (`dictContent`, header included when formatted).
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) start: Option<DictStart>,
+    /// The CDict's parameters (`ZSTD_cpm_createCDict`).
+    pub(crate) cp: CParams,
+    /// The content's tables for `cp`.
+    pub(crate) tables: MatchState,
+}
+
+impl PreparedDict {
+    /// Mirrors ZSTD_createCDict (ZSTD_initCDict_internal): a formatted dictionary's header is
+    /// checked here, once.
+    pub(crate) fn new(dict: &[u8], level: i32) -> Result<PreparedDict, ZstdError> {
+        let cp = params::cdict_cparams(level, dict.len() as u64);
+        let start = if is_formatted(dict) {
+            Some(read_start(dict)?)
+        } else {
+            None
+        };
+        let mut pd = PreparedDict {
+            level,
+            bytes: dict.to_vec(),
+            start,
+            cp,
+            tables: MatchState::default(),
+        };
+        pd.tables.reset(&cp);
+        let content = pd.content();
+        if !content.is_empty() {
+            let len = content.len();
+            let content = content.to_vec();
+            pd.tables.load_dict(&content, len, &cp, true);
+        }
+        Ok(pd)
+    }
+
+    /// The history part: after a formatted dictionary's header, the whole of any other
+    /// dictionary of at least 8 bytes, else nothing.
+    pub(crate) fn content(&self) -> &[u8] {
+        match &self.start {
+            Some(start) => &self.bytes[start.content_start..],
+            None if self.bytes.len() < super::frame::DICT_MIN_LOADED => &[],
+            None => &self.bytes,
+        }
+    }
 }

@@ -5,7 +5,7 @@ use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE,
 use super::dict;
 use super::huf::{HufRepeat, HufWorkspace};
 use super::matcher::{Block, MatchState};
-use super::params::{CParams, Strategy};
+use super::params::{self, CParams, Strategy};
 use super::presplit;
 use super::seq_store::{REP_START_VALUE, SeqStore};
 use super::split::{self, BlockContext, SplitState};
@@ -111,7 +111,7 @@ fn cycle_log(cp: &CParams) -> u32 {
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
     st.ms.reset(cp);
-    compress_frame_after(st, cp, src, 0, None, out);
+    compress_frame_after(st, cp, split::enabled(cp), src, 0, None, out);
 }
 
 /// A raw-content dictionary below this size is not loaded (ZSTD_compress_insertDictionary).
@@ -127,6 +127,18 @@ pub(crate) const DICT_MIN_LOADED: usize = 8;
 pub(crate) fn compress_frame_with_dict(
     st: &mut FrameState,
     cp: &CParams,
+    dict: &[u8],
+    src: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), ZstdError> {
+    compress_frame_with_dict_split(st, cp, split::enabled(cp), dict, src, out)
+}
+
+/// [`compress_frame_with_dict`] with the post-block splitter decided by the caller.
+fn compress_frame_with_dict_split(
+    st: &mut FrameState,
+    cp: &CParams,
+    split_enabled: bool,
     dict: &[u8],
     src: &[u8],
     out: &mut Vec<u8>,
@@ -152,10 +164,66 @@ pub(crate) fn compress_frame_with_dict(
     joined.extend_from_slice(content);
     joined.extend_from_slice(src);
     if !src.is_empty() {
-        st.ms.load_dict(&joined, content.len(), cp);
+        st.ms.load_dict(&joined, content.len(), cp, false);
     }
-    compress_frame_after(st, cp, &joined, content.len(), start.as_ref(), out);
+    compress_frame_after(
+        st,
+        cp,
+        split_enabled,
+        &joined,
+        content.len(),
+        start.as_ref(),
+        out,
+    );
     Ok(())
+}
+
+/// [`compress_frame`] with a prepared dictionary, as `ZSTD_compress_usingCDict`: small
+/// sources (see [`params::uses_cdict_params`]) take the dictionary's parameters and a copy
+/// of its tables; larger ones load the dictionary as [`compress_frame_with_dict`] does.
+/// Either way the window may grow to fit the source.
+///
+/// libzstd attaches the dictionary instead of copying it for sources up to
+/// [`params::attach_dict_cutoff`] (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState
+/// finders); those are copied here too, so their frames are valid but may differ from
+/// libzstd's.
+pub(crate) fn compress_frame_prepared(
+    st: &mut FrameState,
+    pd: &dict::PreparedDict,
+    src: &[u8],
+    out: &mut Vec<u8>,
+) {
+    let dict_size = pd.bytes.len() as u64;
+    let src_size = src.len() as u64;
+    let chosen = params::using_cdict_cparams(&pd.cp, pd.level, src_size, dict_size);
+    let cp = params::raise_window_for_source(chosen, src_size);
+    // The post-block splitter is decided on the parameters before the window grows
+    // (ZSTD_CCtxParams_init_internal runs first).
+    let split_enabled = split::enabled(&chosen);
+    if dict_size == 0 || !params::uses_cdict_params(src_size, dict_size) {
+        // The bytes are a checked dictionary: loading them again cannot fail.
+        let _ = compress_frame_with_dict_split(st, &cp, split_enabled, &pd.bytes, src, out);
+        return;
+    }
+    let content = pd.content();
+    let mut joined = Vec::with_capacity(content.len() + src.len());
+    joined.extend_from_slice(content);
+    joined.extend_from_slice(src);
+    st.ms.copy_tables_from(&pd.tables, &cp, content.len());
+    if let Some(start) = &pd.start
+        && start.entropy.huf.repeat == HufRepeat::Valid
+    {
+        st.ms.seed_from_dict(&start.entropy);
+    }
+    compress_frame_after(
+        st,
+        &cp,
+        split_enabled,
+        &joined,
+        content.len(),
+        pd.start.as_ref(),
+        out,
+    );
 }
 
 /// Compress `buf[dict_len..]` as one frame; `buf[..dict_len]` is a dictionary's content
@@ -164,6 +232,7 @@ pub(crate) fn compress_frame_with_dict(
 fn compress_frame_after(
     st: &mut FrameState,
     cp: &CParams,
+    split_enabled: bool,
     buf: &[u8],
     dict_len: usize,
     start: Option<&dict::DictStart>,
@@ -228,7 +297,7 @@ fn compress_frame_after(
                 rep: &mut next_rep,
             };
             st.ms.compress_block(job, &mut window);
-            if split::enabled(cp) {
+            if split_enabled {
                 let ctx = BlockContext {
                     seqs: &mut st.seqs,
                     prev: &mut st.prev,

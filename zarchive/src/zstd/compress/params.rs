@@ -209,6 +209,96 @@ pub fn cparams_with_dict(level: i32, src_size: u64, dict_size: u64) -> CParams {
     adjust_with_dict(table_row(level, src_size + dict_size), src_size, dict_size)
 }
 
+/// A CDict's hash and chain logs are capped so that an index and its 8-bit tag fit in 32
+/// bits, for the strategies whose CDict tables carry tags (`ZSTD_CDictIndicesAreTagged`:
+/// fast and dfast).
+const SHORT_CACHE_MAX_LOG: u32 = 32 - 8;
+/// The source size a CDict's parameters assume (`minSrcSize` of ZSTD_adjustCParams_internal).
+const CDICT_ASSUMED_SOURCE: u64 = 513;
+
+/// The parameters of `ZSTD_createCDict(dict, dict_size, level)`: the row of a
+/// `dict_size + 499`-byte input (libzstd's unknown size plus the dictionary plus 500,
+/// wrapping), adjusted for a 513-byte source with the dictionary; with an empty dictionary,
+/// the row of an unknown size, not resized. Fast and dfast keep their logs to 24.
+///
+/// Mirrors ZSTD_getCParams_internal with ZSTD_cpm_createCDict.
+pub fn cdict_cparams(level: i32, dict_size: u64) -> CParams {
+    let mut cp = if dict_size == 0 {
+        let mut cp = table_row(level, u64::MAX);
+        cp.window_log = cp.window_log.max(WINDOW_LOG_ABSOLUTE_MIN);
+        if matches!(
+            cp.strategy,
+            Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2
+        ) {
+            let row_log = cp.search_log.clamp(4, 6);
+            cp.hash_log = cp.hash_log.min(ROW_HASH_CAP_BASE + row_log);
+        }
+        cp
+    } else {
+        let row = table_row(level, dict_size.wrapping_add(499));
+        adjust_with_dict(row, CDICT_ASSUMED_SOURCE, dict_size)
+    };
+    if matches!(cp.strategy, Strategy::Fast | Strategy::DFast) {
+        cp.hash_log = cp.hash_log.min(SHORT_CACHE_MAX_LOG);
+        cp.chain_log = cp.chain_log.min(SHORT_CACHE_MAX_LOG);
+    }
+    cp
+}
+
+/// Sources below this use a CDict's own parameters (`ZSTD_USE_CDICT_PARAMS_SRCSIZE_CUTOFF`),
+/// as do sources below `6 ×` the dictionary (`ZSTD_USE_CDICT_PARAMS_DICTSIZE_MULTIPLIER`).
+const CDICT_PARAMS_SOURCE_CUTOFF: u64 = 128 * 1024;
+const CDICT_PARAMS_DICT_MULTIPLIER: u64 = 6;
+
+/// Whether `ZSTD_compress_usingCDict` compresses a `src_size`-byte source with the CDict's
+/// parameters and tables (else with parameters for the source and the dictionary loaded
+/// as `ZSTD_compress_usingDict` loads it).
+pub fn uses_cdict_params(src_size: u64, dict_size: u64) -> bool {
+    src_size < CDICT_PARAMS_SOURCE_CUTOFF
+        || src_size < dict_size.saturating_mul(CDICT_PARAMS_DICT_MULTIPLIER)
+}
+
+/// The parameters `ZSTD_compress_usingCDict` chooses for a `src_size`-byte source: the
+/// CDict's (`cdict`) or those of the source and the dictionary (see [`uses_cdict_params`]).
+/// The frame then uses them with [`raise_window_for_source`]; what is resolved from the
+/// parameters (the post-block splitter, long-distance matching) is resolved before.
+///
+/// Mirrors ZSTD_compressBegin_usingCDict_internal.
+pub fn using_cdict_cparams(cdict: &CParams, level: i32, src_size: u64, dict_size: u64) -> CParams {
+    if uses_cdict_params(src_size, dict_size) {
+        *cdict
+    } else {
+        cparams_with_dict(level, src_size, dict_size)
+    }
+}
+
+/// The window raised to fit a `src_size`-byte source up to 512 KiB (the end of
+/// ZSTD_compressBegin_usingCDict_internal).
+pub fn raise_window_for_source(mut cp: CParams, src_size: u64) -> CParams {
+    let limited = src_size.min(1 << 19) as u32;
+    let limited_log = if limited > 1 {
+        highbit32(limited - 1) + 1
+    } else {
+        1
+    };
+    cp.window_log = cp.window_log.max(limited_log);
+    cp
+}
+
+/// Sources up to this size (by the CDict's strategy) are compressed with the CDict attached
+/// rather than copied (`attachDictSizeCutoffs`, ZSTD_shouldAttachDict).
+pub fn attach_dict_cutoff(strategy: Strategy) -> u64 {
+    match strategy {
+        Strategy::DFast => 16 * 1024,
+        Strategy::Greedy
+        | Strategy::Lazy
+        | Strategy::Lazy2
+        | Strategy::BtLazy2
+        | Strategy::BtOpt => 32 * 1024,
+        Strategy::Fast | Strategy::BtUltra | Strategy::BtUltra2 => 8 * 1024,
+    }
+}
+
 /// Mirrors ZSTD_getCParams_internal + ZSTD_adjustCParams_internal as used by `ZSTD_compress`.
 pub fn cparams(level: i32, src_size: u64) -> CParams {
     adjust(table_row(level, src_size), src_size)

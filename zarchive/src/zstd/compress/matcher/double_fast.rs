@@ -193,9 +193,10 @@ fn generic<const MLS: u32>(
     iend - anchor
 }
 
-/// Mirrors ZSTD_fillDoubleHashTable for a context's own tables
-/// (`ZSTD_fillDoubleHashTableForCCtx`, `ZSTD_dtlm_fast`): every third position of
-/// `src[start..end]` goes into both tables, up to where a hash could read past `end`.
+/// Mirrors ZSTD_fillDoubleHashTable: every third position of `src[start..end]` goes into
+/// both tables, up to where a hash could read past `end`; with `full` (`ZSTD_dtlm_full`,
+/// a CDict) the two positions after each also go into the long table where their entry is
+/// still empty. (A CDict's tags are left out, see [`super::fast::fill_hash_table`].)
 pub(crate) fn fill_hash_tables(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
@@ -203,12 +204,13 @@ pub(crate) fn fill_hash_tables(
     start: usize,
     end: usize,
     cp: &CParams,
+    full: bool,
 ) {
     match cp.min_match {
-        5 => fill_generic::<5>(hash_long, hash_small, src, start, end, cp),
-        6 => fill_generic::<6>(hash_long, hash_small, src, start, end, cp),
-        7.. => fill_generic::<7>(hash_long, hash_small, src, start, end, cp),
-        _ => fill_generic::<4>(hash_long, hash_small, src, start, end, cp),
+        5 => fill_generic::<5>(hash_long, hash_small, src, start, end, cp, full),
+        6 => fill_generic::<6>(hash_long, hash_small, src, start, end, cp, full),
+        7.. => fill_generic::<7>(hash_long, hash_small, src, start, end, cp, full),
+        _ => fill_generic::<4>(hash_long, hash_small, src, start, end, cp, full),
     }
 }
 
@@ -222,6 +224,7 @@ fn fill_generic<const MLS: u32>(
     start: usize,
     end: usize,
     cp: &CParams,
+    full: bool,
 ) {
     let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
     let hash_long = &mut hash_long[..1 << h_bits_l];
@@ -231,6 +234,14 @@ fn fill_generic<const MLS: u32>(
     while ip + FILL_STEP - 1 + HASH_READ_SIZE <= end {
         hash_small[hash_ptr::<MLS>(src, ip, h_bits_s)] = index_of(ip);
         hash_long[hash_ptr::<LONG_MLS>(src, ip, h_bits_l)] = index_of(ip);
+        if full {
+            for p in ip + 1..ip + FILL_STEP {
+                let h = hash_ptr::<LONG_MLS>(src, p, h_bits_l);
+                if hash_long[h] == 0 {
+                    hash_long[h] = index_of(p);
+                }
+            }
+        }
         ip += FILL_STEP;
     }
 }

@@ -201,22 +201,26 @@ fn new_offset(
     (p, m, off_base, len)
 }
 
-/// Mirrors ZSTD_fillHashTable for a context's own tables (`ZSTD_fillHashTableForCCtx`,
-/// `ZSTD_dtlm_fast`): every third position of `src[start..end]` goes into the hash table,
-/// up to where a hash could read past `end`. This is how a raw-content dictionary is
-/// loaded for `ZSTD_compress_usingDict` at the fast strategy.
+/// Mirrors ZSTD_fillHashTable: every third position of `src[start..end]` goes into the
+/// hash table, up to where a hash could read past `end`; with `full` (`ZSTD_dtlm_full`,
+/// how a CDict is filled) the two positions after each also go in where their entry is
+/// still empty. A context loading a raw-content dictionary for `ZSTD_compress_usingDict`
+/// fills with `ZSTD_dtlm_fast`. A CDict's entries carry tags (`ZSTD_fillHashTableForCDict`);
+/// they hash to the same entries and are stripped when the CDict is copied, so none are
+/// kept here.
 pub(crate) fn fill_hash_table(
     hash_table: &mut [u32],
     src: &[u8],
     start: usize,
     end: usize,
     cp: &CParams,
+    full: bool,
 ) {
     match cp.min_match {
-        5 => fill_hash_table_generic::<5>(hash_table, src, start, end, cp.hash_log),
-        6 => fill_hash_table_generic::<6>(hash_table, src, start, end, cp.hash_log),
-        7.. => fill_hash_table_generic::<7>(hash_table, src, start, end, cp.hash_log),
-        _ => fill_hash_table_generic::<4>(hash_table, src, start, end, cp.hash_log),
+        5 => fill_hash_table_generic::<5>(hash_table, src, start, end, cp.hash_log, full),
+        6 => fill_hash_table_generic::<6>(hash_table, src, start, end, cp.hash_log, full),
+        7.. => fill_hash_table_generic::<7>(hash_table, src, start, end, cp.hash_log, full),
+        _ => fill_hash_table_generic::<4>(hash_table, src, start, end, cp.hash_log, full),
     }
 }
 
@@ -229,12 +233,21 @@ fn fill_hash_table_generic<const MLS: u32>(
     start: usize,
     end: usize,
     hlog: u32,
+    full: bool,
 ) {
     let hash_table = &mut hash_table[..1 << hlog];
     // `ip + fastHashFillStep < iend + 2` with `iend = end - HASH_READ_SIZE`.
     let mut ip = start;
     while ip + FILL_STEP + HASH_READ_SIZE < end + 2 {
         hash_table[hash_ptr::<MLS>(src, ip, hlog)] = index_of(ip);
+        if full {
+            for p in ip + 1..ip + FILL_STEP {
+                let h = hash_ptr::<MLS>(src, p, hlog);
+                if hash_table[h] == 0 {
+                    hash_table[h] = index_of(p);
+                }
+            }
+        }
         ip += FILL_STEP;
     }
 }

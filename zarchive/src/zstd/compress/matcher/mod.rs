@@ -129,7 +129,7 @@ impl MatchState {
     ///
     /// Mirrors the table part of ZSTD_loadDictionaryContent for a context
     /// (`ZSTD_dtlm_fast`, `ZSTD_tfp_forCCtx`).
-    pub(crate) fn load_dict(&mut self, src: &[u8], dict_len: usize, cp: &CParams) {
+    pub(crate) fn load_dict(&mut self, src: &[u8], dict_len: usize, cp: &CParams, full: bool) {
         let indexed_max = 1usize << (cp.hash_log + 3).max(cp.chain_log + 1).min(31);
         let start = dict_len.saturating_sub(indexed_max);
         // The source's window update finds it apart from the dictionary and resumes
@@ -142,9 +142,14 @@ impl MatchState {
         }
         let window = Window::with_dict(cp.window_log, dict_len);
         match cp.strategy {
-            Strategy::Fast => {
-                fast::fill_hash_table(self.hash_table.as_mut_slice(), src, start, dict_len, cp)
-            }
+            Strategy::Fast => fast::fill_hash_table(
+                self.hash_table.as_mut_slice(),
+                src,
+                start,
+                dict_len,
+                cp,
+                full,
+            ),
             Strategy::DFast => double_fast::fill_hash_tables(
                 self.hash_table.as_mut_slice(),
                 &mut self.hash_small,
@@ -152,6 +157,7 @@ impl MatchState {
                 start,
                 dict_len,
                 cp,
+                full,
             ),
             Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2 => {
                 let hash = self.hash_table.as_mut_slice();
@@ -162,6 +168,34 @@ impl MatchState {
                 opt::fill_tree(hash, &mut self.opt.bt, cp, &window, src, start, dict_len);
             }
         }
+    }
+
+    /// Make the tables a copy of `other`'s, a CDict's loaded with the same `cp` (the
+    /// prefix-only finder's tables of its strategy; the hash-3 table stays empty, as a
+    /// CDict never fills it). Insertion resumes at `dict_len`, the start of the source.
+    ///
+    /// Mirrors the table part of ZSTD_resetCCtx_byCopyingCDict.
+    pub(crate) fn copy_tables_from(&mut self, other: &MatchState, cp: &CParams, dict_len: usize) {
+        self.reset(cp);
+        self.hash_table.copy_from_slice(other.hash_table.as_slice());
+        match self.finder {
+            Some(Finder::DFast | Finder::DFastExtDict) => {
+                self.hash_small.copy_from_slice(&other.hash_small)
+            }
+            Some(Finder::Lazy) => {
+                // The CDict's finder choice, made for its own window.
+                self.lazy.reset_with(cp, other.lazy.row);
+                if other.lazy.row {
+                    self.lazy.tags.copy_from_slice(other.lazy.tags.as_slice());
+                } else {
+                    self.lazy.chain.copy_from_slice(other.lazy.chain.as_slice());
+                }
+            }
+            Some(Finder::Opt) => self.opt.bt.copy_from_slice(&other.opt.bt),
+            Some(Finder::Fast | Finder::FastExtDict) | None => {}
+        }
+        self.lazy.next_to_update = dict_len;
+        self.opt.next_to_update = index_of(dict_len);
     }
 
     /// Seed the optimal parser's first statistics from the entropy tables a formatted

@@ -29,6 +29,24 @@ impl<T: Copy + Default> AlignedTable<T> {
         self.buf[self.start..self.start + len].fill(T::default());
     }
 
+    /// Makes the table a copy of `src` (sized to it, allocating only to grow).
+    pub(crate) fn copy_from_slice(&mut self, src: &[T]) {
+        let per_line = CACHE_LINE / size_of::<T>();
+        if self.buf.len() < src.len() + per_line {
+            self.buf = vec![T::default(); src.len() + per_line];
+        }
+        let misaligned = self.buf.as_ptr() as usize % CACHE_LINE / size_of::<T>();
+        self.start = (per_line - misaligned) % per_line;
+        self.len = src.len();
+        self.buf[self.start..self.start + src.len()].copy_from_slice(src);
+    }
+
+    /// The table's entries.
+    #[inline(always)]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        &self.buf[self.start..self.start + self.len]
+    }
+
     /// The table's entries.
     #[inline(always)]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {

@@ -45,6 +45,8 @@ pub(crate) struct LazyState {
     pub(crate) hash_cache: [u32; ROW_HASH_CACHE_SIZE],
     /// First position not yet inserted (`nextToUpdate`, as a source position).
     pub(crate) next_to_update: usize,
+    /// The frame uses the row finder (`useRowMatchFinder`), decided at reset.
+    pub(crate) row: bool,
 }
 
 /// Whether `cp` selects the row-based finder (`ZSTD_resolveRowMatchFinderMode`, 1.5.7:
@@ -60,7 +62,15 @@ impl LazyState {
     /// Mirrors the lazy part of ZSTD_reset_matchState for a fresh context: `hash` is
     /// cleared by the caller; the chain or tag table is cleared here.
     pub(crate) fn reset(&mut self, cp: &CParams) {
-        if uses_row_finder(cp) {
+        self.reset_with(cp, uses_row_finder(cp));
+    }
+
+    /// [`LazyState::reset`] with the finder decided elsewhere: a copied CDict keeps the
+    /// choice made for its own parameters (ZSTD_resetCCtx_byCopyingCDict,
+    /// `useRowMatchFinder = cdict->useRowMatchFinder`).
+    pub(crate) fn reset_with(&mut self, cp: &CParams, row: bool) {
+        self.row = row;
+        if row {
             self.tags.reset(1 << cp.hash_log);
         } else {
             self.chain.reset(1 << cp.chain_log);
@@ -74,7 +84,7 @@ impl LazyState {
     /// and `nextToUpdate` follows the finder positions, which moved by `moved`. The row
     /// finder has no chain, and its tags and hash cache hold no indices.
     pub(crate) fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
-        if !uses_row_finder(cp) {
+        if !self.row {
             super::table::reduce_table(
                 self.chain.as_mut_slice(),
                 correction,
@@ -149,7 +159,7 @@ pub(crate) fn compress_block(
             5 => args.run(BinaryTree::<5>::new(hash, state, cp, window, block_end)),
             _ => args.run(BinaryTree::<6>::new(hash, state, cp, window, block_end)),
         }
-    } else if uses_row_finder(cp) {
+    } else if state.row {
         match (mls, row::row_log(cp)) {
             (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp, window, block_end)),
             (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp, window, block_end)),
@@ -188,7 +198,7 @@ pub(crate) fn load_dict(
     if cp.strategy == Strategy::BtLazy2 {
         let bt = &mut state.chain.as_mut_slice()[..1 << cp.chain_log];
         super::opt::fill_tree(hash, bt, cp, window, src, start, end);
-    } else if uses_row_finder(cp) {
+    } else if state.row {
         let mls = cp.min_match.clamp(MLS_MIN, MLS_MAX);
         macro_rules! fill {
             ($mls:literal, $row:literal) => {
