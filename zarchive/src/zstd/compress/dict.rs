@@ -141,6 +141,9 @@ pub(crate) struct PreparedDict {
     pub(crate) cp: CParams,
     /// The content's tables for `cp`.
     pub(crate) tables: MatchState,
+    /// The hash table in the CDict's own (tagged) form, read in place when the dictionary
+    /// is attached; only for the strategies whose attached finder is written (fast).
+    pub(crate) tagged: Option<Vec<u32>>,
 }
 
 impl PreparedDict {
@@ -159,6 +162,7 @@ impl PreparedDict {
             start,
             cp,
             tables: MatchState::default(),
+            tagged: None,
         };
         pd.tables.reset(&cp);
         let content = pd.content();
@@ -166,6 +170,15 @@ impl PreparedDict {
             let len = content.len();
             let content = content.to_vec();
             pd.tables.load_dict(&content, len, &cp, true);
+            if cp.strategy == params::Strategy::Fast {
+                let table = pd.tables.hash_table();
+                pd.tagged = Some(super::matcher::fast::tag_table(
+                    table,
+                    &content,
+                    cp.hash_log,
+                    cp.min_match,
+                ));
+            }
         }
         Ok(pd)
     }

@@ -4,6 +4,7 @@
 use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE, RLE_MAX_LENGTH};
 use super::dict;
 use super::huf::{HufRepeat, HufWorkspace};
+use super::matcher::fast::AttachedTables;
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
@@ -111,7 +112,7 @@ fn cycle_log(cp: &CParams) -> u32 {
 /// Appends the frame (header included) to `out`.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
     st.ms.reset(cp);
-    compress_frame_after(st, cp, split::enabled(cp), src, 0, None, out);
+    compress_frame_after(st, cp, split::enabled(cp), src, FrameDict::default(), out);
 }
 
 /// A raw-content dictionary below this size is not loaded (ZSTD_compress_insertDictionary).
@@ -166,15 +167,12 @@ fn compress_frame_with_dict_split(
     if !src.is_empty() {
         st.ms.load_dict(&joined, content.len(), cp, false);
     }
-    compress_frame_after(
-        st,
-        cp,
-        split_enabled,
-        &joined,
-        content.len(),
-        start.as_ref(),
-        out,
-    );
+    let dict = FrameDict {
+        len: content.len(),
+        start: start.as_ref(),
+        attached: None,
+    };
+    compress_frame_after(st, cp, split_enabled, &joined, dict, out);
     Ok(())
 }
 
@@ -185,8 +183,9 @@ fn compress_frame_with_dict_split(
 ///
 /// libzstd attaches the dictionary instead of copying it for sources up to
 /// [`params::attach_dict_cutoff`] (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState
-/// finders); those are copied here too, so their frames are valid but may differ from
-/// libzstd's.
+/// finders). So does this at the fast strategy; at the others the dictionary is copied
+/// for those sources too (their dictMatchState finders are not written yet), so their
+/// frames are valid but may differ from libzstd's.
 pub(crate) fn compress_frame_prepared(
     st: &mut FrameState,
     pd: &dict::PreparedDict,
@@ -209,35 +208,75 @@ pub(crate) fn compress_frame_prepared(
     let mut joined = Vec::with_capacity(content.len() + src.len());
     joined.extend_from_slice(content);
     joined.extend_from_slice(src);
-    st.ms.copy_tables_from(&pd.tables, &cp, content.len());
+    // ZSTD_shouldAttachDict: small sources read the CDict's tables in place (where that
+    // finder is written), the others get a copy of them.
+    let attach = !content.is_empty() && src_size <= params::attach_dict_cutoff(pd.cp.strategy);
+    let attached = match (&pd.tagged, attach) {
+        (Some(tagged), true) => {
+            // ZSTD_resetCCtx_byAttachingCDict: the context's own tables sized for the
+            // source alone, the window kept.
+            let own = CParams {
+                window_log: cp.window_log,
+                ..params::adjust(pd.cp, src_size)
+            };
+            st.ms.reset(&own);
+            Some(AttachedTables {
+                content_len: content.len(),
+                hash_log: pd.cp.hash_log,
+                tagged,
+            })
+        }
+        _ => {
+            st.ms.copy_tables_from(&pd.tables, &cp, content.len());
+            None
+        }
+    };
     if let Some(start) = &pd.start
         && start.entropy.huf.repeat == HufRepeat::Valid
     {
         st.ms.seed_from_dict(&start.entropy);
     }
-    compress_frame_after(
-        st,
-        &cp,
-        split_enabled,
-        &joined,
-        content.len(),
-        pd.start.as_ref(),
-        out,
-    );
+    let own_cp = match &attached {
+        Some(_) => CParams {
+            window_log: cp.window_log,
+            ..params::adjust(pd.cp, src_size)
+        },
+        None => cp,
+    };
+    let dict = FrameDict {
+        len: content.len(),
+        start: pd.start.as_ref(),
+        attached,
+    };
+    compress_frame_after(st, &own_cp, split_enabled, &joined, dict, out);
 }
 
-/// Compress `buf[dict_len..]` as one frame; `buf[..dict_len]` is a dictionary's content
-/// already loaded into `st.ms` (reset by the caller), `start` what a formatted dictionary
-/// seeds.
+/// The dictionary a frame is compressed after.
+#[derive(Default)]
+struct FrameDict<'a> {
+    /// Bytes of content before the source in the finders' slice.
+    len: usize,
+    /// What a formatted dictionary seeds.
+    start: Option<&'a dict::DictStart>,
+    /// The CDict's tables when it is attached rather than loaded or copied.
+    attached: Option<AttachedTables<'a>>,
+}
+
+/// Compress `buf[dict.len..]` as one frame; `buf[..dict.len]` is a dictionary's content,
+/// already loaded into `st.ms` (reset by the caller) unless it is attached.
 fn compress_frame_after(
     st: &mut FrameState,
     cp: &CParams,
     split_enabled: bool,
     buf: &[u8],
-    dict_len: usize,
-    start: Option<&dict::DictStart>,
+    dict: FrameDict<'_>,
     out: &mut Vec<u8>,
 ) {
+    let FrameDict {
+        len: dict_len,
+        start,
+        attached,
+    } = dict;
     let src = &buf[dict_len..];
     write_frame_header(
         out,
@@ -253,7 +292,9 @@ fn compress_frame_after(
 
     // Fresh context state (ZSTD_resetCCtx_internal / ZSTD_reset_compressedBlockState), or
     // the dictionary's (ZSTD_loadCEntropy).
-    let mut window = if dict_len == 0 {
+    let mut window = if attached.is_some() {
+        Window::attached(cp.window_log, dict_len)
+    } else if dict_len == 0 {
         Window::new(cp.window_log)
     } else {
         Window::with_dict(cp.window_log, dict_len)
@@ -296,7 +337,7 @@ fn compress_frame_after(
                 seqs: &mut st.seqs,
                 rep: &mut next_rep,
             };
-            st.ms.compress_block(job, &mut window);
+            st.ms.compress_block(job, &mut window, attached.as_ref());
             if split_enabled {
                 let ctx = BlockContext {
                     seqs: &mut st.seqs,

@@ -95,6 +95,25 @@ impl Window {
         }
     }
 
+    /// A window after a CDict is attached (ZSTD_resetCCtx_byAttachingCDict): cleared to
+    /// start at the index after the dictionary's `dict_len` bytes of content, which stays
+    /// "loaded" (`loadedDictEnd`) while the window holds it; no extDict segment.
+    pub(crate) fn attached(window_log: u32, dict_len: usize) -> Self {
+        let dict_end = WINDOW_START_INDEX + dict_len as u32;
+        Window {
+            low_limit: dict_end,
+            dict_limit: dict_end,
+            loaded_dict_end: dict_end,
+            ..Window::new(window_log)
+        }
+    }
+
+    /// Whether a dictionary still counts as loaded (`loadedDictEnd != 0`).
+    #[inline(always)]
+    pub(crate) fn dict_loaded(&self) -> bool {
+        self.loaded_dict_end != 0
+    }
+
     /// Whether the history has a segment before the prefix (`ZSTD_window_hasExtDict`): the
     /// frame's block compressors are then the extDict ones.
     #[inline(always)]

@@ -427,3 +427,217 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
+
+/// A CDict attached to a frame (`ZSTD_resetCCtx_byAttachingCDict`): its content lies
+/// directly before the source in the finders' slice (positions `0..content_len`, the same
+/// indices as in the CDict), and its hash table is read in place, entries tagged with the
+/// low 8 bits of a hash 8 bits longer (`ZSTD_writeTaggedIndex`).
+pub(crate) struct AttachedTables<'a> {
+    pub(crate) content_len: usize,
+    pub(crate) hash_log: u32,
+    pub(crate) tagged: &'a [u32],
+}
+
+/// Bits of a CDict table entry's tag (`ZSTD_SHORT_CACHE_TAG_BITS`).
+pub(crate) const TAG_BITS: u32 = 8;
+
+/// The tagged form of a CDict's fast or dfast table: each entry `index << 8 | tag`, the tag
+/// being the low bits of the entry's position hashed over `hash_log + 8` bits with `mls`.
+/// Mirrors what ZSTD_fillHashTableForCDict writes (its entries land where the untagged fill
+/// puts them; see [`fill_hash_table`]).
+pub(crate) fn tag_table(table: &[u32], content: &[u8], hash_log: u32, mls: u32) -> Vec<u32> {
+    let tag = |idx: u32| -> u32 {
+        let p = (idx - WINDOW_START_INDEX) as usize;
+        let h = match mls {
+            5 => hash_ptr::<5>(content, p, hash_log + TAG_BITS),
+            6 => hash_ptr::<6>(content, p, hash_log + TAG_BITS),
+            7 => hash_ptr::<7>(content, p, hash_log + TAG_BITS),
+            8 => hash_ptr::<8>(content, p, hash_log + TAG_BITS),
+            _ => hash_ptr::<4>(content, p, hash_log + TAG_BITS),
+        };
+        h as u32 & ((1 << TAG_BITS) - 1)
+    };
+    table
+        .iter()
+        .map(|&idx| {
+            if idx == 0 {
+                0
+            } else {
+                (idx << TAG_BITS) | tag(idx)
+            }
+        })
+        .collect()
+}
+
+/// Mirrors ZSTD_compressBlock_fast_dictMatchState: picks the `mls` specialisation (4..=7).
+pub(crate) fn compress_block_dict_match_state(
+    hash_table: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+    dms: &AttachedTables<'_>,
+) -> usize {
+    match b.cp.min_match {
+        5 => dict_match_state_generic::<5>(hash_table, b, window, dms),
+        6 => dict_match_state_generic::<6>(hash_table, b, window, dms),
+        7.. => dict_match_state_generic::<7>(hash_table, b, window, dms),
+        _ => dict_match_state_generic::<4>(hash_table, b, window, dms),
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_fast_dictMatchState_generic: the frame's own table finds
+/// matches in the prefix, the CDict's tagged table (read in place) matches in the
+/// dictionary, used only when the prefix has no candidate; one position per step, the
+/// step growing every 256 bytes without a match.
+fn dict_match_state_generic<const MLS: u32>(
+    hash_table: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+    dms: &AttachedTables<'_>,
+) -> usize {
+    let Block {
+        src,
+        start: block_start,
+        end: iend,
+        cp,
+        seqs,
+        rep,
+    } = b;
+    let hlog = cp.hash_log;
+    let hash_table = &mut hash_table[..1 << hlog];
+    let dict_hbits = dms.hash_log + TAG_BITS;
+    let dict_table = &dms.tagged[..1 << dms.hash_log];
+    let step_size = cp.target_length as usize + (cp.target_length == 0) as usize;
+    let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
+    let dict_hash = |p: usize| hash_ptr::<MLS>(src, p, dict_hbits);
+    let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
+    let prefix_start_index = window.dict_limit();
+    let prefix_start = pos(prefix_start_index);
+    // The dictionary's indices equal the frame's (`dictIndexDelta` is 0): its content ends
+    // where the prefix starts.
+    let dict_start_index = WINDOW_START_INDEX;
+    let dict_start = 0;
+    debug_assert_eq!(dms.content_len, prefix_start);
+    let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+    let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
+    // A repcode at `rep_index` (tried at `ip`): not straddling the prefix start, in the
+    // history, and agreeing on 4 bytes.
+    let rep_ok = |rep_index: u32, ip: usize| {
+        (prefix_start_index - 1).wrapping_sub(rep_index) >= 3
+            && rep_index >= WINDOW_START_INDEX
+            && read32(src, pos(rep_index)) == read32(src, ip)
+    };
+
+    let mut anchor = block_start;
+    let mut ip0 = block_start;
+    let dict_and_prefix_length = block_start - prefix_start + dms.content_len;
+    ip0 += (dict_and_prefix_length == 0) as usize;
+    let mut ip1 = ip0 + step_size;
+
+    'outer: while ip1 <= ilimit {
+        let mut hash0 = hash(ip0);
+        let mut dict_entry = dict_table[dict_hash(ip0) >> TAG_BITS];
+        let mut dict_tags_match = (dict_entry as usize ^ dict_hash(ip0)) & 0xFF == 0;
+        let mut match_index = hash_table[hash0];
+        let mut curr = index_of(ip0);
+        let mut step = step_size;
+        let mut next_step = ip0 + (1 << SEARCH_STRENGTH);
+
+        let m_length;
+        loop {
+            let rep_index = (curr + 1).wrapping_sub(offset_1);
+            let hash1 = hash(ip1);
+            let dict_hash1 = dict_hash(ip1);
+            hash_table[hash0] = curr;
+            if rep_ok(rep_index, ip0 + 1) {
+                let len = count(src, ip0 + 5, pos(rep_index) + 4, iend) + 4;
+                ip0 += 1;
+                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, len);
+                m_length = len;
+                break;
+            }
+            if dict_tags_match {
+                // A possible dictionary match, taken only when the prefix has no candidate
+                // (as the extDict parse would).
+                let dict_match_index = dict_entry >> TAG_BITS;
+                let mut m = pos(dict_match_index);
+                if dict_match_index > dict_start_index
+                    && read32(src, m) == read32(src, ip0)
+                    && match_index <= prefix_start_index
+                {
+                    let offset = curr - dict_match_index;
+                    let mut len = count(src, ip0 + 4, m + 4, iend) + 4;
+                    while ip0 > anchor && m > dict_start && src[ip0 - 1] == src[m - 1] {
+                        ip0 -= 1;
+                        m -= 1;
+                        len += 1;
+                    }
+                    offset_2 = offset_1;
+                    offset_1 = offset;
+                    seqs.store(src, anchor, ip0, offset + 3, len);
+                    m_length = len;
+                    break;
+                }
+            }
+            if match_index >= prefix_start_index
+                && read32(src, pos(match_index)) == read32(src, ip0)
+            {
+                let mut m = pos(match_index);
+                let offset = (ip0 - m) as u32;
+                let mut len = count(src, ip0 + 4, m + 4, iend) + 4;
+                while ip0 > anchor && m > prefix_start && src[ip0 - 1] == src[m - 1] {
+                    ip0 -= 1;
+                    m -= 1;
+                    len += 1;
+                }
+                offset_2 = offset_1;
+                offset_1 = offset;
+                seqs.store(src, anchor, ip0, offset + 3, len);
+                m_length = len;
+                break;
+            }
+            // Next position.
+            dict_entry = dict_table[dict_hash1 >> TAG_BITS];
+            dict_tags_match = (dict_entry as usize ^ dict_hash1) & 0xFF == 0;
+            match_index = hash_table[hash1];
+            if ip1 >= next_step {
+                step += 1;
+                next_step += 1 << SEARCH_STRENGTH;
+            }
+            ip0 = ip1;
+            ip1 += step;
+            if ip1 > ilimit {
+                break 'outer;
+            }
+            curr = index_of(ip0);
+            hash0 = hash1;
+        }
+
+        // A match was stored.
+        ip0 += m_length;
+        anchor = ip0;
+        if ip0 <= ilimit {
+            let p = pos(curr + 2);
+            hash_table[hash(p)] = curr + 2;
+            hash_table[hash(ip0 - 2)] = index_of(ip0 - 2);
+            while ip0 <= ilimit {
+                let current2 = index_of(ip0);
+                let rep_index2 = current2.wrapping_sub(offset_2);
+                if !rep_ok(rep_index2, ip0) {
+                    break;
+                }
+                let len = count(src, ip0 + 4, pos(rep_index2) + 4, iend) + 4;
+                std::mem::swap(&mut offset_1, &mut offset_2);
+                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, len);
+                hash_table[hash(ip0)] = current2;
+                ip0 += len;
+                anchor = ip0;
+            }
+        }
+        ip1 = ip0 + step_size;
+    }
+
+    rep[0] = offset_1;
+    rep[1] = offset_2;
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}

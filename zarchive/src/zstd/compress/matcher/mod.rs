@@ -36,13 +36,18 @@ pub(crate) enum DictMode {
     /// A segment before the input, a dictionary's content loaded into the window
     /// (`ZSTD_extDict`).
     ExtDict,
+    /// A CDict attached to the context, its tables read in place (`ZSTD_dictMatchState`).
+    DictMatchState,
 }
 
 impl DictMode {
-    /// Mirrors ZSTD_matchState_dictMode for a context without an attached dictionary.
-    pub(crate) fn of(window: &Window) -> DictMode {
+    /// Mirrors ZSTD_matchState_dictMode: an extDict segment first, else an attached
+    /// dictionary while the window still holds it.
+    pub(crate) fn of(window: &Window, attached: bool) -> DictMode {
         if window.has_ext_dict() {
             DictMode::ExtDict
+        } else if attached && window.dict_loaded() {
+            DictMode::DictMatchState
         } else {
             DictMode::NoDict
         }
@@ -56,6 +61,8 @@ pub(crate) enum Finder {
     Fast,
     /// `fast` with an extDict segment.
     FastExtDict,
+    /// `fast` with an attached dictionary.
+    FastDictMatchState,
     /// `dfast`: a long and a short hash table.
     DFast,
     /// `dfast` with an extDict segment.
@@ -84,6 +91,9 @@ impl Finder {
                 Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
                 DictMode::ExtDict,
             ) => Finder::Lazy,
+            (Strategy::Fast, DictMode::DictMatchState) => Finder::FastDictMatchState,
+            // Not written yet for the other strategies: their CDicts are copied instead.
+            (_, DictMode::DictMatchState) => Finder::select(strategy, DictMode::ExtDict),
             // The optimal parser reads the dictionary mode from the window itself.
             (Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2, _) => Finder::Opt,
         }
@@ -114,7 +124,7 @@ impl MatchState {
         self.finder = Some(finder);
         self.hash_table.reset(1 << cp.hash_log);
         match finder {
-            Finder::Fast | Finder::FastExtDict => {}
+            Finder::Fast | Finder::FastExtDict | Finder::FastDictMatchState => {}
             Finder::DFast | Finder::DFastExtDict => {
                 self.hash_small.clear();
                 self.hash_small.resize(1 << cp.chain_log, 0);
@@ -192,10 +202,15 @@ impl MatchState {
                 }
             }
             Some(Finder::Opt) => self.opt.bt.copy_from_slice(&other.opt.bt),
-            Some(Finder::Fast | Finder::FastExtDict) | None => {}
+            Some(Finder::Fast | Finder::FastExtDict | Finder::FastDictMatchState) | None => {}
         }
         self.lazy.next_to_update = dict_len;
         self.opt.next_to_update = index_of(dict_len);
+    }
+
+    /// The hash table (`ms->hashTable`).
+    pub(crate) fn hash_table(&self) -> &[u32] {
+        self.hash_table.as_slice()
     }
 
     /// Seed the optimal parser's first statistics from the entropy tables a formatted
@@ -223,7 +238,7 @@ impl MatchState {
             }
             Some(Finder::Lazy) => self.lazy.reduce_index(cp, correction, moved),
             Some(Finder::Opt) => self.opt.reduce_index(correction),
-            Some(Finder::Fast | Finder::FastExtDict) | None => {}
+            Some(Finder::Fast | Finder::FastExtDict | Finder::FastDictMatchState) | None => {}
         }
     }
 
@@ -231,11 +246,20 @@ impl MatchState {
     /// catch-up of the finders that insert lazily); returns the number of trailing literals.
     ///
     /// Mirrors the call through ZSTD_selectBlockCompressor in ZSTD_buildSeqStore.
-    pub(crate) fn compress_block(&mut self, b: Block<'_>, window: &mut Window) -> usize {
+    pub(crate) fn compress_block(
+        &mut self,
+        b: Block<'_>,
+        window: &mut Window,
+        attached: Option<&fast::AttachedTables<'_>>,
+    ) -> usize {
         let hash = self.hash_table.as_mut_slice();
-        let finder = Finder::select(b.cp.strategy, DictMode::of(window));
+        let finder = Finder::select(b.cp.strategy, DictMode::of(window, attached.is_some()));
         match finder {
             Finder::Fast => fast::compress_block(hash, b, window),
+            Finder::FastDictMatchState => match attached {
+                Some(dms) => fast::compress_block_dict_match_state(hash, b, window, dms),
+                None => fast::compress_block(hash, b, window),
+            },
             Finder::FastExtDict => fast::compress_block_ext_dict(hash, b, window),
             Finder::DFast => double_fast::compress_block(hash, &mut self.hash_small, b, window),
             Finder::DFastExtDict => {
