@@ -5,6 +5,7 @@ use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE,
 use super::dict;
 use super::huf::{HufRepeat, HufWorkspace};
 use super::matcher::fast::AttachedTables;
+use super::matcher::lazy::DictChains;
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
@@ -183,9 +184,10 @@ fn compress_frame_with_dict_split(
 ///
 /// libzstd attaches the dictionary instead of copying it for sources up to
 /// [`params::attach_dict_cutoff`] (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState
-/// finders). So does this at the fast strategy; at the others the dictionary is copied
-/// for those sources too (their dictMatchState finders are not written yet), so their
-/// frames are valid but may differ from libzstd's.
+/// finders). So does this at the fast strategy and at greedy, lazy and lazy2 with the
+/// hash-chain finder; at the others the dictionary is copied for those sources too (their
+/// dictMatchState finders are not written yet), so their frames are valid but may differ
+/// from libzstd's.
 pub(crate) fn compress_frame_prepared(
     st: &mut FrameState,
     pd: &dict::PreparedDict,
@@ -211,38 +213,44 @@ pub(crate) fn compress_frame_prepared(
     // ZSTD_shouldAttachDict: small sources read the CDict's tables in place (where that
     // finder is written), the others get a copy of them.
     let attach = !content.is_empty() && src_size <= params::attach_dict_cutoff(pd.cp.strategy);
-    let attached = match (&pd.tagged, attach) {
-        (Some(tagged), true) => {
-            // ZSTD_resetCCtx_byAttachingCDict: the context's own tables sized for the
-            // source alone, the window kept.
-            let own = CParams {
-                window_log: cp.window_log,
-                ..params::adjust(pd.cp, src_size)
-            };
-            st.ms.reset(&own);
-            Some(AttachedTables {
-                content_len: content.len(),
-                hash_log: pd.cp.hash_log,
-                tagged,
-            })
-        }
-        _ => {
-            st.ms.copy_tables_from(&pd.tables, &cp, content.len());
-            None
-        }
+    // ZSTD_resetCCtx_byAttachingCDict: the context's own tables sized for the source
+    // alone, the window kept, the CDict's finder choice.
+    let own = CParams {
+        window_log: cp.window_log,
+        ..params::adjust(pd.cp, src_size)
     };
+    let chains = pd.tables.lazy_chains().map(|chain| DictChains {
+        hash: pd.tables.hash_table(),
+        chain,
+        hash_log: pd.cp.hash_log,
+        chain_log: pd.cp.chain_log,
+        content_len: content.len(),
+    });
+    let attached = match (&pd.tagged, chains) {
+        (Some(tagged), _) if attach => Some(AttachedTables {
+            content_len: content.len(),
+            hash_log: pd.cp.hash_log,
+            tagged,
+            chains: None,
+        }),
+        (None, Some(chains)) if attach => Some(AttachedTables {
+            content_len: content.len(),
+            hash_log: pd.cp.hash_log,
+            tagged: &[],
+            chains: Some(chains),
+        }),
+        _ => None,
+    };
+    match attached {
+        Some(_) => st.ms.reset_with_row(&own, pd.tables.lazy_row()),
+        None => st.ms.copy_tables_from(&pd.tables, &cp, content.len()),
+    }
     if let Some(start) = &pd.start
         && start.entropy.huf.repeat == HufRepeat::Valid
     {
         st.ms.seed_from_dict(&start.entropy);
     }
-    let own_cp = match &attached {
-        Some(_) => CParams {
-            window_log: cp.window_log,
-            ..params::adjust(pd.cp, src_size)
-        },
-        None => cp,
-    };
+    let own_cp = if attached.is_some() { own } else { cp };
     let dict = FrameDict {
         len: content.len(),
         start: pd.start.as_ref(),

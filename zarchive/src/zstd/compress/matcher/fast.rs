@@ -435,7 +435,10 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
 pub(crate) struct AttachedTables<'a> {
     pub(crate) content_len: usize,
     pub(crate) hash_log: u32,
+    /// The fast strategy's table (tagged); empty for the others.
     pub(crate) tagged: &'a [u32],
+    /// The hash chains of greedy, lazy and lazy2 (hash-chain finder).
+    pub(crate) chains: Option<super::lazy::DictChains<'a>>,
 }
 
 /// Bits of a CDict table entry's tag (`ZSTD_SHORT_CACHE_TAG_BITS`).

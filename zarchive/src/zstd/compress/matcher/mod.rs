@@ -10,6 +10,7 @@ use super::block::EntropyTables;
 use super::params::{CParams, Strategy};
 use super::seq_store::{REP_NUM, SeqStore};
 use super::window::{Window, index_of};
+use fast::AttachedTables;
 use lazy::LazyState;
 use opt::OptState;
 use table::AlignedTable;
@@ -92,6 +93,10 @@ impl Finder {
                 DictMode::ExtDict,
             ) => Finder::Lazy,
             (Strategy::Fast, DictMode::DictMatchState) => Finder::FastDictMatchState,
+            // The lazy parser takes the attached chains itself (hash-chain finder only).
+            (Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2, DictMode::DictMatchState) => {
+                Finder::Lazy
+            }
             // Not written yet for the other strategies: their CDicts are copied instead.
             (_, DictMode::DictMatchState) => Finder::select(strategy, DictMode::ExtDict),
             // The optimal parser reads the dictionary mode from the window itself.
@@ -213,6 +218,26 @@ impl MatchState {
         self.hash_table.as_slice()
     }
 
+    /// The hash chains of the lazy strategies when they use the hash-chain finder, else
+    /// `None` (the row finder, or another strategy).
+    pub(crate) fn lazy_chains(&self) -> Option<&[u32]> {
+        (self.finder == Some(Finder::Lazy) && !self.lazy.row).then(|| self.lazy.chain.as_slice())
+    }
+
+    /// Whether the lazy strategies use the row finder in these tables.
+    pub(crate) fn lazy_row(&self) -> bool {
+        self.lazy.row
+    }
+
+    /// Fresh tables for `cp`, the lazy finder (row or chain) chosen by the caller: an
+    /// attached CDict imposes its own choice (ZSTD_resetCCtx_byAttachingCDict).
+    pub(crate) fn reset_with_row(&mut self, cp: &CParams, row: bool) {
+        self.reset(cp);
+        if self.finder == Some(Finder::Lazy) {
+            self.lazy.reset_with(cp, row);
+        }
+    }
+
     /// Seed the optimal parser's first statistics from the entropy tables a formatted
     /// dictionary loaded, when they code every byte value (`HUF_repeat_valid`).
     ///
@@ -253,7 +278,8 @@ impl MatchState {
         attached: Option<&fast::AttachedTables<'_>>,
     ) -> usize {
         let hash = self.hash_table.as_mut_slice();
-        let finder = Finder::select(b.cp.strategy, DictMode::of(window, attached.is_some()));
+        let mode = DictMode::of(window, attached.is_some());
+        let finder = Finder::select(b.cp.strategy, mode);
         match finder {
             Finder::Fast => fast::compress_block(hash, b, window),
             Finder::FastDictMatchState => match attached {
@@ -267,7 +293,13 @@ impl MatchState {
             }
             Finder::Lazy => {
                 self.lazy.limit_catch_up(b.start, window);
-                lazy::compress_block(hash, &mut self.lazy, b, window)
+                let dms = match attached {
+                    Some(AttachedTables {
+                        chains: Some(c), ..
+                    }) if DictMode::of(window, true) == DictMode::DictMatchState => Some(*c),
+                    _ => None,
+                };
+                lazy::compress_block(hash, &mut self.lazy, b, window, dms)
             }
             Finder::Opt => {
                 self.opt.limit_catch_up(b.start, window);

@@ -10,6 +10,18 @@ use crate::zstd::compress::window::{
 
 use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 
+/// An attached CDict's hash chains, searched after the frame's own (the dictionary's
+/// positions keep their indices: its content lies directly before the source).
+#[derive(Clone, Copy)]
+pub(crate) struct DictChains<'t> {
+    pub(crate) hash: &'t [u32],
+    pub(crate) chain: &'t [u32],
+    pub(crate) hash_log: u32,
+    pub(crate) chain_log: u32,
+    /// Bytes of the dictionary's content.
+    pub(crate) content_len: usize,
+}
+
 /// A hash table of chain heads plus a chain of earlier positions with the same hash.
 pub(crate) struct HashChain<'t, const MLS: u32> {
     hash: &'t mut [u32],
@@ -19,6 +31,7 @@ pub(crate) struct HashChain<'t, const MLS: u32> {
     chain_size: u32,
     attempts: u32,
     limits: BlockLimits,
+    dms: Option<DictChains<'t>>,
 }
 
 impl<'t, const MLS: u32> HashChain<'t, MLS> {
@@ -37,7 +50,14 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
             chain_size: 1 << cp.chain_log,
             attempts: 1 << cp.search_log,
             limits: window.block_limits(block_end),
+            dms: None,
         }
+    }
+
+    /// The finder with an attached dictionary's chains searched after its own.
+    pub(crate) fn with_dict(mut self, dms: DictChains<'t>) -> Self {
+        self.dms = Some(dms);
+        self
     }
 
     /// Mirrors ZSTD_insertAndFindFirstIndex_internal: links positions up to `ip`
@@ -106,7 +126,7 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
 
     fn start_block(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
 
-    /// Mirrors ZSTD_HcFindBestMatch (noDict).
+    /// Mirrors ZSTD_HcFindBestMatch (noDict, extDict, dictMatchState).
     fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
         let curr = index_of(ip);
         // Deliberately `curr > chainSize ? curr - chainSize : 0`.
@@ -138,6 +158,32 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
             }
             match_index = self.chain[(match_index & chain_mask) as usize];
             attempts -= 1;
+        }
+        if let Some(dms) = self.dms {
+            // The attempts left go to the dictionary's chains (dictMatchState).
+            let chain_size = 1u32 << dms.chain_log;
+            let dms_end = WINDOW_START_INDEX + dms.content_len as u32;
+            let min_chain = dms_end.saturating_sub(chain_size);
+            let mut match_index = dms.hash[hash_ptr::<MLS>(src, ip, dms.hash_log)];
+            while match_index >= WINDOW_START_INDEX && attempts > 0 {
+                let m = (match_index - WINDOW_START_INDEX) as usize;
+                if read32(src, m) == read32(src, ip) {
+                    // Across the dictionary's end as ZSTD_count_2segments (see `Window`).
+                    let len = count(src, ip + 4, m + 4, iend) + 4;
+                    if len > ml {
+                        ml = len;
+                        off_base = curr - match_index + OFFSET_TO_OFFBASE;
+                        if ip + len == iend {
+                            break;
+                        }
+                    }
+                }
+                if match_index <= min_chain {
+                    break;
+                }
+                match_index = dms.chain[(match_index & (chain_size - 1)) as usize];
+                attempts -= 1;
+            }
         }
         (ml, off_base)
     }

@@ -16,6 +16,7 @@ use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
 use crate::zstd::compress::window::{Window, index_of};
 
 use binary_tree::BinaryTree;
+pub(crate) use hash_chain::DictChains;
 use hash_chain::HashChain;
 use row::{ROW_HASH_CACHE_SIZE, RowFinder};
 
@@ -128,6 +129,7 @@ pub(crate) fn compress_block(
     state: &mut LazyState,
     b: Block<'_>,
     window: &Window,
+    dms: Option<DictChains<'_>>,
 ) -> usize {
     let Block {
         src,
@@ -151,7 +153,8 @@ pub(crate) fn compress_block(
         block_start,
         block_end,
         depth,
-        ext_dict: window.has_ext_dict(),
+        ext_dict: window.has_ext_dict() || dms.is_some(),
+        dms: dms.is_some(),
     };
     if cp.strategy == Strategy::BtLazy2 {
         match mls {
@@ -172,10 +175,19 @@ pub(crate) fn compress_block(
             (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp, window, block_end)),
         }
     } else {
+        macro_rules! chain {
+            ($mls:literal) => {{
+                let finder = HashChain::<$mls>::new(hash, state, cp, window, block_end);
+                match dms {
+                    Some(d) => args.run(finder.with_dict(d)),
+                    None => args.run(finder),
+                }
+            }};
+        }
         match mls {
-            4 => args.run(HashChain::<4>::new(hash, state, cp, window, block_end)),
-            5 => args.run(HashChain::<5>::new(hash, state, cp, window, block_end)),
-            _ => args.run(HashChain::<6>::new(hash, state, cp, window, block_end)),
+            4 => chain!(4),
+            5 => chain!(5),
+            _ => chain!(6),
         }
     }
 }
@@ -232,8 +244,10 @@ struct BlockArgs<'a> {
     block_start: usize,
     block_end: usize,
     depth: u32,
-    /// The history has an extDict segment (a dictionary's content).
+    /// The history has an extDict segment (a dictionary's content), or (with `dms`) an
+    /// attached dictionary before the prefix.
     ext_dict: bool,
+    dms: bool,
 }
 
 impl BlockArgs<'_> {
@@ -247,6 +261,7 @@ impl BlockArgs<'_> {
             block_end,
             depth,
             ext_dict,
+            dms,
         } = self;
         let f = &mut finder;
         let (start, end) = (block_start, block_end);
@@ -254,9 +269,24 @@ impl BlockArgs<'_> {
             (0, false) => lazy_generic::<F, 0>(f, seqs, rep, window, src, start, end),
             (1, false) => lazy_generic::<F, 1>(f, seqs, rep, window, src, start, end),
             (_, false) => lazy_generic::<F, 2>(f, seqs, rep, window, src, start, end),
-            (0, true) => lazy_ext_dict_generic::<F, 0>(f, seqs, rep, window, src, start, end),
-            (1, true) => lazy_ext_dict_generic::<F, 1>(f, seqs, rep, window, src, start, end),
-            (_, true) => lazy_ext_dict_generic::<F, 2>(f, seqs, rep, window, src, start, end),
+            (0, true) if dms => {
+                lazy_ext_dict_generic::<F, 0, true>(f, seqs, rep, window, src, start, end)
+            }
+            (1, true) if dms => {
+                lazy_ext_dict_generic::<F, 1, true>(f, seqs, rep, window, src, start, end)
+            }
+            (_, true) if dms => {
+                lazy_ext_dict_generic::<F, 2, true>(f, seqs, rep, window, src, start, end)
+            }
+            (0, true) => {
+                lazy_ext_dict_generic::<F, 0, false>(f, seqs, rep, window, src, start, end)
+            }
+            (1, true) => {
+                lazy_ext_dict_generic::<F, 1, false>(f, seqs, rep, window, src, start, end)
+            }
+            (_, true) => {
+                lazy_ext_dict_generic::<F, 2, false>(f, seqs, rep, window, src, start, end)
+            }
         }
     }
 }
@@ -415,12 +445,14 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     iend - anchor
 }
 
-/// Mirrors ZSTD_compressBlock_lazy_extDict_generic at `DEPTH` 0, 1 or 2, on the joined
+/// Mirrors ZSTD_compressBlock_lazy_extDict_generic at `DEPTH` 0, 1 or 2 (and with `DMS`,
+/// ZSTD_compressBlock_lazy_generic with an attached dictionary, `ZSTD_dictMatchState`:
+/// repcodes unchecked against the window, catch-up down to the dictionary's start), on the joined
 /// slice of [`Window`] (one `count` serves `ZSTD_count_2segments`; the finders need no
 /// change, their candidate tests only filter before the count). Unlike the prefix-only
 /// parser it keeps no repcodes aside: each repcode is checked against the lowest match
 /// index where it is tried, and must not straddle the prefix start.
-fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32>(
+fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
     finder: &mut F,
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
@@ -434,14 +466,18 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32>(
     let search_end = ilimit.unwrap_or(0);
     let dict_limit = window.dict_limit();
     let prefix_start = window.pos_of(dict_limit);
-    let dict_start = window.low_limit_pos();
+    // An attached dictionary's content starts the slice; a loaded one starts at the low limit.
+    let dict_start = if DMS { 0 } else { window.low_limit_pos() };
     // A repcode `offset` tried at index `curr`: the length of its match at `ip`, if it lies
     // within the window, does not straddle the prefix start (ZSTD_index_overlap_check) and
     // agrees on 4 bytes.
     let rep_len = |ip: usize, curr: u32, offset: u32| -> Option<usize> {
         let rep_index = curr.wrapping_sub(offset);
+        // An attached dictionary's repcodes are not checked against the window (they
+        // cannot reach past the dictionary); `rep_index` stays in the slice either way.
         if (dict_limit - 1).wrapping_sub(rep_index) < 3
-            || offset > curr - window.lowest_match_index(curr)
+            || (!DMS && offset > curr - window.lowest_match_index(curr))
+            || rep_index < window.base()
         {
             return None;
         }
@@ -451,7 +487,13 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32>(
     let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
     let mut ip = block_start;
     let mut anchor = block_start;
-    ip += (ip == prefix_start) as usize;
+    if DMS {
+        // `dictAndPrefixLength == 0`: the prefix so far plus the dictionary's content (which
+        // starts the slice) is `block_start`.
+        ip += (block_start == 0) as usize;
+    } else {
+        ip += (ip == prefix_start) as usize;
+    }
     let mut lazy_skipping = false;
     finder.start_block(src, ilimit);
 
@@ -476,10 +518,10 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32>(
                 off_base = found;
             }
             if match_length < MIN_MATCH {
-                // Unlike the prefix-only parser, the skipping test leaves out the `+ 1`.
+                // The extDict parser's skipping test leaves out the `+ 1`.
                 let step = (ip - anchor) >> SEARCH_STRENGTH;
                 ip += step + 1;
-                lazy_skipping = step > LAZY_SKIPPING_STEP;
+                lazy_skipping = step + DMS as usize > LAZY_SKIPPING_STEP;
                 continue;
             }
 
