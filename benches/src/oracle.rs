@@ -378,3 +378,80 @@ impl Drop for NativeDecoder {
         unsafe { zstd_sys::ZSTD_freeDCtx(self.dctx) };
     }
 }
+
+/// A native context and prepared dictionary reused across calls (`ZSTD_createCCtx` and
+/// `ZSTD_createCDict(dict, level)` once, `ZSTD_compress_usingCDict` per call), or without a
+/// dictionary (`ZSTD_compressCCtx` at `level`): the fair counterpart of a reused
+/// [`zarkit::zstd::Compressor`] with an `EncoderDictionary`.
+pub struct NativeCompressor {
+    cctx: *mut zstd_sys::ZSTD_CCtx,
+    cdict: *mut zstd_sys::ZSTD_CDict,
+    level: i32,
+}
+
+impl NativeCompressor {
+    /// A context for `level`, with `dict` prepared when given.
+    pub fn new(dict: Option<&[u8]>, level: i32) -> Self {
+        // SAFETY: no arguments; a null result is checked.
+        let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
+        assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
+        let cdict = match dict {
+            // SAFETY: `d` is a valid slice (copied by libzstd); a null result is checked.
+            Some(d) => {
+                let c = unsafe {
+                    zstd_sys::ZSTD_createCDict(d.as_ptr() as *const c_void, d.len(), level)
+                };
+                assert!(!c.is_null(), "ZSTD_createCDict failed");
+                c
+            }
+            None => std::ptr::null_mut(),
+        };
+        NativeCompressor { cctx, cdict, level }
+    }
+
+    /// Compress `src` into `dst` (cleared first, sized to the bound); returns the frame size.
+    pub fn compress(&mut self, src: &[u8], dst: &mut Vec<u8>) -> usize {
+        let cap = compress_bound(src.len());
+        dst.clear();
+        dst.reserve(cap);
+        // SAFETY: `self.cctx` (and `self.cdict` when not null) are live; `dst` has `cap`
+        // writable bytes; `src` is a valid slice of the stated length.
+        let n = unsafe {
+            if self.cdict.is_null() {
+                zstd_sys::ZSTD_compressCCtx(
+                    self.cctx,
+                    dst.as_mut_ptr() as *mut c_void,
+                    cap,
+                    src.as_ptr() as *const c_void,
+                    src.len(),
+                    self.level,
+                )
+            } else {
+                zstd_sys::ZSTD_compress_usingCDict(
+                    self.cctx,
+                    dst.as_mut_ptr() as *mut c_void,
+                    cap,
+                    src.as_ptr() as *const c_void,
+                    src.len(),
+                    self.cdict,
+                )
+            }
+        };
+        assert!(!is_error(n), "native compression failed: {}", error_name(n));
+        // SAFETY: libzstd initialised the first `n <= cap` bytes.
+        unsafe { dst.set_len(n) };
+        n
+    }
+}
+
+impl Drop for NativeCompressor {
+    fn drop(&mut self) {
+        // SAFETY: created in `new` and freed exactly once (a null CDict is not freed).
+        unsafe {
+            zstd_sys::ZSTD_freeCCtx(self.cctx);
+            if !self.cdict.is_null() {
+                zstd_sys::ZSTD_freeCDict(self.cdict);
+            }
+        }
+    }
+}
