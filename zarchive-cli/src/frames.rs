@@ -27,6 +27,11 @@ pub struct CompressArgs {
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
+    /// Compress with this dictionary (a zstd-format dictionary, such as `zstd --train`
+    /// writes, or raw content), as `zstd -D`: the frame is libzstd's
+    /// `ZSTD_compress_usingCDict` and names a zstd-format dictionary's ID.
+    #[arg(short = 'D', long = "dict", value_name = "FILE")]
+    dict: Option<PathBuf>,
 }
 
 /// Arguments of `zarchive decompress`.
@@ -155,8 +160,27 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
         return Err(zarkit::zar::ZarError::Exists { path: output }.into());
     }
+    let dict = match &a.dict {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            let dict = zstd::EncoderDictionary::new(&bytes, level)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            Some(dict)
+        }
+        None => None,
+    };
     let data = read_input(&a.input)?;
-    let frame = zstd::compress(&data, level).map_err(|e| match e {
+    let result = match &dict {
+        Some(dict) => {
+            let mut frame = Vec::new();
+            zstd::Compressor::new(level)
+                .and_then(|mut c| c.compress_prepared_into(&data, dict, &mut frame))
+                .map(|_| frame)
+        }
+        None => zstd::compress(&data, level),
+    };
+    let frame = result.map_err(|e| match e {
         zstd::ZstdError::UnsupportedLevelForSize { level, size } => fail(
             EXIT_USAGE,
             format!(

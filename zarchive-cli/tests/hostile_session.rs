@@ -555,3 +555,64 @@ fn decompress_takes_windows_up_to_its_memory_limit_and_says_how_to_raise_it() {
     let o = run!("decompress", "-f", "--memory", "8 pints", w26, "-o", out);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
+
+#[test]
+fn compress_with_a_dictionary_round_trips_and_the_frame_needs_it() {
+    let goldens = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/goldens/dict");
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("notes.txt");
+    let text: Vec<u8> = b"dictionary compression of a small text file, "
+        .iter()
+        .copied()
+        .cycle()
+        .take(3000)
+        .collect();
+    std::fs::write(&input, &text).unwrap();
+    let frame = d.path().join("notes.txt.zst");
+    let o = run!(
+        "compress",
+        "-D",
+        goldens.join("formatted.dict"),
+        "-l",
+        "6",
+        input
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let plain = d.path().join("plain.zst");
+    let o = run!("compress", "-l", "6", input, "-o", plain);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_ne!(
+        std::fs::read(&frame).unwrap(),
+        std::fs::read(&plain).unwrap()
+    );
+    // Without the dictionary the frame is refused by its ID; with it, it decodes.
+    let back = d.path().join("back.txt");
+    let o = run!("decompress", frame, "-o", back);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("needs dictionary"), "{}", stderr(&o));
+    let o = run!(
+        "decompress",
+        "-D",
+        goldens.join("formatted.dict"),
+        frame,
+        "-o",
+        back
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&back).unwrap(), text);
+    // A damaged dictionary is refused by name before anything is written.
+    let bad = d.path().join("bad.dict");
+    let mut bytes = std::fs::read(goldens.join("formatted.dict")).unwrap();
+    bytes[9] ^= 0xFF;
+    bytes[10] ^= 0xFF;
+    std::fs::write(&bad, bytes).unwrap();
+    let out = d.path().join("x.zst");
+    let o = run!("compress", "-D", bad, input, "-o", out);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.dict") && stderr(&o).contains("dictionary"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}
