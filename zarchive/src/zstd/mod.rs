@@ -223,11 +223,12 @@ impl Compressor {
     ///
     /// The frame is byte-identical to libzstd 1.5.7's
     /// `ZSTD_compress_usingCDict(cctx, dst, cap, src, len, ZSTD_createCDict(dict, size,
-    /// level))` at the levels that use the `fast` strategy, and at the others for sources
-    /// above the size up to which libzstd attaches the dictionary rather than copying it
-    /// (16 KiB for `dfast`, 8 KiB for `btultra` and `btultra2`, 32 KiB for the others).
-    /// Smaller sources at those levels are compressed with the dictionary copied: their
-    /// frames decode to the same bytes with the dictionary but are not yet libzstd's. Sources that would turn on long-distance matching, or with
+    /// level))` at the levels that use the `fast` and `dfast` strategies, at `greedy`,
+    /// `lazy` and `lazy2` with the hash-chain finder (dictionaries up to about 16 KiB), and
+    /// at the others for sources above the size up to which libzstd attaches the
+    /// dictionary rather than copying it (8 KiB for `btultra` and `btultra2`, 32 KiB for the
+    /// others). Smaller sources at those levels are compressed with the dictionary copied:
+    /// their frames decode to the same bytes with the dictionary but are not yet libzstd's. Sources that would turn on long-distance matching, or with
     /// the dictionary exceed [`MAX_SOURCE_SIZE`], are refused.
     pub fn compress_prepared_into(
         &mut self,

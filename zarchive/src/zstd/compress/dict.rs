@@ -142,8 +142,10 @@ pub(crate) struct PreparedDict {
     /// The content's tables for `cp`.
     pub(crate) tables: MatchState,
     /// The hash table in the CDict's own (tagged) form, read in place when the dictionary
-    /// is attached; only for the strategies whose attached finder is written (fast).
+    /// is attached (fast, and dfast's long table).
     pub(crate) tagged: Option<Vec<u32>>,
+    /// dfast's short table, tagged.
+    pub(crate) tagged_small: Option<Vec<u32>>,
 }
 
 impl PreparedDict {
@@ -163,6 +165,7 @@ impl PreparedDict {
             cp,
             tables: MatchState::default(),
             tagged: None,
+            tagged_small: None,
         };
         pd.tables.reset(&cp);
         let content = pd.content();
@@ -170,14 +173,19 @@ impl PreparedDict {
             let len = content.len();
             let content = content.to_vec();
             pd.tables.load_dict(&content, len, &cp, true);
-            if cp.strategy == params::Strategy::Fast {
-                let table = pd.tables.hash_table();
-                pd.tagged = Some(super::matcher::fast::tag_table(
-                    table,
-                    &content,
-                    cp.hash_log,
-                    cp.min_match,
-                ));
+            use super::matcher::fast::tag_table;
+            match cp.strategy {
+                params::Strategy::Fast => {
+                    let table = pd.tables.hash_table();
+                    pd.tagged = Some(tag_table(table, &content, cp.hash_log, cp.min_match));
+                }
+                params::Strategy::DFast => {
+                    let long = pd.tables.hash_table();
+                    pd.tagged = Some(tag_table(long, &content, cp.hash_log, 8));
+                    let small = pd.tables.hash_small();
+                    pd.tagged_small = Some(tag_table(small, &content, cp.chain_log, cp.min_match));
+                }
+                _ => {}
             }
         }
         Ok(pd)

@@ -184,7 +184,7 @@ fn compress_frame_with_dict_split(
 ///
 /// libzstd attaches the dictionary instead of copying it for sources up to
 /// [`params::attach_dict_cutoff`] (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState
-/// finders). So does this at the fast strategy and at greedy, lazy and lazy2 with the
+/// finders). So does this at fast and dfast, and at greedy, lazy and lazy2 with the
 /// hash-chain finder; at the others the dictionary is copied for those sources too (their
 /// dictMatchState finders are not written yet), so their frames are valid but may differ
 /// from libzstd's.
@@ -212,7 +212,7 @@ pub(crate) fn compress_frame_prepared(
     joined.extend_from_slice(src);
     // ZSTD_shouldAttachDict: small sources read the CDict's tables in place (where that
     // finder is written), the others get a copy of them.
-    let attach = !content.is_empty() && src_size <= params::attach_dict_cutoff(pd.cp.strategy);
+    let attach = src_size <= params::attach_dict_cutoff(pd.cp.strategy);
     // ZSTD_resetCCtx_byAttachingCDict: the context's own tables sized for the source
     // alone, the window kept, the CDict's finder choice.
     let own = CParams {
@@ -226,31 +226,30 @@ pub(crate) fn compress_frame_prepared(
         chain_log: pd.cp.chain_log,
         content_len: content.len(),
     });
-    let attached = match (&pd.tagged, chains) {
-        (Some(tagged), _) if attach => Some(AttachedTables {
-            content_len: content.len(),
-            hash_log: pd.cp.hash_log,
-            tagged,
-            chains: None,
-        }),
-        (None, Some(chains)) if attach => Some(AttachedTables {
-            content_len: content.len(),
-            hash_log: pd.cp.hash_log,
-            tagged: &[],
-            chains: Some(chains),
-        }),
-        _ => None,
+    let tables = AttachedTables {
+        content_len: content.len(),
+        hash_log: pd.cp.hash_log,
+        chain_log: pd.cp.chain_log,
+        tagged: pd.tagged.as_deref().unwrap_or(&[]),
+        tagged_small: pd.tagged_small.as_deref().unwrap_or(&[]),
+        chains,
     };
-    match attached {
-        Some(_) => st.ms.reset_with_row(&own, pd.tables.lazy_row()),
-        None => st.ms.copy_tables_from(&pd.tables, &cp, content.len()),
+    // A dictionary with no content is not attached (its parameters still apply); the
+    // attached finders not written yet get a copy of the tables instead.
+    let written = pd.tagged.is_some() || chains.is_some();
+    let attached = (attach && !content.is_empty() && written).then_some(tables);
+    let own_tables = attach && (content.is_empty() || written);
+    if own_tables {
+        st.ms.reset_with_row(&own, pd.tables.lazy_row());
+    } else {
+        st.ms.copy_tables_from(&pd.tables, &cp, content.len());
     }
     if let Some(start) = &pd.start
         && start.entropy.huf.repeat == HufRepeat::Valid
     {
         st.ms.seed_from_dict(&start.entropy);
     }
-    let own_cp = if attached.is_some() { own } else { cp };
+    let own_cp = if own_tables { own } else { cp };
     let dict = FrameDict {
         len: content.len(),
         start: pd.start.as_ref(),

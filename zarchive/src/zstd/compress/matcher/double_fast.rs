@@ -1,5 +1,6 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
+use super::fast::{AttachedTables, TAG_BITS};
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32, read64};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
@@ -402,6 +403,194 @@ fn ext_dict_generic<const MLS: u32>(
                     && offset_2 <= current2 - dict_start_index
                     && read32(src, pos(rep_index2)) == read32(src, ip))
                 {
+                    break;
+                }
+                let r_length = count(src, ip + 4, pos(rep_index2) + 4, iend) + 4;
+                std::mem::swap(&mut offset_1, &mut offset_2);
+                seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, r_length);
+                hash_small[hs(ip)] = current2;
+                hash_long[hl(ip)] = current2;
+                ip += r_length;
+                anchor = ip;
+            }
+        }
+    }
+
+    rep[0] = offset_1;
+    rep[1] = offset_2;
+    seqs.store_last_literals(src, anchor, iend);
+    iend - anchor
+}
+
+/// Mirrors ZSTD_compressBlock_doubleFast_dictMatchState: picks the `mls` specialisation.
+pub(crate) fn compress_block_dict_match_state(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+    dms: &AttachedTables<'_>,
+) -> usize {
+    match b.cp.min_match {
+        5 => dms_generic::<5>(hash_long, hash_small, b, window, dms),
+        6 => dms_generic::<6>(hash_long, hash_small, b, window, dms),
+        7.. => dms_generic::<7>(hash_long, hash_small, b, window, dms),
+        _ => dms_generic::<4>(hash_long, hash_small, b, window, dms),
+    }
+}
+
+/// Mirrors ZSTD_compressBlock_doubleFast_dictMatchState_generic: the frame's own long and
+/// short tables find matches in the prefix, the CDict's tagged ones (read in place) in the
+/// dictionary, each dictionary table consulted only where the prefix one has no candidate.
+fn dms_generic<const MLS: u32>(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    b: Block<'_>,
+    window: &Window,
+    dms: &AttachedTables<'_>,
+) -> usize {
+    let Block {
+        src,
+        start: block_start,
+        end: iend,
+        cp,
+        seqs,
+        rep,
+    } = b;
+    let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
+    let hash_long = &mut hash_long[..1 << h_bits_l];
+    let hash_small = &mut hash_small[..1 << h_bits_s];
+    let (dict_bits_l, dict_bits_s) = (dms.hash_log + TAG_BITS, dms.chain_log + TAG_BITS);
+    let dict_long = &dms.tagged[..1 << dms.hash_log];
+    let dict_small = &dms.tagged_small[..1 << dms.chain_log];
+    let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
+    let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
+    let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
+    // A tagged lookup: the entry's index when its tag agrees with the hash's low bits.
+    let lookup = |table: &[u32], hash_and_tag: usize| -> Option<u32> {
+        let entry = table[hash_and_tag >> TAG_BITS];
+        ((entry as usize ^ hash_and_tag) & 0xFF == 0).then_some(entry >> TAG_BITS)
+    };
+    let prefix_lowest_index = window.lowest_prefix_index(index_of(iend));
+    let prefix_lowest = pos(prefix_lowest_index);
+    // The dictionary's indices equal the frame's; its content starts the slice.
+    let dict_start = 0usize;
+    let ilimit = iend.saturating_sub(HASH_READ_SIZE);
+    let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
+    let rep_ok = |rep_index: u32, ip: usize| {
+        (prefix_lowest_index - 1).wrapping_sub(rep_index) >= 3
+            && rep_index >= WINDOW_START_INDEX
+            && read32(src, pos(rep_index)) == read32(src, ip)
+    };
+    let mut anchor = block_start;
+    let mut ip = block_start;
+    ip += (block_start == 0) as usize;
+
+    'search: while ip < ilimit {
+        let h2 = hl(ip);
+        let h = hs(ip);
+        let dict_l = lookup(dict_long, hash_ptr::<LONG_MLS>(src, ip, dict_bits_l));
+        let dict_s = lookup(dict_small, hash_ptr::<MLS>(src, ip, dict_bits_s));
+        let curr = index_of(ip);
+        let match_index_l = hash_long[h2];
+        let mut match_index_s = hash_small[h];
+        let rep_index = (curr + 1).wrapping_sub(offset_1);
+        hash_long[h2] = curr;
+        hash_small[h] = curr;
+
+        let m_length;
+        'found: {
+            if rep_ok(rep_index, ip + 1) {
+                m_length = count(src, ip + 5, pos(rep_index) + 4, iend) + 4;
+                ip += 1;
+                seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, m_length);
+                break 'found;
+            }
+            // (match start, match position, lowest position to extend back to, offset, length)
+            let mut found: Option<(usize, usize, usize, u32, usize)> = None;
+            if match_index_l >= prefix_lowest_index
+                && read64(src, pos(match_index_l)) == read64(src, ip)
+            {
+                let m = pos(match_index_l);
+                let len = count(src, ip + 8, m + 8, iend) + 8;
+                found = Some((ip, m, prefix_lowest, (ip - m) as u32, len));
+            } else if let Some(dict_index) = dict_l {
+                let m = pos(dict_index.max(WINDOW_START_INDEX));
+                if m > dict_start && read64(src, m) == read64(src, ip) {
+                    let len = count(src, ip + 8, m + 8, iend) + 8;
+                    found = Some((ip, m, dict_start, curr - dict_index, len));
+                }
+            }
+            if found.is_none() {
+                // A short candidate: the prefix's, or where it has none the dictionary's.
+                let short = if match_index_s > prefix_lowest_index {
+                    read32(src, pos(match_index_s)) == read32(src, ip)
+                } else if let Some(dict_index) = dict_s {
+                    match_index_s = dict_index;
+                    let m = pos(dict_index.max(WINDOW_START_INDEX));
+                    m > dict_start && read32(src, m) == read32(src, ip)
+                } else {
+                    false
+                };
+                if !short {
+                    ip += ((ip - anchor) >> SEARCH_STRENGTH) + 1;
+                    continue 'search;
+                }
+                // _search_next_long: a long match at ip + 1 beats the short one.
+                let hl3 = hl(ip + 1);
+                let dict_l3 = lookup(dict_long, hash_ptr::<LONG_MLS>(src, ip + 1, dict_bits_l));
+                let match_index_l3 = hash_long[hl3];
+                hash_long[hl3] = curr + 1;
+                if match_index_l3 >= prefix_lowest_index
+                    && read64(src, pos(match_index_l3)) == read64(src, ip + 1)
+                {
+                    let m = pos(match_index_l3);
+                    let len = count(src, ip + 9, m + 8, iend) + 8;
+                    found = Some((ip + 1, m, prefix_lowest, (ip + 1 - m) as u32, len));
+                } else if let Some(dict_index) = dict_l3 {
+                    let m = pos(dict_index.max(WINDOW_START_INDEX));
+                    if m > dict_start && read64(src, m) == read64(src, ip + 1) {
+                        let len = count(src, ip + 9, m + 8, iend) + 8;
+                        found = Some((ip + 1, m, dict_start, curr + 1 - dict_index, len));
+                    }
+                }
+                if found.is_none() {
+                    let m = pos(match_index_s);
+                    let len = count(src, ip + 4, m + 4, iend) + 4;
+                    found = Some(if match_index_s < prefix_lowest_index {
+                        (ip, m, dict_start, curr - match_index_s, len)
+                    } else {
+                        (ip, m, prefix_lowest, (ip - m) as u32, len)
+                    });
+                }
+            }
+            let Some((mut p, mut m, low, offset, mut len)) = found else {
+                unreachable!("a match was found above");
+            };
+            while p > anchor && m > low && src[p - 1] == src[m - 1] {
+                p -= 1;
+                m -= 1;
+                len += 1;
+            }
+            offset_2 = offset_1;
+            offset_1 = offset;
+            seqs.store(src, anchor, p, offset + 3, len);
+            ip = p;
+            m_length = len;
+        }
+
+        // _match_stored
+        ip += m_length;
+        anchor = ip;
+        if ip <= ilimit {
+            let insert = pos(curr + 2);
+            hash_long[hl(insert)] = curr + 2;
+            hash_long[hl(ip - 2)] = index_of(ip - 2);
+            hash_small[hs(insert)] = curr + 2;
+            hash_small[hs(ip - 1)] = index_of(ip - 1);
+            while ip <= ilimit {
+                let current2 = index_of(ip);
+                let rep_index2 = current2.wrapping_sub(offset_2);
+                if !rep_ok(rep_index2, ip) {
                     break;
                 }
                 let r_length = count(src, ip + 4, pos(rep_index2) + 4, iend) + 4;

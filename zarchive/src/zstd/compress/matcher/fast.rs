@@ -435,8 +435,11 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
 pub(crate) struct AttachedTables<'a> {
     pub(crate) content_len: usize,
     pub(crate) hash_log: u32,
-    /// The fast strategy's table (tagged); empty for the others.
+    pub(crate) chain_log: u32,
+    /// The fast strategy's table, or dfast's long one (tagged); empty for the others.
     pub(crate) tagged: &'a [u32],
+    /// dfast's short table (tagged, `1 << chain_log` entries); empty for the others.
+    pub(crate) tagged_small: &'a [u32],
     /// The hash chains of greedy, lazy and lazy2 (hash-chain finder).
     pub(crate) chains: Option<super::lazy::DictChains<'a>>,
 }

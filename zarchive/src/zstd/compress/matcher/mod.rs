@@ -68,6 +68,8 @@ pub(crate) enum Finder {
     DFast,
     /// `dfast` with an extDict segment.
     DFastExtDict,
+    /// `dfast` with an attached dictionary.
+    DFastDictMatchState,
     /// `greedy`, `lazy`, `lazy2` (hash chain or row finder) and `btlazy2` (binary tree).
     Lazy,
     /// `btopt`, `btultra`, `btultra2`: the optimal parser over a binary tree.
@@ -93,6 +95,7 @@ impl Finder {
                 DictMode::ExtDict,
             ) => Finder::Lazy,
             (Strategy::Fast, DictMode::DictMatchState) => Finder::FastDictMatchState,
+            (Strategy::DFast, DictMode::DictMatchState) => Finder::DFastDictMatchState,
             // The lazy parser takes the attached chains itself (hash-chain finder only).
             (Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2, DictMode::DictMatchState) => {
                 Finder::Lazy
@@ -130,7 +133,7 @@ impl MatchState {
         self.hash_table.reset(1 << cp.hash_log);
         match finder {
             Finder::Fast | Finder::FastExtDict | Finder::FastDictMatchState => {}
-            Finder::DFast | Finder::DFastExtDict => {
+            Finder::DFast | Finder::DFastExtDict | Finder::DFastDictMatchState => {
                 self.hash_small.clear();
                 self.hash_small.resize(1 << cp.chain_log, 0);
             }
@@ -194,7 +197,7 @@ impl MatchState {
         self.reset(cp);
         self.hash_table.copy_from_slice(other.hash_table.as_slice());
         match self.finder {
-            Some(Finder::DFast | Finder::DFastExtDict) => {
+            Some(Finder::DFast | Finder::DFastExtDict | Finder::DFastDictMatchState) => {
                 self.hash_small.copy_from_slice(&other.hash_small)
             }
             Some(Finder::Lazy) => {
@@ -216,6 +219,11 @@ impl MatchState {
     /// The hash table (`ms->hashTable`).
     pub(crate) fn hash_table(&self) -> &[u32] {
         self.hash_table.as_slice()
+    }
+
+    /// dfast's short table (`ms->chainTable` of dfast).
+    pub(crate) fn hash_small(&self) -> &[u32] {
+        &self.hash_small
     }
 
     /// The hash chains of the lazy strategies when they use the hash-chain finder, else
@@ -258,7 +266,7 @@ impl MatchState {
     pub(crate) fn reduce_index(&mut self, cp: &CParams, correction: u32, moved: usize) {
         table::reduce_table(self.hash_table.as_mut_slice(), correction, false);
         match self.finder {
-            Some(Finder::DFast | Finder::DFastExtDict) => {
+            Some(Finder::DFast | Finder::DFastExtDict | Finder::DFastDictMatchState) => {
                 table::reduce_table(&mut self.hash_small, correction, false)
             }
             Some(Finder::Lazy) => self.lazy.reduce_index(cp, correction, moved),
@@ -291,6 +299,16 @@ impl MatchState {
             Finder::DFastExtDict => {
                 double_fast::compress_block_ext_dict(hash, &mut self.hash_small, b, window)
             }
+            Finder::DFastDictMatchState => match attached {
+                Some(dms) => double_fast::compress_block_dict_match_state(
+                    hash,
+                    &mut self.hash_small,
+                    b,
+                    window,
+                    dms,
+                ),
+                None => double_fast::compress_block(hash, &mut self.hash_small, b, window),
+            },
             Finder::Lazy => {
                 self.lazy.limit_catch_up(b.start, window);
                 let dms = match attached {
