@@ -198,12 +198,12 @@ pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
     let attached = dict_size > 0
         && zarkit::zstd::params::uses_cdict_params(src_size, dict_size)
         && src_size <= zarkit::zstd::params::attach_dict_cutoff(cdict_cp.strategy);
-    // Attached dictionaries are compared where their finder is written: fast, dfast, and
-    // greedy to lazy2 with the hash-chain finder (CDict windows up to 16 KiB).
+    // Attached dictionaries are compared where their finder is written: fast to lazy2.
     use zarkit::zstd::Strategy;
     let attach_written = match cdict_cp.strategy {
-        Strategy::Fast | Strategy::DFast => true,
-        Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 => cdict_cp.window_log <= 14,
+        Strategy::Fast | Strategy::DFast | Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 => {
+            true
+        }
         _ => false,
     };
     if attached && !attach_written {

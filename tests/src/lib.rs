@@ -399,6 +399,66 @@ pub mod exercise {
         }
     }
 
+    /// The split of a `dict_differential` input: byte 0 picks a level, byte 1 the entry
+    /// point (bit 0: a prepared dictionary, `ZSTD_compress_usingCDict`, else
+    /// `ZSTD_compress_usingDict`), the next two bytes (little-endian) the dictionary's
+    /// length (at most what follows), then the dictionary and the source.
+    pub fn dict_compress_input(input: &[u8]) -> Option<(i32, bool, &[u8], &[u8])> {
+        let (head, rest) = input.split_at_checked(4)?;
+        let levels = supported_levels();
+        let level = *levels.get(head[0] as usize % levels.len().max(1))?;
+        let prepared = head[1] & 1 == 1;
+        let dict_len = (u16::from_le_bytes([head[2], head[3]]) as usize).min(rest.len());
+        let (dict, src) = rest.split_at(dict_len);
+        Some((level, prepared, dict, src))
+    }
+
+    /// Compress with a dictionary through our encoder (the entry point the input picks);
+    /// `None` when the encoder refuses the dictionary (a damaged formatted one). An
+    /// accepted dictionary must be accepted by our decoder too, and the frame decode back.
+    pub fn compress_with_dict_ours(
+        level: i32,
+        prepared: bool,
+        dict: &[u8],
+        src: &[u8],
+    ) -> Option<Vec<u8>> {
+        use zarkit::zstd::{Compressor, EncoderDictionary, ZstdError};
+        let mut frame = Vec::new();
+        let mut c = Compressor::new(level).expect("a supported level");
+        let result = if prepared {
+            EncoderDictionary::new(dict, level)
+                .and_then(|d| c.compress_prepared_into(src, &d, &mut frame))
+        } else {
+            c.compress_with_dict_into(src, dict, &mut frame)
+        };
+        match result {
+            Ok(_) => {}
+            Err(ZstdError::BadDictionary { .. }) => {
+                assert!(frame.is_empty(), "nothing written for a refused dictionary");
+                return None;
+            }
+            Err(ZstdError::UnsupportedLevelForSize { .. }) if src.len() > 64 * 1024 => {
+                return None;
+            }
+            Err(e) => panic!("level {level}, {} bytes: {e}", src.len()),
+        }
+        let d = zarkit::zstd::DecoderDictionary::new(dict)
+            .expect("a dictionary the encoder took is one the decoder takes");
+        let mut back = vec![0u8; src.len()];
+        zarkit::zstd::Decoder::with_dictionary(&d)
+            .decompress_exact(&frame, &mut back)
+            .expect("our frames decode with their dictionary");
+        assert!(back == src, "level {level}: round trip differs");
+        Some(frame)
+    }
+
+    /// Replay a `dict_differential` input through our side.
+    pub fn compress_with_dict(input: &[u8]) {
+        if let Some((level, prepared, dict, src)) = dict_compress_input(input) {
+            let _ = compress_with_dict_ours(level, prepared, dict, src);
+        }
+    }
+
     /// Levels the encoder implements, in a fixed order (the round-trip target picks one).
     pub fn supported_levels() -> Vec<i32> {
         [-131072, -1000, -100, -7, -5, -3, -2, -1]

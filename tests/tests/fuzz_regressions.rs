@@ -99,3 +99,11 @@ fn decode_differential_inputs_replay() {
 fn decode_dict_differential_inputs_replay() {
     replay("decode_dict_differential", exercise::decode_with_dict);
 }
+
+/// The dictionary compression differential target compares with native libzstd (fuzz
+/// crate only); its inputs replay here through our side (encode with the dictionary, decode
+/// back).
+#[test]
+fn dict_differential_inputs_replay() {
+    replay("dict_differential", exercise::compress_with_dict);
+}

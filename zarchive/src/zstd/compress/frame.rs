@@ -5,7 +5,7 @@ use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE,
 use super::dict;
 use super::huf::{HufRepeat, HufWorkspace};
 use super::matcher::fast::AttachedTables;
-use super::matcher::lazy::DictChains;
+use super::matcher::lazy::{AttachedLazy, DictChains};
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
@@ -184,8 +184,7 @@ fn compress_frame_with_dict_split(
 ///
 /// libzstd attaches the dictionary instead of copying it for sources up to
 /// [`params::attach_dict_cutoff`] (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState
-/// finders). So does this at fast and dfast, and at greedy, lazy and lazy2 with the
-/// hash-chain finder; at the others the dictionary is copied for those sources too (their
+/// finders). So does this at fast, dfast, greedy, lazy and lazy2; at the others the dictionary is copied for those sources too (their
 /// dictMatchState finders are not written yet), so their frames are valid but may differ
 /// from libzstd's.
 pub(crate) fn compress_frame_prepared(
@@ -219,12 +218,12 @@ pub(crate) fn compress_frame_prepared(
         window_log: cp.window_log,
         ..params::adjust(pd.cp, src_size)
     };
-    let chains = pd.tables.lazy_chains().map(|chain| DictChains {
-        hash: pd.tables.hash_table(),
-        chain,
-        hash_log: pd.cp.hash_log,
-        chain_log: pd.cp.chain_log,
-        content_len: content.len(),
+    let lazy = pd.tables.attached_lazy(&pd.cp).map(|l| match l {
+        AttachedLazy::Chains(c) => AttachedLazy::Chains(DictChains {
+            content_len: content.len(),
+            ..c
+        }),
+        rows => rows,
     });
     let tables = AttachedTables {
         content_len: content.len(),
@@ -232,11 +231,11 @@ pub(crate) fn compress_frame_prepared(
         chain_log: pd.cp.chain_log,
         tagged: pd.tagged.as_deref().unwrap_or(&[]),
         tagged_small: pd.tagged_small.as_deref().unwrap_or(&[]),
-        chains,
+        lazy,
     };
     // A dictionary with no content is not attached (its parameters still apply); the
     // attached finders not written yet get a copy of the tables instead.
-    let written = pd.tagged.is_some() || chains.is_some();
+    let written = pd.tagged.is_some() || lazy.is_some();
     let attached = (attach && !content.is_empty() && written).then_some(tables);
     let own_tables = attach && (content.is_empty() || written);
     if own_tables {

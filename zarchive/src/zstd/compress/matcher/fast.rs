@@ -440,8 +440,8 @@ pub(crate) struct AttachedTables<'a> {
     pub(crate) tagged: &'a [u32],
     /// dfast's short table (tagged, `1 << chain_log` entries); empty for the others.
     pub(crate) tagged_small: &'a [u32],
-    /// The hash chains of greedy, lazy and lazy2 (hash-chain finder).
-    pub(crate) chains: Option<super::lazy::DictChains<'a>>,
+    /// The hash chains or rows of greedy, lazy and lazy2.
+    pub(crate) lazy: Option<super::lazy::AttachedLazy<'a>>,
 }
 
 /// Bits of a CDict table entry's tag (`ZSTD_SHORT_CACHE_TAG_BITS`).

@@ -96,7 +96,7 @@ impl Finder {
             ) => Finder::Lazy,
             (Strategy::Fast, DictMode::DictMatchState) => Finder::FastDictMatchState,
             (Strategy::DFast, DictMode::DictMatchState) => Finder::DFastDictMatchState,
-            // The lazy parser takes the attached chains itself (hash-chain finder only).
+            // The lazy parser takes the attached chains or rows itself.
             (Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2, DictMode::DictMatchState) => {
                 Finder::Lazy
             }
@@ -226,10 +226,28 @@ impl MatchState {
         &self.hash_small
     }
 
-    /// The hash chains of the lazy strategies when they use the hash-chain finder, else
-    /// `None` (the row finder, or another strategy).
-    pub(crate) fn lazy_chains(&self) -> Option<&[u32]> {
-        (self.finder == Some(Finder::Lazy) && !self.lazy.row).then(|| self.lazy.chain.as_slice())
+    /// The tables an attached CDict of the lazy strategies is searched through (its chains,
+    /// or its rows with `row_log`), else `None` (another strategy, or btlazy2's tree).
+    pub(crate) fn attached_lazy(&self, cp: &CParams) -> Option<lazy::AttachedLazy<'_>> {
+        if self.finder != Some(Finder::Lazy) || cp.strategy == Strategy::BtLazy2 {
+            return None;
+        }
+        Some(if self.lazy.row {
+            let row_log = lazy::row::row_log(cp);
+            lazy::AttachedLazy::Rows(lazy::DictRows {
+                rows: self.hash_table.as_slice(),
+                tags: self.lazy.tags.as_slice(),
+                hash_bits: cp.hash_log - row_log + 8,
+            })
+        } else {
+            lazy::AttachedLazy::Chains(lazy::DictChains {
+                hash: self.hash_table.as_slice(),
+                chain: self.lazy.chain.as_slice(),
+                hash_log: cp.hash_log,
+                chain_log: cp.chain_log,
+                content_len: 0,
+            })
+        })
     }
 
     /// Whether the lazy strategies use the row finder in these tables.
@@ -312,9 +330,11 @@ impl MatchState {
             Finder::Lazy => {
                 self.lazy.limit_catch_up(b.start, window);
                 let dms = match attached {
-                    Some(AttachedTables {
-                        chains: Some(c), ..
-                    }) if DictMode::of(window, true) == DictMode::DictMatchState => Some(*c),
+                    Some(AttachedTables { lazy: Some(l), .. })
+                        if DictMode::of(window, true) == DictMode::DictMatchState =>
+                    {
+                        Some(*l)
+                    }
                     _ => None,
                 };
                 lazy::compress_block(hash, &mut self.lazy, b, window, dms)

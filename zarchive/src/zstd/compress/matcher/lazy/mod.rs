@@ -18,6 +18,7 @@ use crate::zstd::compress::window::{Window, index_of};
 use binary_tree::BinaryTree;
 pub(crate) use hash_chain::DictChains;
 use hash_chain::HashChain;
+pub(crate) use row::DictRows;
 use row::{ROW_HASH_CACHE_SIZE, RowFinder};
 
 /// Above this skip step the finders stop inserting every position (`kLazySkippingStep`).
@@ -129,7 +130,7 @@ pub(crate) fn compress_block(
     state: &mut LazyState,
     b: Block<'_>,
     window: &Window,
-    dms: Option<DictChains<'_>>,
+    dms: Option<AttachedLazy<'_>>,
 ) -> usize {
     let Block {
         src,
@@ -163,24 +164,33 @@ pub(crate) fn compress_block(
             _ => args.run(BinaryTree::<6>::new(hash, state, cp, window, block_end)),
         }
     } else if state.row {
+        macro_rules! rows {
+            ($mls:literal, $row:literal) => {{
+                let finder = RowFinder::<$mls, $row>::new(hash, state, cp, window, block_end);
+                match dms {
+                    Some(AttachedLazy::Rows(d)) => args.run(finder.with_dict(d)),
+                    _ => args.run(finder),
+                }
+            }};
+        }
         match (mls, row::row_log(cp)) {
-            (4, 4) => args.run(RowFinder::<4, 16>::new(hash, state, cp, window, block_end)),
-            (4, 5) => args.run(RowFinder::<4, 32>::new(hash, state, cp, window, block_end)),
-            (4, _) => args.run(RowFinder::<4, 64>::new(hash, state, cp, window, block_end)),
-            (5, 4) => args.run(RowFinder::<5, 16>::new(hash, state, cp, window, block_end)),
-            (5, 5) => args.run(RowFinder::<5, 32>::new(hash, state, cp, window, block_end)),
-            (5, _) => args.run(RowFinder::<5, 64>::new(hash, state, cp, window, block_end)),
-            (_, 4) => args.run(RowFinder::<6, 16>::new(hash, state, cp, window, block_end)),
-            (_, 5) => args.run(RowFinder::<6, 32>::new(hash, state, cp, window, block_end)),
-            (_, _) => args.run(RowFinder::<6, 64>::new(hash, state, cp, window, block_end)),
+            (4, 4) => rows!(4, 16),
+            (4, 5) => rows!(4, 32),
+            (4, _) => rows!(4, 64),
+            (5, 4) => rows!(5, 16),
+            (5, 5) => rows!(5, 32),
+            (5, _) => rows!(5, 64),
+            (_, 4) => rows!(6, 16),
+            (_, 5) => rows!(6, 32),
+            (_, _) => rows!(6, 64),
         }
     } else {
         macro_rules! chain {
             ($mls:literal) => {{
                 let finder = HashChain::<$mls>::new(hash, state, cp, window, block_end);
                 match dms {
-                    Some(d) => args.run(finder.with_dict(d)),
-                    None => args.run(finder),
+                    Some(AttachedLazy::Chains(d)) => args.run(finder.with_dict(d)),
+                    _ => args.run(finder),
                 }
             }};
         }
@@ -233,6 +243,13 @@ pub(crate) fn load_dict(
         hash_chain::fill_dict(hash, state, cp, src, start, end);
     }
     state.next_to_update = end;
+}
+
+/// An attached CDict's tables for the lazy strategies, by finder.
+#[derive(Clone, Copy)]
+pub(crate) enum AttachedLazy<'t> {
+    Chains(DictChains<'t>),
+    Rows(DictRows<'t>),
 }
 
 /// The parser's inputs besides the finder.

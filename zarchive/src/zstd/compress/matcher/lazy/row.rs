@@ -82,6 +82,16 @@ fn next_index<const ROW: usize>(head: &mut u8) -> usize {
     next
 }
 
+/// An attached CDict's rows (its hash table and tag table), searched after the frame's
+/// own with the attempts left (the dictionary's positions keep their indices).
+#[derive(Clone, Copy)]
+pub(crate) struct DictRows<'t> {
+    pub(crate) rows: &'t [u32],
+    pub(crate) tags: &'t [u8],
+    /// `rowHashLog + 8` of the CDict.
+    pub(crate) hash_bits: u32,
+}
+
 /// The row finder over the frame's hash table and the tag table, seen as rows.
 ///
 /// The hash cache and `nextToUpdate` are worked on by value and written back to the
@@ -98,6 +108,7 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     attempts: usize,
     limits: BlockLimits,
     touched: bool,
+    dms: Option<DictRows<'t>>,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
@@ -124,7 +135,14 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             attempts: 1 << cp.search_log.min(row_log),
             limits: window.block_limits(block_end),
             touched: false,
+            dms: None,
         }
+    }
+
+    /// The finder with an attached dictionary's rows searched after its own.
+    pub(crate) fn with_dict(mut self, dms: DictRows<'t>) -> Self {
+        self.dms = Some(dms);
+        self
     }
 
     /// Row hash of position `p` (`ZSTD_hashPtrSalted` with salt 0).
@@ -224,7 +242,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         self.fill_hash_cache(src, self.next_to_update, ilimit);
     }
 
-    /// Mirrors ZSTD_RowFindBestMatch (noDict).
+    /// Mirrors ZSTD_RowFindBestMatch (noDict, extDict, dictMatchState).
     fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
         let hash = if lazy_skipping {
             // Insert only searched positions; the hash cache goes stale.
@@ -282,6 +300,45 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
                         break; // best possible
                     }
                     ip_word = read32(src, ip + ml - 3);
+                }
+            }
+        }
+        if let Some(d) = self.dms {
+            // The attempts left go to the dictionary's row (dictMatchState).
+            let hash = hash_ptr::<MLS>(src, ip, d.hash_bits) as u32;
+            let r = (hash >> ROW_HASH_TAG_BITS) as usize;
+            let (rows, _) = d.rows.as_chunks::<ROW>();
+            let (tag_rows, _) = d.tags.as_chunks::<ROW>();
+            let (Some(tag_row), Some(row)) = (tag_rows.get(r), rows.get(r)) else {
+                return (ml, off_base);
+            };
+            let head = tag_row[0] as usize & (ROW - 1);
+            let mut matches = rotate_row_mask::<ROW>(match_mask(tag_row, hash as u8), head);
+            matches &= !(1 << ((ROW - head) & (ROW - 1)));
+            let mut candidates = [0u32; ROW];
+            let mut k = 0;
+            while matches != 0 && n + k < self.attempts {
+                let slot = (head + matches.trailing_zeros() as usize) & (ROW - 1);
+                matches &= matches - 1;
+                let idx = row[slot];
+                if idx < WINDOW_START_INDEX {
+                    break;
+                }
+                candidates[k & (ROW - 1)] = idx;
+                k += 1;
+            }
+            for &idx in &candidates[..k] {
+                let m = (idx - WINDOW_START_INDEX) as usize;
+                if read32(src, m) == read32(src, ip) {
+                    // Across the dictionary's end as ZSTD_count_2segments (see `Window`).
+                    let len = count(src, ip + 4, m + 4, iend) + 4;
+                    if len > ml {
+                        ml = len;
+                        off_base = curr - idx + OFFSET_TO_OFFBASE;
+                        if ip + len == iend {
+                            break;
+                        }
+                    }
                 }
             }
         }
