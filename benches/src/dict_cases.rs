@@ -161,6 +161,8 @@ pub enum EntryPoint {
     /// `ZSTD_compress_usingCDict` with `ZSTD_createCDict(dict, level)`:
     /// `Compressor::compress_prepared_into` with an `EncoderDictionary`.
     UsingCDict,
+    /// `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2`: `Compressor::compress_loaded_dict_into`.
+    Loaded,
 }
 
 /// [`check`] for `entry`. Sources libzstd compresses with the CDict attached (not written
@@ -176,9 +178,10 @@ pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
         Err(e) => return Outcome::Failed(format!("ERROR {name} L{level}: {e}")),
     };
     let mut ours = Vec::new();
-    match Compressor::new(level)
-        .and_then(|mut c| c.compress_prepared_into(src, &prepared, &mut ours))
-    {
+    match Compressor::new(level).and_then(|mut c| match entry {
+        EntryPoint::Loaded => c.compress_loaded_dict_into(src, &prepared, &mut ours),
+        _ => c.compress_prepared_into(src, &prepared, &mut ours),
+    }) {
         Ok(_) => {}
         Err(ZstdError::UnsupportedLevelForSize { .. }) => return Outcome::Unsupported,
         Err(e) => return Outcome::Failed(format!("ERROR {name} L{level} (CDict): {e}")),
@@ -196,7 +199,8 @@ pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
     let cdict_cp =
         zarkit::zstd::params::cdict_cparams(if level == 0 { 3 } else { level }, dict_size);
     let attached = dict_size > 0
-        && zarkit::zstd::params::uses_cdict_params(src_size, dict_size)
+        && (entry == EntryPoint::Loaded
+            || zarkit::zstd::params::uses_cdict_params(src_size, dict_size))
         && src_size <= zarkit::zstd::params::attach_dict_cutoff(cdict_cp.strategy);
     // Attached dictionaries are compared where their finder is written: fast to lazy2.
     use zarkit::zstd::Strategy;
@@ -209,7 +213,10 @@ pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
     if attached && !attach_written {
         return Outcome::Unsupported;
     }
-    let expected = oracle::compress_using_cdict(src, dict, level);
+    let expected = match entry {
+        EntryPoint::Loaded => oracle::compress_loaded_dict(src, dict, level),
+        _ => oracle::compress_using_cdict(src, dict, level),
+    };
     if ours != expected {
         let first = ours
             .iter()
@@ -297,7 +304,8 @@ mod tests {
         assert!(identical >= 200, "most cases are implemented ({identical})");
     }
 
-    /// Prepared dictionaries (`ZSTD_createCDict` + `ZSTD_compress_usingCDict`) on sources
+    /// Prepared dictionaries (`ZSTD_createCDict` + `ZSTD_compress_usingCDict`, and a loaded
+    /// one: `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2`) on sources
     /// libzstd copies the CDict for: above the attach cutoffs, below and above 128 KiB (the
     /// CDict's parameters or the source's), with the window raised to the source and the
     /// post-block splitter decided before.
@@ -320,17 +328,19 @@ mod tests {
                     src: generate(shape, src_size, 0xCD + dict.len() as u64),
                 };
                 for level in [1, 3, 5, 9, 12, 16, 19] {
-                    match check_entry(&case, level, EntryPoint::UsingCDict) {
-                        Outcome::Identical(..) => identical += 1,
-                        Outcome::Unsupported => {}
-                        Outcome::Failed(what) => failures.push(what),
+                    for entry in [EntryPoint::UsingCDict, EntryPoint::Loaded] {
+                        match check_entry(&case, level, entry) {
+                            Outcome::Identical(..) => identical += 1,
+                            Outcome::Unsupported => {}
+                            Outcome::Failed(what) => failures.push(format!("{entry:?}: {what}")),
+                        }
                     }
                 }
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
         // 3 KB sources at levels 9 to 19 attach finders not written yet.
-        assert!(identical >= 45, "the cases were compared ({identical})");
+        assert!(identical >= 90, "the cases were compared ({identical})");
         // A dictionary too short to load still picks the attached parameters.
         let case = make(Shape::TwoSymbol, DictKind::Prefix, 2, 322, 0xE6C4);
         for level in [2, 3] {

@@ -167,6 +167,42 @@ pub fn compress_using_cdict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
     out
 }
 
+/// `ZSTD_compress2` on a fresh context with `ZSTD_c_compressionLevel = level` and
+/// `ZSTD_CCtx_loadDictionary(dict)` (the `zstd` tool's `-D` path, without its checksum).
+pub fn compress_loaded_dict(src: &[u8], dict: &[u8], level: i32) -> Vec<u8> {
+    let cap = compress_bound(src.len());
+    let mut out: Vec<u8> = Vec::with_capacity(cap);
+    // SAFETY: no arguments; a null result is checked.
+    let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
+    assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
+    // SAFETY: `cctx` is live; `dict` is a valid slice (libzstd copies it); `out` has `cap`
+    // writable bytes; `src` is a valid slice.
+    let n = unsafe {
+        let r = zstd_sys::ZSTD_CCtx_setParameter(
+            cctx,
+            zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel,
+            level,
+        );
+        assert!(!is_error(r), "ZSTD_CCtx_setParameter: {}", error_name(r));
+        let r =
+            zstd_sys::ZSTD_CCtx_loadDictionary(cctx, dict.as_ptr() as *const c_void, dict.len());
+        assert!(!is_error(r), "ZSTD_CCtx_loadDictionary: {}", error_name(r));
+        zstd_sys::ZSTD_compress2(
+            cctx,
+            out.as_mut_ptr() as *mut c_void,
+            cap,
+            src.as_ptr() as *const c_void,
+            src.len(),
+        )
+    };
+    // SAFETY: `cctx` was created above and is freed once.
+    unsafe { zstd_sys::ZSTD_freeCCtx(cctx) };
+    assert!(!is_error(n), "ZSTD_compress2 failed: {}", error_name(n));
+    // SAFETY: libzstd initialised the first `n <= cap` bytes.
+    unsafe { out.set_len(n) };
+    out
+}
+
 /// `ZSTD_compress2` on a fresh context with `ZSTD_c_compressionLevel = level`,
 /// `ZSTD_c_windowLog = window_log` and `ZSTD_CCtx_loadDictionary(dict)`: a frame with a small
 /// window, whose streaming decode wraps its ring buffer many times.

@@ -1,7 +1,8 @@
 #![no_main]
 //! Differential with a dictionary: our frame equals libzstd 1.5.7's for the entry point the
-//! input picks, `ZSTD_compress_usingDict` or `ZSTD_compress_usingCDict` with
-//! `ZSTD_createCDict(dict, level)` (see `zarkit_tests::exercise::dict_compress_input`), and
+//! input picks, `ZSTD_compress_usingDict`, `ZSTD_compress_usingCDict` with
+//! `ZSTD_createCDict(dict, level)`, or `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2` (see
+//! `zarkit_tests::exercise::dict_compress_input`), and
 //! decodes back with the dictionary; a dictionary we refuse, libzstd refuses too. Sources
 //! libzstd compresses with an attached CDict at the strategies whose attached finder is not
 //! written yet are only round-tripped.
@@ -11,15 +12,38 @@ use std::ffi::c_void;
 use zarkit::zstd::Strategy;
 use zarkit::zstd::params;
 
-/// libzstd's frame, or `None` when it refuses the dictionary.
-fn oracle(src: &[u8], dict: &[u8], level: i32, prepared: bool) -> Option<Vec<u8>> {
+/// libzstd's frame for the entry point (0 usingDict, 1 usingCDict, 2 loadDictionary +
+/// compress2), or `None` when it refuses the dictionary.
+fn oracle(src: &[u8], dict: &[u8], level: i32, entry: u8) -> Option<Vec<u8>> {
     // SAFETY: the buffers are valid for the lengths passed; ZSTD_compressBound is the
     // documented worst case; the context and CDict are created and freed here.
     unsafe {
         let cap = zstd_sys::ZSTD_compressBound(src.len());
         let mut out = vec![0u8; cap];
         let cctx = zstd_sys::ZSTD_createCCtx();
-        let n = if prepared {
+        let n = if entry == 2 {
+            zstd_sys::ZSTD_CCtx_setParameter(
+                cctx,
+                zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel,
+                level,
+            );
+            let r = zstd_sys::ZSTD_CCtx_loadDictionary(
+                cctx,
+                dict.as_ptr() as *const c_void,
+                dict.len(),
+            );
+            if zstd_sys::ZSTD_isError(r) != 0 {
+                zstd_sys::ZSTD_freeCCtx(cctx);
+                return None;
+            }
+            zstd_sys::ZSTD_compress2(
+                cctx,
+                out.as_mut_ptr() as *mut c_void,
+                cap,
+                src.as_ptr() as *const c_void,
+                src.len(),
+            )
+        } else if entry == 1 {
             let cdict =
                 zstd_sys::ZSTD_createCDict(dict.as_ptr() as *const c_void, dict.len(), level);
             if cdict.is_null() {
@@ -59,10 +83,10 @@ fn oracle(src: &[u8], dict: &[u8], level: i32, prepared: bool) -> Option<Vec<u8>
 
 /// Whether libzstd attaches the CDict for this source at a strategy whose attached finder
 /// is not written yet (see `Compressor::compress_prepared_into`).
-fn attached_unwritten(src: usize, dict: usize, level: i32) -> bool {
+fn attached_unwritten(src: usize, dict: usize, level: i32, entry: u8) -> bool {
     let cp = params::cdict_cparams(level, dict as u64);
     let attached = dict > 0
-        && params::uses_cdict_params(src as u64, dict as u64)
+        && (entry == 2 || params::uses_cdict_params(src as u64, dict as u64))
         && src as u64 <= params::attach_dict_cutoff(cp.strategy);
     let written = match cp.strategy {
         Strategy::Fast | Strategy::DFast | Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 => {
@@ -80,16 +104,15 @@ libfuzzer_sys::fuzz_target!(|input: &[u8]| {
         10507,
         "the oracle must be libzstd 1.5.7"
     );
-    let Some((level, prepared, dict, src)) = zarkit_tests::exercise::dict_compress_input(input)
-    else {
+    let Some((level, entry, dict, src)) = zarkit_tests::exercise::dict_compress_input(input) else {
         return;
     };
-    let ours = zarkit_tests::exercise::compress_with_dict_ours(level, prepared, dict, src);
+    let ours = zarkit_tests::exercise::compress_with_dict_ours(level, entry, dict, src);
     // Separate buffers: libzstd treats a source that directly follows the dictionary in
     // memory as continuing it (one segment, not a dictionary), which the input's slices
     // would do.
     let (dict, src) = (dict.to_vec(), src.to_vec());
-    let theirs = oracle(&src, &dict, level, prepared);
+    let theirs = oracle(&src, &dict, level, entry);
     let (ours, theirs) = match (ours, theirs) {
         (Some(o), Some(t)) => (o, t),
         (None, t) => {
@@ -102,7 +125,7 @@ libfuzzer_sys::fuzz_target!(|input: &[u8]| {
         }
         (Some(_), None) => panic!("level {level}: libzstd refused a dictionary we took"),
     };
-    if prepared && attached_unwritten(src.len(), dict.len(), level) {
+    if entry > 0 && attached_unwritten(src.len(), dict.len(), level, entry) {
         return;
     }
     if ours != theirs {
@@ -113,7 +136,7 @@ libfuzzer_sys::fuzz_target!(|input: &[u8]| {
             .unwrap_or(ours.len().min(theirs.len()));
         panic!(
             "level {level} ({}), {} bytes, {}-byte dictionary: frames differ at byte {at} (ours {} bytes, oracle {})",
-            if prepared { "usingCDict" } else { "usingDict" },
+            ["usingDict", "usingCDict", "loadDictionary + compress2"][entry as usize],
             src.len(),
             dict.len(),
             ours.len(),

@@ -400,17 +400,18 @@ pub mod exercise {
     }
 
     /// The split of a `dict_differential` input: byte 0 picks a level, byte 1 the entry
-    /// point (bit 0: a prepared dictionary, `ZSTD_compress_usingCDict`, else
-    /// `ZSTD_compress_usingDict`), the next two bytes (little-endian) the dictionary's
-    /// length (at most what follows), then the dictionary and the source.
-    pub fn dict_compress_input(input: &[u8]) -> Option<(i32, bool, &[u8], &[u8])> {
+    /// point (modulo 3: `ZSTD_compress_usingDict`, `ZSTD_compress_usingCDict` with a prepared
+    /// dictionary, `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2`), the next two bytes
+    /// (little-endian) the dictionary's length (at most what follows), then the dictionary
+    /// and the source.
+    pub fn dict_compress_input(input: &[u8]) -> Option<(i32, u8, &[u8], &[u8])> {
         let (head, rest) = input.split_at_checked(4)?;
         let levels = supported_levels();
         let level = *levels.get(head[0] as usize % levels.len().max(1))?;
-        let prepared = head[1] & 1 == 1;
+        let entry = head[1] % 3;
         let dict_len = (u16::from_le_bytes([head[2], head[3]]) as usize).min(rest.len());
         let (dict, src) = rest.split_at(dict_len);
-        Some((level, prepared, dict, src))
+        Some((level, entry, dict, src))
     }
 
     /// Compress with a dictionary through our encoder (the entry point the input picks);
@@ -418,18 +419,19 @@ pub mod exercise {
     /// accepted dictionary must be accepted by our decoder too, and the frame decode back.
     pub fn compress_with_dict_ours(
         level: i32,
-        prepared: bool,
+        entry: u8,
         dict: &[u8],
         src: &[u8],
     ) -> Option<Vec<u8>> {
         use zarkit::zstd::{Compressor, EncoderDictionary, ZstdError};
         let mut frame = Vec::new();
         let mut c = Compressor::new(level).expect("a supported level");
-        let result = if prepared {
-            EncoderDictionary::new(dict, level)
-                .and_then(|d| c.compress_prepared_into(src, &d, &mut frame))
-        } else {
-            c.compress_with_dict_into(src, dict, &mut frame)
+        let result = match entry {
+            0 => c.compress_with_dict_into(src, dict, &mut frame),
+            1 => EncoderDictionary::new(dict, level)
+                .and_then(|d| c.compress_prepared_into(src, &d, &mut frame)),
+            _ => EncoderDictionary::new(dict, level)
+                .and_then(|d| c.compress_loaded_dict_into(src, &d, &mut frame)),
         };
         match result {
             Ok(_) => {}
@@ -454,8 +456,8 @@ pub mod exercise {
 
     /// Replay a `dict_differential` input through our side.
     pub fn compress_with_dict(input: &[u8]) {
-        if let Some((level, prepared, dict, src)) = dict_compress_input(input) {
-            let _ = compress_with_dict_ours(level, prepared, dict, src);
+        if let Some((level, entry, dict, src)) = dict_compress_input(input) {
+            let _ = compress_with_dict_ours(level, entry, dict, src);
         }
     }
 

@@ -28,8 +28,9 @@ pub struct CompressArgs {
     #[arg(short, long)]
     force: bool,
     /// Compress with this dictionary (a zstd-format dictionary, such as `zstd --train`
-    /// writes, or raw content), as `zstd -D`: the frame is libzstd's
-    /// `ZSTD_compress_usingCDict` and names a zstd-format dictionary's ID.
+    /// writes, or raw content), as `zstd -D`: the frame is libzstd's after
+    /// `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2` (the path the `zstd` tool takes, without
+    /// its checksum) and names a zstd-format dictionary's ID.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
 }
@@ -175,7 +176,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         Some(dict) => {
             let mut frame = Vec::new();
             zstd::Compressor::new(level)
-                .and_then(|mut c| c.compress_prepared_into(&data, dict, &mut frame))
+                .and_then(|mut c| c.compress_loaded_dict_into(&data, dict, &mut frame))
                 .map(|_| frame)
         }
         None => zstd::compress(&data, level),

@@ -2,8 +2,9 @@
 //! libzstd 1.5.7's `ZSTD_compress_usingDict` on the same source, dictionary and level.
 //!
 //! `cargo run --release -p zarkit-benches --bin dict_diff [-- --cases N --seed S --levels 1,2
-//! --max-size BYTES --cdict]`; `--cdict` compares `Compressor::compress_prepared_into` with
-//! `ZSTD_compress_usingCDict` instead.
+//! --max-size BYTES --cdict | --loaded]`; `--cdict` compares `Compressor::compress_prepared_into`
+//! with `ZSTD_compress_usingCDict` instead, `--loaded` `Compressor::compress_loaded_dict_into`
+//! with `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2`.
 //!
 //! Each case draws a shape, a dictionary kind and size (1 B to 112 KiB) and a source size
 //! (0 B to 256 KiB, half of them below 20 KiB). The dictionary is either related to the
@@ -49,6 +50,8 @@ fn main() -> ExitCode {
     let cases = num("--cases", 200) as usize;
     let entry = if args.iter().any(|a| a == "--cdict") {
         EntryPoint::UsingCDict
+    } else if args.iter().any(|a| a == "--loaded") {
+        EntryPoint::Loaded
     } else {
         EntryPoint::UsingDict
     };
@@ -96,6 +99,8 @@ fn main() -> ExitCode {
         match entry {
             EntryPoint::UsingDict => "ZSTD_compress_usingDict",
             EntryPoint::UsingCDict => "ZSTD_compress_usingCDict; refused = attached, not compared",
+            EntryPoint::Loaded =>
+                "ZSTD_CCtx_loadDictionary + ZSTD_compress2; refused = attached, not compared",
         }
     );
     for (level, t) in &tallies {

@@ -252,6 +252,36 @@ impl Compressor {
     }
 }
 
+impl Compressor {
+    /// Compress `src` as libzstd 1.5.7 does after `ZSTD_CCtx_loadDictionary(cctx, dict)` on a
+    /// context at the dictionary's level, with `ZSTD_compress2` (one call of
+    /// `ZSTD_compressStream2` with the whole source: the path of the `zstd` tool's `-D`,
+    /// checksum aside). It differs from [`Compressor::compress_prepared_into`] in the window
+    /// (chosen for the source), and in that larger sources still use the dictionary's
+    /// tables. Byte-identical where `compress_prepared_into` is (the attached finders of
+    /// `btlazy2` and the optimal parser are not written yet; those small sources get a copy
+    /// of the tables and valid frames that may differ).
+    pub fn compress_loaded_dict_into(
+        &mut self,
+        src: &[u8],
+        dict: &EncoderDictionary,
+        dst: &mut Vec<u8>,
+    ) -> Result<usize, ZstdError> {
+        let pd = &dict.prepared;
+        let (src_size, dict_size) = (src.len() as u64, pd.bytes.len() as u64);
+        let cp = params::loaded_dict_cparams(&pd.cp, pd.level, src_size, dict_size);
+        if uses_ldm(&cp) || src.len().saturating_add(pd.bytes.len()) > MAX_SOURCE_SIZE {
+            return Err(ZstdError::UnsupportedLevelForSize {
+                level: pd.level,
+                size: src.len(),
+            });
+        }
+        let start = dst.len();
+        frame::compress_frame_loaded(&mut self.state, pd, src, dst);
+        Ok(dst.len() - start)
+    }
+}
+
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
 /// byte-identically (see [`max_source_size`]): the window slides past `2^windowLog` as in
 /// libzstd at every size; indices are corrected only for the strategies checked that far;

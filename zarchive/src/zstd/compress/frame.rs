@@ -205,6 +205,53 @@ pub(crate) fn compress_frame_prepared(
         let _ = compress_frame_with_dict_split(st, &cp, split_enabled, &pd.bytes, src, out);
         return;
     }
+    compress_frame_cdict(st, pd, src, cp.window_log, split_enabled, out);
+}
+
+/// [`compress_frame`] after `ZSTD_CCtx_loadDictionary(dict)` on a context at the
+/// dictionary's level, then `ZSTD_compress2` (one call of `ZSTD_compressStream2` with the
+/// whole source, the `zstd` tool's path): the parameters are chosen for the source (alone
+/// when the dictionary is attached, with the dictionary otherwise), and the context's
+/// local CDict (the same tables as `pd`'s) is always attached or copied, whatever the
+/// source's size.
+///
+/// Mirrors ZSTD_CCtx_init_compressStream2 + ZSTD_compressBegin_internal with a local dict.
+pub(crate) fn compress_frame_loaded(
+    st: &mut FrameState,
+    pd: &dict::PreparedDict,
+    src: &[u8],
+    out: &mut Vec<u8>,
+) {
+    let dict_size = pd.bytes.len() as u64;
+    let src_size = src.len() as u64;
+    let chosen = params::loaded_dict_cparams(&pd.cp, pd.level, src_size, dict_size);
+    let split_enabled = split::enabled(&chosen);
+    if dict_size == 0 {
+        st.ms.reset(&chosen);
+        compress_frame_after(st, &chosen, split_enabled, src, FrameDict::default(), out);
+        return;
+    }
+    compress_frame_cdict(st, pd, src, chosen.window_log, split_enabled, out);
+}
+
+/// Compress `src` with the CDict `pd` attached (small sources, where the attached finder
+/// is written) or its tables copied: the CDict's parameters with `window_log`.
+///
+/// Mirrors ZSTD_resetCCtx_usingCDict (ZSTD_resetCCtx_byAttachingCDict /
+/// ZSTD_resetCCtx_byCopyingCDict).
+fn compress_frame_cdict(
+    st: &mut FrameState,
+    pd: &dict::PreparedDict,
+    src: &[u8],
+    window_log: u32,
+    split_enabled: bool,
+    out: &mut Vec<u8>,
+) {
+    let src_size = src.len() as u64;
+    let cp = CParams {
+        window_log,
+        ..pd.cp
+    };
     let content = pd.content();
     let mut joined = Vec::with_capacity(content.len() + src.len());
     joined.extend_from_slice(content);

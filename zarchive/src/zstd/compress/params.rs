@@ -272,6 +272,19 @@ pub fn using_cdict_cparams(cdict: &CParams, level: i32, src_size: u64, dict_size
     }
 }
 
+/// The parameters `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2` choose for a `src_size`-byte
+/// source at `level`: for the source alone when the dictionary will be attached (see
+/// [`attach_dict_cutoff`], by the CDict's strategy `cdict`), else for the source with the
+/// dictionary (`ZSTD_getCParamMode`, ZSTD_getCParamsFromCCtxParams). The frame then takes
+/// only the window from them; the rest is the CDict's.
+pub fn loaded_dict_cparams(cdict: &CParams, level: i32, src_size: u64, dict_size: u64) -> CParams {
+    if dict_size > 0 && src_size <= attach_dict_cutoff(cdict.strategy) {
+        cparams(level, src_size)
+    } else {
+        cparams_with_dict(level, src_size, dict_size)
+    }
+}
+
 /// The window raised to fit a `src_size`-byte source up to 512 KiB (the end of
 /// ZSTD_compressBegin_usingCDict_internal).
 pub fn raise_window_for_source(mut cp: CParams, src_size: u64) -> CParams {
