@@ -202,12 +202,15 @@ pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
         && (entry == EntryPoint::Loaded
             || zarkit::zstd::params::uses_cdict_params(src_size, dict_size))
         && src_size <= zarkit::zstd::params::attach_dict_cutoff(cdict_cp.strategy);
-    // Attached dictionaries are compared where their finder is written: fast to lazy2.
+    // Attached dictionaries are compared where their finder is written: fast to btlazy2.
     use zarkit::zstd::Strategy;
     let attach_written = match cdict_cp.strategy {
-        Strategy::Fast | Strategy::DFast | Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 => {
-            true
-        }
+        Strategy::Fast
+        | Strategy::DFast
+        | Strategy::Greedy
+        | Strategy::Lazy
+        | Strategy::Lazy2
+        | Strategy::BtLazy2 => true,
         _ => false,
     };
     if attached && !attach_written {

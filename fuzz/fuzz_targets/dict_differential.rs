@@ -89,9 +89,12 @@ fn attached_unwritten(src: usize, dict: usize, level: i32, entry: u8) -> bool {
         && (entry == 2 || params::uses_cdict_params(src as u64, dict as u64))
         && src as u64 <= params::attach_dict_cutoff(cp.strategy);
     let written = match cp.strategy {
-        Strategy::Fast | Strategy::DFast | Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 => {
-            true
-        }
+        Strategy::Fast
+        | Strategy::DFast
+        | Strategy::Greedy
+        | Strategy::Lazy
+        | Strategy::Lazy2
+        | Strategy::BtLazy2 => true,
         _ => false,
     };
     attached && !written

@@ -5,7 +5,7 @@ use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE,
 use super::dict;
 use super::huf::{HufRepeat, HufWorkspace};
 use super::matcher::fast::AttachedTables;
-use super::matcher::lazy::{AttachedLazy, DictChains};
+use super::matcher::lazy::{AttachedLazy, DictChains, DictTree};
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
@@ -184,7 +184,7 @@ fn compress_frame_with_dict_split(
 ///
 /// libzstd attaches the dictionary instead of copying it for sources up to
 /// [`params::attach_dict_cutoff`] (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState
-/// finders). So does this at fast, dfast, greedy, lazy and lazy2; at the others the dictionary is copied for those sources too (their
+/// finders). So does this from fast to btlazy2; at the optimal parser's strategies the dictionary is copied for those sources too (their
 /// dictMatchState finders are not written yet), so their frames are valid but may differ
 /// from libzstd's.
 pub(crate) fn compress_frame_prepared(
@@ -269,6 +269,10 @@ fn compress_frame_cdict(
         AttachedLazy::Chains(c) => AttachedLazy::Chains(DictChains {
             content_len: content.len(),
             ..c
+        }),
+        AttachedLazy::Tree(t) => AttachedLazy::Tree(DictTree {
+            content_len: content.len(),
+            ..t
         }),
         rows => rows,
     });

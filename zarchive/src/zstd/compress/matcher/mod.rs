@@ -96,10 +96,11 @@ impl Finder {
             ) => Finder::Lazy,
             (Strategy::Fast, DictMode::DictMatchState) => Finder::FastDictMatchState,
             (Strategy::DFast, DictMode::DictMatchState) => Finder::DFastDictMatchState,
-            // The lazy parser takes the attached chains or rows itself.
-            (Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2, DictMode::DictMatchState) => {
-                Finder::Lazy
-            }
+            // The lazy parser takes the attached chains, rows or tree itself.
+            (
+                Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2,
+                DictMode::DictMatchState,
+            ) => Finder::Lazy,
             // Not written yet for the other strategies: their CDicts are copied instead.
             (_, DictMode::DictMatchState) => Finder::select(strategy, DictMode::ExtDict),
             // The optimal parser reads the dictionary mode from the window itself.
@@ -227,12 +228,20 @@ impl MatchState {
     }
 
     /// The tables an attached CDict of the lazy strategies is searched through (its chains,
-    /// or its rows with `row_log`), else `None` (another strategy, or btlazy2's tree).
+    /// its rows, or btlazy2's tree), else `None` (another strategy).
     pub(crate) fn attached_lazy(&self, cp: &CParams) -> Option<lazy::AttachedLazy<'_>> {
-        if self.finder != Some(Finder::Lazy) || cp.strategy == Strategy::BtLazy2 {
+        if self.finder != Some(Finder::Lazy) {
             return None;
         }
-        Some(if self.lazy.row {
+        Some(if cp.strategy == Strategy::BtLazy2 {
+            lazy::AttachedLazy::Tree(lazy::DictTree {
+                hash: self.hash_table.as_slice(),
+                bt: self.lazy.chain.as_slice(),
+                hash_log: cp.hash_log,
+                chain_log: cp.chain_log,
+                content_len: 0,
+            })
+        } else if self.lazy.row {
             let row_log = lazy::row::row_log(cp);
             lazy::AttachedLazy::Rows(lazy::DictRows {
                 rows: self.hash_table.as_slice(),

@@ -18,6 +18,18 @@ use crate::zstd::compress::window::{
 use crate::zstd::compress::matcher::table::DUBT_UNSORTED_MARK as UNSORTED_MARK;
 use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 
+/// An attached CDict's binary tree (its hash table and chain table, sorted when it was
+/// loaded), searched after the frame's own with the compares left.
+#[derive(Clone, Copy)]
+pub(crate) struct DictTree<'t> {
+    pub(crate) hash: &'t [u32],
+    pub(crate) bt: &'t [u32],
+    pub(crate) hash_log: u32,
+    pub(crate) chain_log: u32,
+    /// Bytes of the dictionary's content (its indices end at `2 + content_len`).
+    pub(crate) content_len: usize,
+}
+
 /// The binary tree over the frame's hash table and the chain table (`1 << chainLog`
 /// entries, i.e. `1 << (chainLog - 1)` node pairs).
 pub(crate) struct BinaryTree<'t, const MLS: u32> {
@@ -31,6 +43,7 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
     /// The limits ZSTD_insertDUBT1 sorts with: by the window alone, even while a
     /// dictionary counts as loaded.
     sort_limits: BlockLimits,
+    dms: Option<DictTree<'t>>,
 }
 
 /// A link slot being filled while walking the tree; `None` stands for libzstd's
@@ -54,7 +67,72 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
             compares: 1 << cp.search_log,
             limits: window.block_limits(block_end),
             sort_limits: window.block_limits_ignoring_dict(block_end),
+            dms: None,
         }
+    }
+
+    /// The finder with an attached dictionary's tree searched after its own.
+    pub(crate) fn with_dict(mut self, dms: DictTree<'t>) -> Self {
+        self.dms = Some(dms);
+        self
+    }
+
+    /// Mirrors ZSTD_DUBT_findBetterDictMatch: walks the attached dictionary's tree with the
+    /// `compares` left, keeping a longer match only when its gain beats the offset's cost.
+    fn find_better_dict_match(
+        &self,
+        src: &[u8],
+        ip: usize,
+        iend: usize,
+        mut compares: u32,
+        mut best_length: usize,
+        mut off_base: u32,
+    ) -> (usize, u32) {
+        let Some(d) = self.dms else {
+            return (best_length, off_base);
+        };
+        let curr = index_of(ip);
+        let high_limit = WINDOW_START_INDEX + d.content_len as u32;
+        let low_limit = WINDOW_START_INDEX;
+        let bt_mask = (1u32 << (d.chain_log - 1)) - 1;
+        let bt_low = if bt_mask >= high_limit - low_limit {
+            low_limit
+        } else {
+            high_limit - bt_mask
+        };
+        let (mut common_smaller, mut common_larger) = (0usize, 0usize);
+        let mut match_index = d.hash[hash_ptr::<MLS>(src, ip, d.hash_log)];
+        while compares > 0 && match_index > low_limit {
+            let next = 2 * (match_index & bt_mask) as usize;
+            let m = (match_index - WINDOW_START_INDEX) as usize;
+            let mut len = common_smaller.min(common_larger);
+            // Across the dictionary's end as ZSTD_count_2segments (see `Window`).
+            len += count(src, ip + len, m + len, iend);
+            if len > best_length {
+                let gain = 4 * (len - best_length) as i64;
+                let cost = highbit32(curr - match_index + 1) as i64
+                    - highbit32(off_base.wrapping_add(1)) as i64;
+                if gain > cost {
+                    best_length = len;
+                    off_base = curr - match_index + OFFSET_TO_OFFBASE;
+                }
+                if ip + len == iend {
+                    break;
+                }
+            }
+            if match_index <= bt_low {
+                break;
+            }
+            if src[m + len] < src[ip + len] {
+                common_smaller = len;
+                match_index = d.bt[next + 1];
+            } else {
+                common_larger = len;
+                match_index = d.bt[next];
+            }
+            compares -= 1;
+        }
+        (best_length, off_base)
     }
 
     #[inline(always)]
@@ -135,7 +213,8 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
 
     fn start_block(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
 
-    /// Mirrors ZSTD_BtFindBestMatch + ZSTD_DUBT_findBestMatch (noDict). Ignores
+    /// Mirrors ZSTD_BtFindBestMatch + ZSTD_DUBT_findBestMatch (noDict, extDict,
+    /// dictMatchState). Ignores
     /// lazy-skipping mode, as libzstd's tree search does.
     fn search(&mut self, src: &[u8], ip: usize, iend: usize, _lazy_skipping: bool) -> (usize, u32) {
         let mut off_base = NO_MATCH_OFF_BASE;
@@ -206,7 +285,10 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
                     off_base = curr - match_index + OFFSET_TO_OFFBASE;
                 }
                 if ip + len == iend {
-                    break; // equal: no way to know the order; drop to keep the tree consistent
+                    // Equal: no way to know the order; drop to keep the tree consistent
+                    // (and skip the dictionary).
+                    compares = 0;
+                    break;
                 }
             }
             if src[m + len] < src[ip + len] {
@@ -232,6 +314,10 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         }
         self.set(smaller, 0);
         self.set(larger, 0);
+        if self.dms.is_some() && compares > 0 {
+            (best_length, off_base) =
+                self.find_better_dict_match(src, ip, iend, compares, best_length, off_base);
+        }
         // Skip repetitive patterns: the next search starts inserting near the match end.
         *self.next_to_update = (match_end_idx - 8 - WINDOW_START_INDEX) as usize;
         (best_length, off_base)

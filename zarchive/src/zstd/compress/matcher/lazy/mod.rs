@@ -16,6 +16,7 @@ use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
 use crate::zstd::compress::window::{Window, index_of};
 
 use binary_tree::BinaryTree;
+pub(crate) use binary_tree::DictTree;
 pub(crate) use hash_chain::DictChains;
 use hash_chain::HashChain;
 pub(crate) use row::DictRows;
@@ -158,10 +159,19 @@ pub(crate) fn compress_block(
         dms: dms.is_some(),
     };
     if cp.strategy == Strategy::BtLazy2 {
+        macro_rules! tree {
+            ($mls:literal) => {{
+                let finder = BinaryTree::<$mls>::new(hash, state, cp, window, block_end);
+                match dms {
+                    Some(AttachedLazy::Tree(d)) => args.run(finder.with_dict(d)),
+                    _ => args.run(finder),
+                }
+            }};
+        }
         match mls {
-            4 => args.run(BinaryTree::<4>::new(hash, state, cp, window, block_end)),
-            5 => args.run(BinaryTree::<5>::new(hash, state, cp, window, block_end)),
-            _ => args.run(BinaryTree::<6>::new(hash, state, cp, window, block_end)),
+            4 => tree!(4),
+            5 => tree!(5),
+            _ => tree!(6),
         }
     } else if state.row {
         macro_rules! rows {
@@ -250,6 +260,7 @@ pub(crate) fn load_dict(
 pub(crate) enum AttachedLazy<'t> {
     Chains(DictChains<'t>),
     Rows(DictRows<'t>),
+    Tree(DictTree<'t>),
 }
 
 /// The parser's inputs besides the finder.
