@@ -3,14 +3,9 @@
 //! input picks, `ZSTD_compress_usingDict`, `ZSTD_compress_usingCDict` with
 //! `ZSTD_createCDict(dict, level)`, or `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2` (see
 //! `zarkit_tests::exercise::dict_compress_input`), and
-//! decodes back with the dictionary; a dictionary we refuse, libzstd refuses too. Sources
-//! libzstd compresses with an attached CDict at the strategies whose attached finder is not
-//! written yet are only round-tripped.
+//! decodes back with the dictionary; a dictionary we refuse, libzstd refuses too.
 
 use std::ffi::c_void;
-
-use zarkit::zstd::Strategy;
-use zarkit::zstd::params;
 
 /// libzstd's frame for the entry point (0 usingDict, 1 usingCDict, 2 loadDictionary +
 /// compress2), or `None` when it refuses the dictionary.
@@ -81,25 +76,6 @@ fn oracle(src: &[u8], dict: &[u8], level: i32, entry: u8) -> Option<Vec<u8>> {
     }
 }
 
-/// Whether libzstd attaches the CDict for this source at a strategy whose attached finder
-/// is not written yet (see `Compressor::compress_prepared_into`).
-fn attached_unwritten(src: usize, dict: usize, level: i32, entry: u8) -> bool {
-    let cp = params::cdict_cparams(level, dict as u64);
-    let attached = dict > 0
-        && (entry == 2 || params::uses_cdict_params(src as u64, dict as u64))
-        && src as u64 <= params::attach_dict_cutoff(cp.strategy);
-    let written = match cp.strategy {
-        Strategy::Fast
-        | Strategy::DFast
-        | Strategy::Greedy
-        | Strategy::Lazy
-        | Strategy::Lazy2
-        | Strategy::BtLazy2 => true,
-        _ => false,
-    };
-    attached && !written
-}
-
 libfuzzer_sys::fuzz_target!(|input: &[u8]| {
     // SAFETY: a plain query without arguments.
     assert_eq!(
@@ -128,9 +104,6 @@ libfuzzer_sys::fuzz_target!(|input: &[u8]| {
         }
         (Some(_), None) => panic!("level {level}: libzstd refused a dictionary we took"),
     };
-    if entry > 0 && attached_unwritten(src.len(), dict.len(), level, entry) {
-        return;
-    }
     if ours != theirs {
         let at = ours
             .iter()

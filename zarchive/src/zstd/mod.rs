@@ -223,13 +223,10 @@ impl Compressor {
     ///
     /// The frame is byte-identical to libzstd 1.5.7's
     /// `ZSTD_compress_usingCDict(cctx, dst, cap, src, len, ZSTD_createCDict(dict, size,
-    /// level))` at the levels from `fast` to `btlazy2`, and at the optimal parser's levels
-    /// (`btopt`, `btultra`, `btultra2`) for sources above the size up to which libzstd
-    /// attaches the dictionary rather than copying it (32 KiB for `btopt`, 8 KiB for
-    /// `btultra` and `btultra2`). Smaller sources at those levels are compressed with the
-    /// dictionary copied: their frames decode to the same bytes with the dictionary but are
-    /// not yet libzstd's. Sources that would turn on long-distance matching, or with the
-    /// dictionary exceed [`MAX_SOURCE_SIZE`], are refused.
+    /// level))` at every level: small sources read the dictionary's tables in place
+    /// (attached, the dictMatchState finders), larger ones get a copy of them, the largest
+    /// load the dictionary again. Sources that would turn on long-distance matching, or with
+    /// the dictionary exceed [`MAX_SOURCE_SIZE`], are refused.
     pub fn compress_prepared_into(
         &mut self,
         src: &[u8],
@@ -258,9 +255,7 @@ impl Compressor {
     /// `ZSTD_compressStream2` with the whole source: the path of the `zstd` tool's `-D`,
     /// checksum aside). It differs from [`Compressor::compress_prepared_into`] in the window
     /// (chosen for the source), and in that larger sources still use the dictionary's
-    /// tables. Byte-identical where `compress_prepared_into` is (the optimal parser's
-    /// attached finders are not written yet; those small sources get a copy of the tables
-    /// and valid frames that may differ).
+    /// tables. Byte-identical at every level.
     pub fn compress_loaded_dict_into(
         &mut self,
         src: &[u8],

@@ -6,6 +6,7 @@ use super::dict;
 use super::huf::{HufRepeat, HufWorkspace};
 use super::matcher::fast::AttachedTables;
 use super::matcher::lazy::{AttachedLazy, DictChains, DictTree};
+use super::matcher::opt::OptDictTree;
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
@@ -182,11 +183,8 @@ fn compress_frame_with_dict_split(
 /// of its tables; larger ones load the dictionary as [`compress_frame_with_dict`] does.
 /// Either way the window may grow to fit the source.
 ///
-/// libzstd attaches the dictionary instead of copying it for sources up to
-/// [`params::attach_dict_cutoff`] (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState
-/// finders). So does this from fast to btlazy2; at the optimal parser's strategies the dictionary is copied for those sources too (their
-/// dictMatchState finders are not written yet), so their frames are valid but may differ
-/// from libzstd's.
+/// Sources up to [`params::attach_dict_cutoff`] read the CDict's tables in place
+/// (ZSTD_resetCCtx_byAttachingCDict, the dictMatchState finders of every strategy).
 pub(crate) fn compress_frame_prepared(
     st: &mut FrameState,
     pd: &dict::PreparedDict,
@@ -256,8 +254,8 @@ fn compress_frame_cdict(
     let mut joined = Vec::with_capacity(content.len() + src.len());
     joined.extend_from_slice(content);
     joined.extend_from_slice(src);
-    // ZSTD_shouldAttachDict: small sources read the CDict's tables in place (where that
-    // finder is written), the others get a copy of them.
+    // ZSTD_shouldAttachDict: small sources read the CDict's tables in place, the others
+    // get a copy of them.
     let attach = src_size <= params::attach_dict_cutoff(pd.cp.strategy);
     // ZSTD_resetCCtx_byAttachingCDict: the context's own tables sized for the source
     // alone, the window kept, the CDict's finder choice.
@@ -276,6 +274,10 @@ fn compress_frame_cdict(
         }),
         rows => rows,
     });
+    let opt = pd.tables.attached_opt(&pd.cp).map(|t| OptDictTree {
+        content_len: content.len(),
+        ..t
+    });
     let tables = AttachedTables {
         content_len: content.len(),
         hash_log: pd.cp.hash_log,
@@ -283,13 +285,11 @@ fn compress_frame_cdict(
         tagged: pd.tagged.as_deref().unwrap_or(&[]),
         tagged_small: pd.tagged_small.as_deref().unwrap_or(&[]),
         lazy,
+        opt,
     };
-    // A dictionary with no content is not attached (its parameters still apply); the
-    // attached finders not written yet get a copy of the tables instead.
-    let written = pd.tagged.is_some() || lazy.is_some();
-    let attached = (attach && !content.is_empty() && written).then_some(tables);
-    let own_tables = attach && (content.is_empty() || written);
-    if own_tables {
+    // A dictionary with no content is not attached (its parameters still apply).
+    let attached = (attach && !content.is_empty()).then_some(tables);
+    if attach {
         st.ms.reset_with_row(&own, pd.tables.lazy_row());
     } else {
         st.ms.copy_tables_from(&pd.tables, &cp, content.len());
@@ -299,7 +299,7 @@ fn compress_frame_cdict(
     {
         st.ms.seed_from_dict(&start.entropy);
     }
-    let own_cp = if own_tables { own } else { cp };
+    let own_cp = if attach { own } else { cp };
     let dict = FrameDict {
         len: content.len(),
         start: pd.start.as_ref(),

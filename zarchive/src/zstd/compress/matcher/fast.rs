@@ -440,8 +440,10 @@ pub(crate) struct AttachedTables<'a> {
     pub(crate) tagged: &'a [u32],
     /// dfast's short table (tagged, `1 << chain_log` entries); empty for the others.
     pub(crate) tagged_small: &'a [u32],
-    /// The hash chains or rows of greedy, lazy and lazy2.
+    /// The hash chains, rows or tree of greedy to btlazy2.
     pub(crate) lazy: Option<super::lazy::AttachedLazy<'a>>,
+    /// The optimal parser's tree.
+    pub(crate) opt: Option<super::opt::OptDictTree<'a>>,
 }
 
 /// Bits of a CDict table entry's tag (`ZSTD_SHORT_CACHE_TAG_BITS`).

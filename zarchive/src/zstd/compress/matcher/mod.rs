@@ -273,6 +273,17 @@ impl MatchState {
         }
     }
 
+    /// The tree an attached CDict of the optimal parser's strategies is searched through.
+    pub(crate) fn attached_opt(&self, cp: &CParams) -> Option<opt::OptDictTree<'_>> {
+        (self.finder == Some(Finder::Opt)).then(|| opt::OptDictTree {
+            hash: self.hash_table.as_slice(),
+            bt: &self.opt.bt,
+            hash_log: cp.hash_log,
+            chain_log: cp.chain_log,
+            content_len: 0,
+        })
+    }
+
     /// Seed the optimal parser's first statistics from the entropy tables a formatted
     /// dictionary loaded, when they code every byte value (`HUF_repeat_valid`).
     ///
@@ -350,7 +361,15 @@ impl MatchState {
             }
             Finder::Opt => {
                 self.opt.limit_catch_up(b.start, window);
-                opt::compress_block(hash, &mut self.opt, b, window)
+                let dms = match attached {
+                    Some(AttachedTables { opt: Some(t), .. })
+                        if mode == DictMode::DictMatchState =>
+                    {
+                        Some(*t)
+                    }
+                    _ => None,
+                };
+                opt::compress_block(hash, &mut self.opt, b, window, dms)
             }
         }
     }

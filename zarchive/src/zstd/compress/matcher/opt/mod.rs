@@ -8,7 +8,7 @@
 //! shifts that mapping by the first block's size (see [`Window::forget_prefix`]).
 
 mod stats;
-mod tree;
+pub(crate) mod tree;
 
 use super::Block;
 use crate::zstd::compress::params::{CParams, Strategy};
@@ -17,6 +17,7 @@ use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
 
 pub(crate) use stats::DictSeed;
 use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
+pub(crate) use tree::OptDictTree;
 use tree::{Match, OptTree};
 
 /// Longest segment the forward pass prices before forcing a decision (`ZSTD_OPT_NUM`).
@@ -154,6 +155,7 @@ pub(crate) fn compress_block(
     state: &mut OptState,
     b: Block<'_>,
     window: &mut Window,
+    dms: Option<OptDictTree<'_>>,
 ) -> usize {
     let Block {
         src,
@@ -171,8 +173,11 @@ pub(crate) fn compress_block(
     let block_size = block_end - block_start;
     // ZSTD_initStats_ultra's conditions: the first block, no dictionary segment, and the
     // frame's first position (the index right after a short dictionary's content counts).
+    // With a dictionary (extDict or attached) btultra2 is btultra's block compressor, which
+    // has no first pass.
     if cp.strategy == Strategy::BtUltra2
         && !window.has_ext_dict()
+        && dms.is_none()
         && state.stats.first_block()
         && seqs.sequences.is_empty()
         && window.index(block_start) == window.dict_limit()
@@ -189,7 +194,7 @@ pub(crate) fn compress_block(
             seqs: &mut *seqs,
             rep: &mut scratch_rep,
         };
-        run(hash, state, scratch, window, level);
+        run(hash, state, scratch, window, level, None);
         seqs.reset(block_size);
         window.forget_prefix(block_size as u32);
         state.next_to_update = window.low_limit();
@@ -202,7 +207,7 @@ pub(crate) fn compress_block(
         seqs,
         rep,
     };
-    run(hash, state, b, window, level)
+    run(hash, state, b, window, level, dms)
 }
 
 /// Picks the tree's `mls` (minMatch clamped to 3..=6, `ZSTD_selectBtGetAllMatches`).
@@ -212,12 +217,13 @@ fn run(
     b: Block<'_>,
     window: &Window,
     level: OptLevel,
+    dms: Option<OptDictTree<'_>>,
 ) -> usize {
     match b.cp.min_match.clamp(3, 6) {
-        3 => opt_generic::<3>(hash, state, b, window, level),
-        4 => opt_generic::<4>(hash, state, b, window, level),
-        5 => opt_generic::<5>(hash, state, b, window, level),
-        _ => opt_generic::<6>(hash, state, b, window, level),
+        3 => opt_generic::<3>(hash, state, b, window, level, dms),
+        4 => opt_generic::<4>(hash, state, b, window, level, dms),
+        5 => opt_generic::<5>(hash, state, b, window, level, dms),
+        _ => opt_generic::<6>(hash, state, b, window, level, dms),
     }
 }
 
@@ -249,6 +255,7 @@ fn opt_generic<const MLS: u32>(
     b: Block<'_>,
     window: &Window,
     level: OptLevel,
+    dms: Option<OptDictTree<'_>>,
 ) -> usize {
     let Block {
         src,
@@ -285,6 +292,7 @@ fn opt_generic<const MLS: u32>(
         src,
         iend,
     );
+    tree.dms = dms;
     stats.rescale(&src[block_start..block_end], level, dict_seed.as_deref());
 
     let mut ip = block_start;

@@ -9,7 +9,7 @@ use super::{OFFSET_TO_OFFBASE, OPT_NUM};
 use crate::zstd::compress::matcher::{count, hash_ptr, read32};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REP_NUM;
-use crate::zstd::compress::window::Window;
+use crate::zstd::compress::window::{WINDOW_START_INDEX, Window};
 
 /// Prime of the 3-byte hash (`prime3bytes`).
 const PRIME_3_BYTES: u32 = 506_832_829;
@@ -50,6 +50,18 @@ fn read_min_match(src: &[u8], pos: usize, min_match: u32) -> u32 {
     }
 }
 
+/// An attached CDict's binary tree (sorted when it was loaded), searched after the frame's
+/// own with the compares left.
+#[derive(Clone, Copy)]
+pub(crate) struct OptDictTree<'t> {
+    pub(crate) hash: &'t [u32],
+    pub(crate) bt: &'t [u32],
+    pub(crate) hash_log: u32,
+    pub(crate) chain_log: u32,
+    /// Bytes of the dictionary's content (its indices end at `2 + content_len`).
+    pub(crate) content_len: usize,
+}
+
 /// The tree over the frame's hash table and the chain table, for one block.
 pub(super) struct OptTree<'t, const MLS: u32> {
     hash: &'t mut [u32],
@@ -70,6 +82,8 @@ pub(super) struct OptTree<'t, const MLS: u32> {
     src: &'t [u8],
     /// Block end (`iend`): no match reads past it.
     iend: usize,
+    /// An attached dictionary's tree (`ZSTD_dictMatchState`).
+    pub(super) dms: Option<OptDictTree<'t>>,
 }
 
 impl<'t, const MLS: u32> OptTree<'t, MLS> {
@@ -101,6 +115,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             sufficient_len: cp.target_length.min(OPT_NUM as u32 - 1),
             src,
             iend,
+            dms: None,
         }
     }
 
@@ -259,6 +274,12 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             let in_prefix = rep_offset.wrapping_sub(1) < curr - dict_limit;
             let valid = if in_prefix {
                 rep_index >= window_low
+            } else if let Some(d) = self.dms {
+                // A repcode into an attached dictionary: above its first index, not
+                // straddling the prefix start (ZSTD_index_overlap_check).
+                let dms_low = window_low - (d.content_len as u32);
+                rep_offset.wrapping_sub(1) < curr - dms_low
+                    && (dict_limit - 1).wrapping_sub(rep_index) >= 3
             } else {
                 // A repcode into the dictionary (extDict only): within the window, and its
                 // first 4 bytes not straddling the prefix start (ZSTD_index_overlap_check).
@@ -324,7 +345,8 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                     len: len as u32,
                 });
                 if len > OPT_NUM || ip + len == iend {
-                    // Drop the rest to keep the tree consistent.
+                    // Drop the rest to keep the tree consistent (the dictionary's too).
+                    compares = 0;
                     break;
                 }
             }
@@ -351,6 +373,55 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         }
         self.set(smaller, 0);
         self.set(larger, 0);
+        if let Some(d) = self.dms
+            && compares > 0
+        {
+            // The attached dictionary's tree (dictMatchState), its indices shifted to the
+            // frame's (`dmsIndexDelta`, nonzero after btultra2's first pass).
+            let high_limit = WINDOW_START_INDEX + d.content_len as u32;
+            let low_limit = WINDOW_START_INDEX;
+            let delta = window_low - high_limit;
+            let bt_mask = (1u32 << (d.chain_log - 1)) - 1;
+            let dms_bt_low = if bt_mask < high_limit - low_limit {
+                high_limit - bt_mask
+            } else {
+                low_limit
+            };
+            let (mut common_smaller, mut common_larger) = (0usize, 0usize);
+            let mut dict_index = d.hash[hash_ptr::<MLS>(src, ip, d.hash_log)];
+            while compares > 0 && dict_index > low_limit {
+                let next = 2 * (dict_index & bt_mask) as usize;
+                let m = (dict_index - WINDOW_START_INDEX) as usize;
+                let mut len = common_smaller.min(common_larger);
+                // Across the dictionary's end as ZSTD_count_2segments (see `Window`).
+                len += count(src, ip + len, m + len, iend);
+                if len > best_length {
+                    let match_index = dict_index + delta;
+                    if len > (match_end - match_index) as usize {
+                        match_end = match_index + len as u32;
+                    }
+                    best_length = len;
+                    matches.push(Match {
+                        off: curr - match_index + OFFSET_TO_OFFBASE,
+                        len: len as u32,
+                    });
+                    if len > OPT_NUM || ip + len == iend {
+                        break;
+                    }
+                }
+                if dict_index <= dms_bt_low {
+                    break;
+                }
+                if src[m + len] < src[ip + len] {
+                    common_smaller = len;
+                    dict_index = d.bt[next + 1];
+                } else {
+                    common_larger = len;
+                    dict_index = d.bt[next];
+                }
+                compares -= 1;
+            }
+        }
         // Skip repetitive patterns.
         *self.next_to_update = match_end - BT_SKIP_BASE;
     }
