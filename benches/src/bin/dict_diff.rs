@@ -99,8 +99,7 @@ fn main() -> ExitCode {
         match entry {
             EntryPoint::UsingDict => "ZSTD_compress_usingDict",
             EntryPoint::UsingCDict => "ZSTD_compress_usingCDict",
-            EntryPoint::Loaded =>
-                "ZSTD_CCtx_loadDictionary + ZSTD_compress2",
+            EntryPoint::Loaded => "ZSTD_CCtx_loadDictionary + ZSTD_compress2",
         }
     );
     for (level, t) in &tallies {
