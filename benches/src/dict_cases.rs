@@ -96,7 +96,7 @@ pub fn random(rng: &mut SplitMix64, i: usize, max_size: u64) -> Case {
         2 => rng.below(32 * 1024) as usize + 1,
         _ => rng.below(MAX_DICT) as usize + 1,
     };
-    let src_size = if i % 2 == 0 {
+    let src_size = if i.is_multiple_of(2) {
         rng.below(20_000.min(max_size) + 1) as usize
     } else {
         rng.below(max_size + 1) as usize

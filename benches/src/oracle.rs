@@ -432,8 +432,8 @@ impl NativeCompressor {
         let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
         assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
         let cdict = match dict {
-            // SAFETY: `d` is a valid slice (copied by libzstd); a null result is checked.
             Some(d) => {
+                // SAFETY: `d` is a valid slice (copied by libzstd); a null result is checked.
                 let c = unsafe {
                     zstd_sys::ZSTD_createCDict(d.as_ptr() as *const c_void, d.len(), level)
                 };
