@@ -3,7 +3,7 @@
 //! `ZSTD_compress_usingDict`, shared by the `dict_diff` harness and the edge-case test below
 //! (which CI runs).
 
-use zarkit::zstd::{Compressor, ZstdError};
+use zarkit::zstd::{Compressor, EncoderDictionary, ZstdError};
 use zarkit_corpus::{Shape, SplitMix64, generate};
 
 use crate::{anatomy, oracle};
@@ -122,35 +122,10 @@ pub enum Outcome {
     Failed(String),
 }
 
-/// Compress `case` at `level` both ways and compare; our frame must also decode with
-/// libzstd and the dictionary.
+/// Compress `case` at `level` both ways through `ZSTD_compress_usingDict` and compare; our
+/// frame must also decode with libzstd and the dictionary.
 pub fn check(case: &Case, level: i32) -> Outcome {
-    let Case { name, dict, src } = case;
-    let mut ours = Vec::new();
-    match Compressor::new(level).and_then(|mut c| c.compress_with_dict_into(src, dict, &mut ours)) {
-        Ok(_) => {}
-        Err(ZstdError::UnsupportedLevelForSize { .. }) => return Outcome::Unsupported,
-        Err(e) => return Outcome::Failed(format!("ERROR {name} L{level}: {e}")),
-    }
-    let expected = oracle::compress_using_dict(src, dict, level);
-    if ours != expected {
-        let first = ours
-            .iter()
-            .zip(&expected)
-            .position(|(a, b)| a != b)
-            .unwrap_or(ours.len().min(expected.len()));
-        return Outcome::Failed(format!(
-            "MISMATCH {name} L{level}: ours {} bytes, oracle {} bytes; first difference at byte {first}: {}",
-            ours.len(),
-            expected.len(),
-            anatomy::locate(&expected, first)
-        ));
-    }
-    match oracle::decompress_using_dict(&ours, dict, src.len()) {
-        Ok(d) if d == *src => Outcome::Identical(ours.len(), ours[4] & 3 != 0),
-        Ok(_) => Outcome::Failed(format!("DECODE (libzstd) {name} L{level}: wrong content")),
-        Err(e) => Outcome::Failed(format!("DECODE (libzstd) {name} L{level}: {e}")),
-    }
+    check_entry(case, level, EntryPoint::UsingDict)
 }
 
 /// Which libzstd entry point a comparison checks.
@@ -165,38 +140,32 @@ pub enum EntryPoint {
     Loaded,
 }
 
-/// [`check`] for `entry`: with a prepared or loaded dictionary, our frame must decode with
-/// libzstd and equal its frame.
+/// Compress `case` at `level` through `entry`, ours and libzstd's, and compare; our frame
+/// must also decode with libzstd and the dictionary.
 pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
-    if entry == EntryPoint::UsingDict {
-        return check(case, level);
-    }
     let Case { name, dict, src } = case;
-    let prepared = match zarkit::zstd::EncoderDictionary::new(dict, level) {
-        Ok(p) => p,
-        Err(e) => return Outcome::Failed(format!("ERROR {name} L{level}: {e}")),
+    let what = match entry {
+        EntryPoint::UsingDict => "",
+        EntryPoint::UsingCDict => " (CDict)",
+        EntryPoint::Loaded => " (loaded)",
     };
     let mut ours = Vec::new();
-    match Compressor::new(level).and_then(|mut c| match entry {
-        EntryPoint::Loaded => c.compress_loaded_dict_into(src, &prepared, &mut ours),
-        _ => c.compress_prepared_into(src, &prepared, &mut ours),
-    }) {
+    let result = Compressor::new(level).and_then(|mut c| match entry {
+        EntryPoint::UsingDict => c.compress_with_dict_into(src, dict, &mut ours),
+        _ => EncoderDictionary::new(dict, level).and_then(|p| match entry {
+            EntryPoint::Loaded => c.compress_loaded_dict_into(src, &p, &mut ours),
+            _ => c.compress_prepared_into(src, &p, &mut ours),
+        }),
+    });
+    match result {
         Ok(_) => {}
         Err(ZstdError::UnsupportedLevelForSize { .. }) => return Outcome::Unsupported,
-        Err(e) => return Outcome::Failed(format!("ERROR {name} L{level} (CDict): {e}")),
-    }
-    match oracle::decompress_using_dict(&ours, dict, src.len()) {
-        Ok(d) if d == *src => {}
-        Ok(_) => {
-            return Outcome::Failed(format!(
-                "DECODE (libzstd) {name} L{level} (CDict): wrong content"
-            ));
-        }
-        Err(e) => return Outcome::Failed(format!("DECODE (libzstd) {name} L{level} (CDict): {e}")),
+        Err(e) => return Outcome::Failed(format!("ERROR{what} {name} L{level}: {e}")),
     }
     let expected = match entry {
+        EntryPoint::UsingDict => oracle::compress_using_dict(src, dict, level),
+        EntryPoint::UsingCDict => oracle::compress_using_cdict(src, dict, level),
         EntryPoint::Loaded => oracle::compress_loaded_dict(src, dict, level),
-        _ => oracle::compress_using_cdict(src, dict, level),
     };
     if ours != expected {
         let first = ours
@@ -205,13 +174,19 @@ pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
             .position(|(a, b)| a != b)
             .unwrap_or(ours.len().min(expected.len()));
         return Outcome::Failed(format!(
-            "MISMATCH (CDict) {name} L{level}: ours {} bytes, oracle {} bytes; first difference at byte {first}: {}",
+            "MISMATCH{what} {name} L{level}: ours {} bytes, oracle {} bytes; first difference at byte {first}: {}",
             ours.len(),
             expected.len(),
             anatomy::locate(&expected, first)
         ));
     }
-    Outcome::Identical(ours.len(), ours[4] & 3 != 0)
+    match oracle::decompress_using_dict(&ours, dict, src.len()) {
+        Ok(d) if d == *src => Outcome::Identical(ours.len(), ours[4] & 3 != 0),
+        Ok(_) => Outcome::Failed(format!(
+            "DECODE (libzstd){what} {name} L{level}: wrong content"
+        )),
+        Err(e) => Outcome::Failed(format!("DECODE (libzstd){what} {name} L{level}: {e}")),
+    }
 }
 
 #[cfg(test)]

@@ -159,12 +159,7 @@ impl Compressor {
         dst: &mut Vec<u8>,
     ) -> Result<usize, ZstdError> {
         let cp = params::cparams_with_dict(self.level, src.len() as u64, dict.len() as u64);
-        if uses_ldm(&cp) || src.len().saturating_add(dict.len()) > MAX_SOURCE_SIZE {
-            return Err(ZstdError::UnsupportedLevelForSize {
-                level: self.level,
-                size: src.len(),
-            });
-        }
+        dict_size_supported(&cp, self.level, src.len(), dict.len())?;
         let start = dst.len();
         frame::compress_frame_with_dict(&mut self.state, &cp, dict, src, dst)?;
         Ok(dst.len() - start)
@@ -237,12 +232,7 @@ impl Compressor {
         let (src_size, dict_size) = (src.len() as u64, pd.bytes.len() as u64);
         // Long-distance matching is resolved before the window grows to the source.
         let cp = params::using_cdict_cparams(&pd.cp, pd.level, src_size, dict_size);
-        if uses_ldm(&cp) || src.len().saturating_add(pd.bytes.len()) > MAX_SOURCE_SIZE {
-            return Err(ZstdError::UnsupportedLevelForSize {
-                level: pd.level,
-                size: src.len(),
-            });
-        }
+        dict_size_supported(&cp, pd.level, src.len(), pd.bytes.len())?;
         let start = dst.len();
         frame::compress_frame_prepared(&mut self.state, pd, src, dst);
         Ok(dst.len() - start)
@@ -265,16 +255,28 @@ impl Compressor {
         let pd = &dict.prepared;
         let (src_size, dict_size) = (src.len() as u64, pd.bytes.len() as u64);
         let cp = params::loaded_dict_cparams(&pd.cp, pd.level, src_size, dict_size);
-        if uses_ldm(&cp) || src.len().saturating_add(pd.bytes.len()) > MAX_SOURCE_SIZE {
-            return Err(ZstdError::UnsupportedLevelForSize {
-                level: pd.level,
-                size: src.len(),
-            });
-        }
+        dict_size_supported(&cp, pd.level, src.len(), pd.bytes.len())?;
         let start = dst.len();
         frame::compress_frame_loaded(&mut self.state, pd, src, dst);
         Ok(dst.len() - start)
     }
+}
+
+/// Refuse a source that with its dictionary (of `dict_len` bytes) and the parameters `cp`
+/// would need long-distance matching or pass [`MAX_SOURCE_SIZE`].
+fn dict_size_supported(
+    cp: &CParams,
+    level: i32,
+    src_len: usize,
+    dict_len: usize,
+) -> Result<(), ZstdError> {
+    if uses_ldm(cp) || src_len.saturating_add(dict_len) > MAX_SOURCE_SIZE {
+        return Err(ZstdError::UnsupportedLevelForSize {
+            level,
+            size: src_len,
+        });
+    }
+    Ok(())
 }
 
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
