@@ -11,4 +11,5 @@ pub mod measure;
 pub mod native;
 pub mod oracle;
 pub mod rows;
+pub mod train_cases;
 pub mod trees;

@@ -309,6 +309,48 @@ pub fn try_train_dictionary(samples: &[Vec<u8>], capacity: usize) -> Result<Vec<
     Ok(dict)
 }
 
+/// libzstd's `ZDICT_finalizeDictionary(dict, capacity, content, len, samples, sizes, n,
+/// {level, 0, dict_id})`, or its error name.
+pub fn try_finalize_dictionary(
+    content: &[u8],
+    samples: &[Vec<u8>],
+    capacity: usize,
+    level: i32,
+    dict_id: u32,
+) -> Result<Vec<u8>, String> {
+    let flat: Vec<u8> = samples.concat();
+    let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();
+    let mut dict: Vec<u8> = Vec::with_capacity(capacity);
+    let params = zstd_sys::ZDICT_params_t {
+        compressionLevel: level,
+        notificationLevel: 0,
+        dictID: dict_id,
+    };
+    // SAFETY: `dict` has `capacity` writable bytes, `content` is readable for its length
+    // and does not overlap `dict`; `flat` holds the samples whose sizes `sizes` lists.
+    let n = unsafe {
+        zstd_sys::ZDICT_finalizeDictionary(
+            dict.as_mut_ptr() as *mut c_void,
+            capacity,
+            content.as_ptr() as *const c_void,
+            content.len(),
+            flat.as_ptr() as *const c_void,
+            sizes.as_ptr(),
+            sizes.len() as u32,
+            params,
+        )
+    };
+    // SAFETY: pure function of its argument.
+    if unsafe { zstd_sys::ZDICT_isError(n) } != 0 {
+        // SAFETY: ZDICT_getErrorName returns a static C string for any code.
+        let name = unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZDICT_getErrorName(n)) };
+        return Err(name.to_string_lossy().into_owned());
+    }
+    // SAFETY: libzstd initialised the first `n <= capacity` bytes.
+    unsafe { dict.set_len(n) };
+    Ok(dict)
+}
+
 /// A reused native decompression context (`ZSTD_createDCtx` once, `ZSTD_decompressDCtx` per
 /// call), the fair counterpart of a reused [`zarkit::zstd::Decoder`]: `ZSTD_decompress`
 /// creates and frees a context on every call.

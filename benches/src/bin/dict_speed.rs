@@ -9,12 +9,14 @@
 //! plain rows `compress_into` vs `ZSTD_compressCCtx`), `decompress` (ours vs
 //! `ZSTD_decompress_usingDDict`), µs per file and the ratio (> 1: ours is faster); then the
 //! per-file cost of a prepared dictionary against the plain per-file cost, ours and
-//! native. Every compressed frame of ours equals libzstd's (checked before timing).
+//! native; then training (`train_dictionary` vs `ZDICT_trainFromBuffer`, ms per dictionary).
+//! Every compressed frame and trained dictionary of ours equals libzstd's (checked before
+//! timing).
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use zarkit::zstd::{Compressor, Decoder, DecoderDictionary, EncoderDictionary};
+use zarkit::zstd::{Compressor, Decoder, DecoderDictionary, EncoderDictionary, train_dictionary};
 use zarkit_benches::measure::interleaved;
 use zarkit_benches::oracle::{self, NativeCompressor, NativeDDict, NativeDecoder};
 use zarkit_corpus::{Shape, generate};
@@ -146,5 +148,44 @@ fn main() {
     println!("|---|---|---|");
     for (what, ours, native) in per_file {
         println!("| {what} | {ours:.2} | {native:.2} |");
+    }
+
+    // Training: the class's 400 files to 8 KiB, and 2,000 files of text and records to
+    // 110 KiB (the `zstd --train` default size).
+    println!();
+    println!("| train | samples | ours ms | native ms | × native |");
+    println!("|---|---|---|---|---|");
+    let mixed: Vec<Vec<u8>> = (0..2000u64)
+        .map(|i| {
+            let shape = if i % 3 == 0 { Shape::Records } else { Shape::Text };
+            generate(shape, 500 + (i as usize * 53) % 6000, 9000 + i)
+        })
+        .collect();
+    for (what, samples, capacity) in [
+        ("text to 8 KiB", &training, 8192usize),
+        ("text and records to 110 KiB", &mixed, 112_640),
+    ] {
+        let ours = train_dictionary(samples, capacity).unwrap();
+        assert!(
+            ours == oracle::train_dictionary(samples, capacity),
+            "{what}: our dictionary equals libzstd's"
+        );
+        let r = interleaved(
+            &mut || {
+                black_box(train_dictionary(black_box(samples), capacity).unwrap());
+            },
+            &mut || {
+                black_box(oracle::train_dictionary(black_box(samples), capacity));
+            },
+            budget * 4,
+            5,
+        );
+        println!(
+            "| {what} | {} | {:.1} | {:.1} | {:.2} |",
+            samples.len(),
+            r.ours_ns / 1e6,
+            r.native_ns / 1e6,
+            r.ratio
+        );
     }
 }

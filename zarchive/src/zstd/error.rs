@@ -95,6 +95,12 @@ pub enum ZstdError {
         /// What is wrong, in plain words.
         reason: &'static str,
     },
+    /// A dictionary cannot be trained or finalized from the samples and size given.
+    #[error("cannot train a zstd dictionary: {reason}")]
+    CannotTrain {
+        /// What is missing or wrong, in plain words.
+        reason: String,
+    },
     /// The block header at `at` has the reserved block type 3.
     #[error("zstd block at byte {at}: reserved block type 3")]
     ReservedBlockType {

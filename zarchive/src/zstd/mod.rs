@@ -15,6 +15,7 @@ mod compress;
 pub mod decode;
 mod decompress;
 mod error;
+mod train;
 
 pub use compress::params;
 use compress::{block, frame, window};
@@ -22,6 +23,7 @@ use compress::{block, frame, window};
 pub use decode::{Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact};
 pub use error::ZstdError;
 pub use params::{CParams, Strategy};
+pub use train::{FinalizeOptions, MIN_DICTIONARY_SIZE, finalize_dictionary, train_dictionary};
 
 /// The highest compression level libzstd accepts.
 pub const MAX_LEVEL: i32 = 22;

@@ -158,6 +158,22 @@ impl PreparedDict {
         } else {
             None
         };
+        Ok(PreparedDict::load(dict, level, start, cp))
+    }
+
+    /// `content` as raw content (whatever its first bytes) with parameters given by the
+    /// caller, which the CDict still adjusts for itself (see
+    /// [`params::cdict_cparams_from`]); level 0: frames always use these parameters.
+    ///
+    /// Mirrors ZSTD_createCDict_advanced(content, size, ZSTD_dlm_byRef,
+    /// ZSTD_dct_rawContent, cParams, ...), as ZDICT_analyzeEntropy prepares it.
+    pub(crate) fn raw_with_cparams(content: &[u8], cp: CParams) -> PreparedDict {
+        let cp = params::cdict_cparams_from(cp, content.len() as u64);
+        PreparedDict::load(content, 0, None, cp)
+    }
+
+    /// Fill the tables of a dictionary whose header (if any) was read into `start`.
+    fn load(dict: &[u8], level: i32, start: Option<DictStart>, cp: CParams) -> PreparedDict {
         let mut pd = PreparedDict {
             level,
             bytes: dict.to_vec(),
@@ -188,7 +204,7 @@ impl PreparedDict {
                 _ => {}
             }
         }
-        Ok(pd)
+        pd
     }
 
     /// The history part: after a formatted dictionary's header, the whole of any other

@@ -263,32 +263,8 @@ fn compress_frame_cdict(
         window_log: cp.window_log,
         ..params::adjust(pd.cp, src_size)
     };
-    let lazy = pd.tables.attached_lazy(&pd.cp).map(|l| match l {
-        AttachedLazy::Chains(c) => AttachedLazy::Chains(DictChains {
-            content_len: content.len(),
-            ..c
-        }),
-        AttachedLazy::Tree(t) => AttachedLazy::Tree(DictTree {
-            content_len: content.len(),
-            ..t
-        }),
-        rows => rows,
-    });
-    let opt = pd.tables.attached_opt(&pd.cp).map(|t| OptDictTree {
-        content_len: content.len(),
-        ..t
-    });
-    let tables = AttachedTables {
-        content_len: content.len(),
-        hash_log: pd.cp.hash_log,
-        chain_log: pd.cp.chain_log,
-        tagged: pd.tagged.as_deref().unwrap_or(&[]),
-        tagged_small: pd.tagged_small.as_deref().unwrap_or(&[]),
-        lazy,
-        opt,
-    };
     // A dictionary with no content is not attached (its parameters still apply).
-    let attached = (attach && !content.is_empty()).then_some(tables);
+    let attached = (attach && !content.is_empty()).then(|| attached_tables(pd));
     if attach {
         st.ms.reset_with_row(&own, pd.tables.lazy_row());
     } else {
@@ -306,6 +282,91 @@ fn compress_frame_cdict(
         attached,
     };
     compress_frame_after(st, &own_cp, split_enabled, &joined, dict, out);
+}
+
+/// The CDict's tables as the dictMatchState finders read them in place.
+fn attached_tables(pd: &dict::PreparedDict) -> AttachedTables<'_> {
+    let content_len = pd.content().len();
+    let lazy = pd.tables.attached_lazy(&pd.cp).map(|l| match l {
+        AttachedLazy::Chains(c) => AttachedLazy::Chains(DictChains { content_len, ..c }),
+        AttachedLazy::Tree(t) => AttachedLazy::Tree(DictTree { content_len, ..t }),
+        rows => rows,
+    });
+    let opt = pd
+        .tables
+        .attached_opt(&pd.cp)
+        .map(|t| OptDictTree { content_len, ..t });
+    AttachedTables {
+        content_len,
+        hash_log: pd.cp.hash_log,
+        chain_log: pd.cp.chain_log,
+        tagged: pd.tagged.as_deref().unwrap_or(&[]),
+        tagged_small: pd.tagged_small.as_deref().unwrap_or(&[]),
+        lazy,
+        opt,
+    }
+}
+
+/// Compress `src` (at most one block of the CDict's window) as one block without a frame,
+/// after `ZSTD_compressBegin_usingCDict` with an unknown source size: the CDict's
+/// parameters and window, its tables attached (the context's own tables not shrunk for
+/// the source), fresh entropy tables and repeat offsets. The block's sequences and
+/// literals stay in `st.seqs`; returns the size of the compressed block body, 0 when the
+/// block would be stored raw (too small, or not compressible).
+///
+/// Mirrors ZSTD_compressBegin_usingCDict_deprecated + ZSTD_compressBlock_deprecated (the
+/// statistics pass of ZDICT_analyzeEntropy).
+pub(crate) fn compress_block_with_cdict(
+    st: &mut FrameState,
+    pd: &dict::PreparedDict,
+    src: &[u8],
+    scratch: &mut Vec<u8>,
+) -> usize {
+    let content = pd.content();
+    debug_assert!(src.len() <= BLOCK_SIZE_MAX.min(1 << pd.cp.window_log));
+    st.seqs.reset(src.len());
+    if src.len() < MIN_COMPRESS_BLOCK_SIZE {
+        return 0;
+    }
+    let mut joined = Vec::with_capacity(content.len() + src.len());
+    joined.extend_from_slice(content);
+    joined.extend_from_slice(src);
+    // A CDict with content is always attached when the size is unknown; one without is
+    // not used at all, its parameters are (ZSTD_compressBegin_internal).
+    let (cp, mut window, attached) = if content.is_empty() {
+        st.ms.reset(&pd.cp);
+        (pd.cp, Window::new(pd.cp.window_log), None)
+    } else {
+        let own = CParams {
+            window_log: pd.cp.window_log,
+            ..params::adjust(pd.cp, u64::MAX)
+        };
+        st.ms.reset_with_row(&own, pd.tables.lazy_row());
+        let window = Window::attached(own.window_log, content.len());
+        (own, window, Some(attached_tables(pd)))
+    };
+    st.prev = EntropyTables::default();
+    let fpos = st.prepare_block(&mut window, &cp, content.len(), src.len());
+    let mut rep = REP_START_VALUE;
+    let job = Block {
+        src: &joined[window.origin()..],
+        start: fpos,
+        end: fpos + src.len(),
+        cp: &cp,
+        seqs: &mut st.seqs,
+        rep: &mut rep,
+    };
+    st.ms.compress_block(job, &mut window, attached.as_ref());
+    scratch.clear();
+    block::entropy_compress(
+        scratch,
+        &mut st.seqs,
+        &st.prev,
+        &mut st.next,
+        &mut st.huf_ws,
+        &cp,
+        src.len(),
+    )
 }
 
 /// The dictionary a frame is compressed after.

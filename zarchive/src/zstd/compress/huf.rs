@@ -592,6 +592,28 @@ fn optimal_table_log(
     opt_log
 }
 
+/// A table built for a histogram the caller made (`count`, symbols `0..=max_symbol`), its
+/// code lengths limited to `max_nb_bits`; the table's log is its actual longest code.
+///
+/// Mirrors HUF_buildCTable_wksp.
+pub(crate) fn build_ctable(
+    ws: &mut HufWorkspace,
+    count: &[u32],
+    max_symbol: u32,
+    max_nb_bits: u32,
+) -> HufCTable {
+    let mut table = HufCTable::default();
+    table.build(&mut ws.nodes, count, max_symbol, max_nb_bits);
+    table
+}
+
+impl HufCTable {
+    /// The longest code length (the table's log).
+    pub(crate) fn table_log(&self) -> u32 {
+        self.table_log
+    }
+}
+
 /// Counts `src` into the workspace histogram; returns `(largest count, highest symbol)`.
 pub(crate) fn count_symbols(ws: &mut HufWorkspace, src: &[u8]) -> (u32, u32) {
     hist::count(&mut ws.count, src)

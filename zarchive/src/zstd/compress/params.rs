@@ -223,7 +223,7 @@ const CDICT_ASSUMED_SOURCE: u64 = 513;
 ///
 /// Mirrors ZSTD_getCParams_internal with ZSTD_cpm_createCDict.
 pub fn cdict_cparams(level: i32, dict_size: u64) -> CParams {
-    let mut cp = if dict_size == 0 {
+    let cp = if dict_size == 0 {
         let mut cp = table_row(level, u64::MAX);
         cp.window_log = cp.window_log.max(WINDOW_LOG_ABSOLUTE_MIN);
         if matches!(
@@ -238,6 +238,26 @@ pub fn cdict_cparams(level: i32, dict_size: u64) -> CParams {
         let row = table_row(level, dict_size.wrapping_add(499));
         adjust_with_dict(row, CDICT_ASSUMED_SOURCE, dict_size)
     };
+    cap_tagged_logs(cp)
+}
+
+/// The parameters of a CDict created with explicit parameters `cp`
+/// (`ZSTD_createCDict_advanced`): they are adjusted as [`cdict_cparams`] adjusts a row, for
+/// a 513-byte source with the dictionary (with no dictionary, for an unknown size).
+///
+/// Mirrors ZSTD_getCParamsFromCCtxParams with every parameter overridden,
+/// ZSTD_cpm_createCDict.
+pub fn cdict_cparams_from(cp: CParams, dict_size: u64) -> CParams {
+    let cp = if dict_size == 0 {
+        adjust(cp, u64::MAX)
+    } else {
+        adjust_with_dict(cp, CDICT_ASSUMED_SOURCE, dict_size)
+    };
+    cap_tagged_logs(cp)
+}
+
+/// Fast and dfast CDicts keep their logs to 24 (their table entries carry an 8-bit tag).
+fn cap_tagged_logs(mut cp: CParams) -> CParams {
     if matches!(cp.strategy, Strategy::Fast | Strategy::DFast) {
         cp.hash_log = cp.hash_log.min(SHORT_CACHE_MAX_LOG);
         cp.chain_log = cp.chain_log.min(SHORT_CACHE_MAX_LOG);

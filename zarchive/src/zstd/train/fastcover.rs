@@ -1,0 +1,255 @@
+//! The fastCOVER content selection and `ZDICT_trainFromBuffer`'s search over its segment
+//! size `k` (`ZDICT_optimizeTrainFromBuffer_fastCover` with d = 8, steps = 4).
+//!
+//! Each `d`-byte window ("dmer") of the learning samples is hashed to `f` bits and counted.
+//! The samples are cut into epochs; from each, in turn, the `k`-byte segment whose distinct
+//! dmer hashes have the largest total count is copied to the dictionary, filled from its end,
+//! and the counts of its hashes are zeroed. Each `k` gives a candidate, finalized with the
+//! learning samples' statistics and measured by compressing the held-out samples with it.
+
+use super::finalize::finalize;
+use super::{Samples, cannot_train};
+use crate::zstd::compress::matcher::hash_ptr;
+use crate::zstd::error::ZstdError;
+use crate::zstd::{Compressor, EncoderDictionary};
+
+/// Bytes hashed per dmer (`d`; `ZDICT_trainFromBuffer` fixes it).
+const D: usize = 8;
+/// Bits of the dmer hashes (`f`, `DEFAULT_F`).
+const F: u32 = 20;
+/// Share of the samples used to learn from; the rest measure (`FASTCOVER_DEFAULT_SPLITPOINT`).
+const SPLIT_POINT: f64 = 0.75;
+/// The `k` searched: `K_MIN`, then steps of `(K_MAX - K_MIN) / STEPS` up to `K_MAX`.
+const K_MIN: u32 = 50;
+const K_MAX: u32 = 2000;
+const STEPS: u32 = 4;
+/// Level the candidates are finalized and measured at (`ZSTD_CLEVEL_DEFAULT`).
+const LEVEL: i32 = 3;
+/// Epochs in a row that may yield nothing before the selection stops.
+const MAX_ZERO_SCORE_RUN: usize = 10;
+
+/// One candidate segment: dmer positions `begin..end` and their score.
+#[derive(Clone, Copy, Default)]
+struct Segment {
+    begin: u32,
+    end: u32,
+    score: u32,
+}
+
+/// What every `k` shares (`FASTCOVER_ctx_t`): the samples, their split, and the dmer counts
+/// of the learning part.
+struct Context<'a> {
+    samples: &'a Samples,
+    nb_train: usize,
+    /// Dmer positions in the learning part (each reads 8 bytes).
+    nb_dmers: usize,
+    freqs: Vec<u32>,
+}
+
+fn hash(samples: &[u8], pos: usize) -> usize {
+    hash_ptr::<8>(samples, pos, F)
+}
+
+impl<'a> Context<'a> {
+    /// Mirrors FASTCOVER_ctx_init (and FASTCOVER_computeFrequency).
+    fn new(samples: &'a Samples) -> Result<Context<'a>, ZstdError> {
+        let n = samples.len();
+        let total = samples.size_of_first(n);
+        let nb_train = (n as f64 * SPLIT_POINT) as usize;
+        let nb_test = n - nb_train;
+        if total < D || total >= u32::MAX as usize {
+            return Err(cannot_train(format!(
+                "the samples total {total} bytes; training needs 8 bytes to 4 GiB"
+            )));
+        }
+        if nb_train < 5 || nb_test < 1 {
+            return Err(cannot_train(format!(
+                "{n} samples are too few: training needs at least 7 (5 to learn from, 1 to measure with)"
+            )));
+        }
+        let train_size = samples.size_of_first(nb_train);
+        if train_size < D {
+            // libzstd's count of dmers would wrap around here.
+            return Err(cannot_train(format!(
+                "the first {nb_train} samples, which training learns from, total {train_size} bytes; at least 8 are needed"
+            )));
+        }
+        let mut freqs = vec![0u32; 1 << F];
+        for i in 0..nb_train {
+            let (mut start, end) = (samples.offsets[i], samples.offsets[i + 1]);
+            while start + D <= end {
+                let h = hash(&samples.flat, start);
+                freqs[h] = freqs[h].wrapping_add(1);
+                start += 1;
+            }
+        }
+        Ok(Context {
+            samples,
+            nb_train,
+            nb_dmers: train_size - D + 1,
+            freqs,
+        })
+    }
+
+    /// The best segment of `begin..end` for `k`; zeroes the counts of the hashes it
+    /// covers. `segment_freqs` (all zero on entry and on return) counts the hashes in the
+    /// sliding window.
+    ///
+    /// Mirrors FASTCOVER_selectSegment.
+    fn select_segment(
+        &self,
+        freqs: &mut [u32],
+        begin: u32,
+        end: u32,
+        k: u32,
+        segment_freqs: &mut [u16],
+    ) -> Segment {
+        let flat = &self.samples.flat;
+        let dmers_in_k = k - D as u32 + 1;
+        let mut best = Segment::default();
+        let mut active = Segment {
+            begin,
+            end: begin,
+            score: 0,
+        };
+        while active.end < end {
+            let idx = hash(flat, active.end as usize);
+            if segment_freqs[idx] == 0 {
+                active.score = active.score.wrapping_add(freqs[idx]);
+            }
+            active.end += 1;
+            segment_freqs[idx] = segment_freqs[idx].wrapping_add(1);
+            if active.end - active.begin == dmers_in_k + 1 {
+                let del = hash(flat, active.begin as usize);
+                segment_freqs[del] = segment_freqs[del].wrapping_sub(1);
+                if segment_freqs[del] == 0 {
+                    active.score = active.score.wrapping_sub(freqs[del]);
+                }
+                active.begin += 1;
+            }
+            if active.score > best.score {
+                best = active;
+            }
+        }
+        while active.begin < end {
+            let del = hash(flat, active.begin as usize);
+            segment_freqs[del] = segment_freqs[del].wrapping_sub(1);
+            active.begin += 1;
+        }
+        for pos in best.begin..best.end {
+            freqs[hash(flat, pos as usize)] = 0;
+        }
+        best
+    }
+
+    /// Fills `dict` from its end with the selected segments; returns where the content
+    /// starts.
+    ///
+    /// Mirrors FASTCOVER_buildDictionary.
+    fn build_dictionary(&self, freqs: &mut [u32], dict: &mut [u8], k: u32) -> usize {
+        let mut segment_freqs = vec![0u16; 1 << F];
+        let mut tail = dict.len();
+        let (epoch_num, epoch_size) = compute_epochs(dict.len() as u32, self.nb_dmers as u32, k);
+        let mut zero_score_run = 0;
+        let mut epoch = 0u32;
+        while tail > 0 {
+            let begin = epoch.wrapping_mul(epoch_size);
+            let end = begin.wrapping_add(epoch_size);
+            epoch = (epoch + 1) % epoch_num;
+            let segment = self.select_segment(freqs, begin, end, k, &mut segment_freqs);
+            if segment.score == 0 {
+                zero_score_run += 1;
+                if zero_score_run >= MAX_ZERO_SCORE_RUN {
+                    break;
+                }
+                continue;
+            }
+            zero_score_run = 0;
+            let size = ((segment.end - segment.begin) as usize + D - 1).min(tail);
+            if size < D {
+                break;
+            }
+            tail -= size;
+            let from = segment.begin as usize;
+            dict[tail..tail + size].copy_from_slice(&self.samples.flat[from..from + size]);
+        }
+        tail
+    }
+}
+
+/// Epoch count and size for a dictionary of `max_dict_size` bytes: one segment of `k` per
+/// epoch, epochs at least `10 k` dmers long.
+///
+/// Mirrors COVER_computeEpochs (one pass).
+fn compute_epochs(max_dict_size: u32, nb_dmers: u32, k: u32) -> (u32, u32) {
+    let min_epoch_size = k * 10;
+    let num = (max_dict_size / k).max(1);
+    let size = nb_dmers / num;
+    if size >= min_epoch_size {
+        return (num, size);
+    }
+    let size = min_epoch_size.min(nb_dmers);
+    (nb_dmers / size, size)
+}
+
+/// Mirrors ZDICT_trainFromBuffer (ZDICT_optimizeTrainFromBuffer_fastCover with d = 8,
+/// steps = 4, one thread): the candidate with the smallest measured total wins, the first
+/// one on a tie.
+pub(super) fn train(samples: &Samples, capacity: usize) -> Result<Vec<u8>, ZstdError> {
+    if samples.len() == 0 {
+        return Err(cannot_train("no samples were given".to_string()));
+    }
+    if capacity < super::MIN_DICTIONARY_SIZE {
+        return Err(cannot_train(format!(
+            "a dictionary needs at least {} bytes, {capacity} were allowed",
+            super::MIN_DICTIONARY_SIZE
+        )));
+    }
+    let ctx = Context::new(samples)?;
+    let step = ((K_MAX - K_MIN) / STEPS).max(1);
+    let mut best: Option<(usize, Vec<u8>)> = None;
+    let mut last_error = None;
+    let mut k = K_MIN;
+    while k <= K_MAX {
+        // FASTCOVER_checkParameters: k within the capacity (d <= k holds).
+        if k as usize <= capacity {
+            match try_k(&ctx, capacity, k) {
+                Ok((measured, dict)) => {
+                    if best.as_ref().is_none_or(|(b, _)| measured < *b) {
+                        best = Some((measured, dict));
+                    }
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+        k += step;
+    }
+    match (best, last_error) {
+        (Some((_, dict)), _) => Ok(dict),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(cannot_train(format!(
+            "no segment size from {K_MIN} to {K_MAX} fits in {capacity} bytes"
+        ))),
+    }
+}
+
+/// One candidate: content selected with segments of `k`, finalized on the learning
+/// samples, measured as its own size plus the held-out samples compressed with it.
+///
+/// Mirrors FASTCOVER_tryParameters + COVER_selectDict (no shrinking) +
+/// COVER_checkTotalCompressedSize.
+fn try_k(ctx: &Context<'_>, capacity: usize, k: u32) -> Result<(usize, Vec<u8>), ZstdError> {
+    let mut freqs = ctx.freqs.clone();
+    let mut buf = vec![0u8; capacity];
+    let tail = ctx.build_dictionary(&mut freqs, &mut buf, k);
+    let dict = finalize(&buf[tail..], ctx.samples, ctx.nb_train, capacity, LEVEL, 0)?;
+    let prepared = EncoderDictionary::new(&dict, LEVEL)?;
+    let mut cctx = Compressor::new(LEVEL)?;
+    let mut out = Vec::new();
+    let mut total = dict.len();
+    for i in ctx.nb_train..ctx.samples.len() {
+        out.clear();
+        total += cctx.compress_prepared_into(ctx.samples.get(i), &prepared, &mut out)?;
+    }
+    Ok((total, dict))
+}
