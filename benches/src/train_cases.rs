@@ -101,7 +101,9 @@ fn compare(ours: Result<Vec<u8>, String>, native: Result<Vec<u8>, String>) -> Ou
                 "dictionaries differ: ours {} bytes, libzstd {} bytes, first difference at {}",
                 a.len(),
                 b.len(),
-                at.map_or("the end of the shorter".to_string(), |i| format!("byte {i}"))
+                at.map_or("the end of the shorter".to_string(), |i| format!(
+                    "byte {i}"
+                ))
             ))
         }
         (Err(ours), Err(native)) => Outcome::BothRefused(native, ours),

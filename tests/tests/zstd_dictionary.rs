@@ -379,3 +379,21 @@ fn damaged_formatted_dictionaries_never_panic_the_encoder_and_frames_decode() {
         "both paths taken: {accepted} / {refused}"
     );
 }
+
+/// `formatted.dict` is libzstd's `ZDICT_trainFromBuffer` on these 400 samples (see
+/// `make_dict_goldens`): our trainer makes the same bytes.
+#[test]
+fn training_on_the_golden_samples_gives_libzstds_dictionary() {
+    let training: Vec<Vec<u8>> = (0..400u64)
+        .map(|i| generate(Shape::Text, 1000 + (i as usize * 37) % 3000, 100 + i))
+        .collect();
+    let golden = read("formatted.dict");
+    let ours = zarkit::zstd::train_dictionary(&training, 8192).unwrap();
+    assert_eq!(ours.len(), golden.len());
+    assert!(ours == golden, "the trained dictionary equals libzstd's");
+    // Too few samples, or too small a capacity, are refused by name.
+    let few = zarkit::zstd::train_dictionary(&training[..6], 8192).unwrap_err();
+    assert!(few.to_string().contains("6 samples are too few"), "{few}");
+    let small = zarkit::zstd::train_dictionary(&training, 100).unwrap_err();
+    assert!(small.to_string().contains("at least 256 bytes"), "{small}");
+}

@@ -61,7 +61,7 @@ pub struct DecompressArgs {
 
 /// Parse a memory size the way `zstd --memory` does: a number with an optional K, M or G
 /// suffix (powers of 1024), the suffix optionally followed by `B` or `iB`.
-fn parse_memory(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
     let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (n, unit) = s.split_at(digits);
     let n: u64 = n

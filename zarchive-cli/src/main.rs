@@ -11,6 +11,7 @@ mod mount;
 mod output;
 mod pack;
 mod read;
+mod train;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -71,6 +72,8 @@ enum Command {
     Compress(frames::CompressArgs),
     /// Decompress standard zstd frames (`-` for stdin/stdout).
     Decompress(frames::DecompressArgs),
+    /// Train a zstd dictionary on sample files, as `zstd --train`.
+    Train(train::TrainArgs),
 }
 
 /// A failure with the exit code it maps to.
@@ -221,5 +224,6 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Mount(a) => mount::run(a),
         Command::Compress(a) => frames::compress(a),
         Command::Decompress(a) => frames::decompress(a),
+        Command::Train(a) => train::train(a),
     }
 }

@@ -215,3 +215,107 @@ fn default_pack_reproduces_the_reference_archives_byte_for_byte() {
         }
     }
 }
+
+/// Text files sharing a vocabulary, as sample files for training.
+fn sample_files(dir: &std::path::Path, n: usize) {
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let words = [
+        "archive", "block", "entry", "frame", "window", "offset", "literal", "sequence", "table",
+        "record", "name", "value", "count", "index", "header", "footer",
+    ];
+    let mut x: u32 = 12345;
+    for i in 0..n {
+        let mut text = format!("{{\"id\": {i}, \"kind\": \"sample\", \"words\": \"");
+        for _ in 0..(200 + (i * 37) % 900) {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            text.push_str(words[(x >> 16) as usize % words.len()]);
+            text.push(' ');
+        }
+        text.push_str("\"}\n");
+        let at = if i % 3 == 0 {
+            dir.join("sub")
+        } else {
+            dir.to_path_buf()
+        };
+        std::fs::write(at.join(format!("f{i:03}.json")), text).unwrap();
+    }
+    // Empty files are skipped, as `zstd --train` skips them.
+    std::fs::write(dir.join("empty"), b"").unwrap();
+}
+
+#[test]
+fn train_writes_the_dictionary_zstd_train_would_and_it_compresses() {
+    let d = tempfile::tempdir().unwrap();
+    let samples = d.path().join("samples");
+    sample_files(&samples, 60);
+    let dict = d.path().join("d.dict");
+    let o = run!("train", samples, "-o", dict, "--maxdict", "4K");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("60 samples"), "{}", stderr(&o));
+    let bytes = std::fs::read(&dict).unwrap();
+    assert!(bytes.len() <= 4096 && bytes.starts_with(&[0x37, 0xA4, 0x30, 0xEC]));
+
+    // The files in name order (directories walked in place), shuffled as `zstd --train`
+    // shuffles them, empty ones skipped: the library's trainer gives the same bytes.
+    let mut files = Vec::new();
+    fn walk(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for e in entries {
+            if e.is_dir() {
+                walk(&e, out)
+            } else {
+                out.push(e)
+            }
+        }
+    }
+    walk(&samples, &mut files);
+    zarkit::zstd::shuffle_like_zstd(&mut files);
+    let loaded: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .filter(|s| !s.is_empty())
+        .collect();
+    assert_eq!(
+        zarkit::zstd::train_dictionary(&loaded, 4096).unwrap(),
+        bytes
+    );
+
+    // An existing output is kept unless -f.
+    let o = run!("train", samples, "-o", dict, "--maxdict", "4K");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("exists"), "{}", stderr(&o));
+    let o = run!("train", samples, "-o", dict, "--maxdict", "4K", "-f");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+
+    // The dictionary serves `compress -D` / `decompress -D`.
+    let input = samples.join("f005.json");
+    let frame = d.path().join("f.zst");
+    let o = run!("compress", "-D", dict, input, "-o", frame);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let back = d.path().join("back.json");
+    let o = run!("decompress", "-D", dict, frame, "-o", back);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read(back).unwrap(), std::fs::read(input).unwrap());
+
+    // Too few samples, a bad size: refused by name, nothing written.
+    let few = d.path().join("few");
+    sample_files(&few, 4);
+    let none = d.path().join("none.dict");
+    let o = run!("train", few, "-o", none);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4 samples were found"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!("train", samples, "-o", none, "--maxdict", "100");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("at least 256 bytes"), "{}", stderr(&o));
+    let o = run!("train", samples, "-o", none, "-B", "1M");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!none.exists());
+}

@@ -157,7 +157,11 @@ fn main() {
     println!("|---|---|---|---|---|");
     let mixed: Vec<Vec<u8>> = (0..2000u64)
         .map(|i| {
-            let shape = if i % 3 == 0 { Shape::Records } else { Shape::Text };
+            let shape = if i % 3 == 0 {
+                Shape::Records
+            } else {
+                Shape::Text
+            };
             generate(shape, 500 + (i as usize * 53) % 6000, 9000 + i)
         })
         .collect();

@@ -3,7 +3,9 @@
 //! the same samples.
 //!
 //! `cargo run --release -p zarkit-benches --bin train_diff [-- --cases N --seed S
-//! --finalize]`.
+//! --finalize]`, or `-- --dir DIR [--maxdict BYTES]` to compare on the files under DIR
+//! gathered as `zstd --train` gathers them (name order, its shuffle, empty files skipped,
+//! the first 128 KiB of each).
 //!
 //! Each case draws a shape, 0 to 400 samples (fresh draws of the shape or cuts of one
 //! stream) of 0 B to 160 KiB, and a capacity of 0 B to 112 KiB. Both sides must make the
@@ -32,6 +34,12 @@ fn main() -> ExitCode {
     let cases = num("--cases", 100) as usize;
     let seed = num("--seed", 0x7EA1);
     let finalize = args.iter().any(|a| a == "--finalize");
+    if let Some(dir) = value("--dir") {
+        return compare_dir(
+            std::path::Path::new(dir),
+            num("--maxdict", 112_640) as usize,
+        );
+    }
     let mut rng = SplitMix64::new(seed);
     let (mut identical, mut refused, mut failed) = (0, 0, 0);
     let started = Instant::now();
@@ -43,7 +51,11 @@ fn main() -> ExitCode {
             let len = rng.below((case.capacity + case.capacity / 4).min(64 * 1024) as u64 + 1);
             let content = generate(shape, len as usize, rng.next_u64());
             let level = rng.below(30) as i32 - 7;
-            let dict_id = if rng.below(2) == 0 { 0 } else { rng.next_u64() as u32 };
+            let dict_id = if rng.below(2) == 0 {
+                0
+            } else {
+                rng.next_u64() as u32
+            };
             let outcome = train_cases::check_finalize(&case, &content, level, dict_id);
             if let Outcome::Failed(why) = &outcome {
                 eprintln!(
@@ -77,5 +89,61 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Train both ways on the files under `dir`, gathered as `zstd --train DIR/*` gathers them.
+fn compare_dir(dir: &std::path::Path, capacity: usize) -> ExitCode {
+    fn walk(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        if p.is_dir() {
+            let mut entries: Vec<_> = std::fs::read_dir(p)
+                .expect("readable directory")
+                .map(|e| e.expect("directory entry").path())
+                .collect();
+            entries.sort();
+            for e in entries {
+                walk(&e, out);
+            }
+        } else {
+            out.push(p.to_path_buf());
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    zarkit::zstd::shuffle_like_zstd(&mut files);
+    let samples: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| {
+            let mut data = std::fs::read(f).expect("readable file");
+            data.truncate(128 * 1024);
+            data
+        })
+        .filter(|d| !d.is_empty())
+        .collect();
+    let case = train_cases::TrainCase {
+        name: dir.display().to_string(),
+        samples,
+        capacity,
+    };
+    match train_cases::check_train(&case) {
+        Outcome::Identical(n) => {
+            println!(
+                "{}: identical, {n} bytes from {} samples",
+                case.name,
+                case.samples.len()
+            );
+            ExitCode::SUCCESS
+        }
+        Outcome::BothRefused(native, ours) => {
+            println!(
+                "{}: both refused (libzstd: {native}; ours: {ours})",
+                case.name
+            );
+            ExitCode::SUCCESS
+        }
+        Outcome::Failed(why) => {
+            println!("{}: {why}", case.name);
+            ExitCode::FAILURE
+        }
     }
 }

@@ -23,7 +23,9 @@ use compress::{block, frame, window};
 pub use decode::{Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact};
 pub use error::ZstdError;
 pub use params::{CParams, Strategy};
-pub use train::{FinalizeOptions, MIN_DICTIONARY_SIZE, finalize_dictionary, train_dictionary};
+pub use train::{
+    FinalizeOptions, MIN_DICTIONARY_SIZE, finalize_dictionary, shuffle_like_zstd, train_dictionary,
+};
 
 /// The highest compression level libzstd accepts.
 pub const MAX_LEVEL: i32 = 22;

@@ -65,6 +65,24 @@ pub fn train_dictionary<S: AsRef<[u8]>>(
     fastcover::train(&Samples::new(samples), capacity)
 }
 
+/// Put `items` (sample files) in the order `zstd --train` loads them: a Fisher-Yates
+/// shuffle driven by its fixed pseudo-random sequence, so that a cut at a size limit takes
+/// files from everywhere. Training on the files in this order reproduces `zstd --train`'s
+/// dictionary from the files in the original order.
+///
+/// Mirrors DiB_shuffle (and DiB_rand) of the `zstd` program.
+pub fn shuffle_like_zstd<T>(items: &mut [T]) {
+    let mut seed: u32 = 0xFD2F_B528;
+    let mut next = || {
+        seed = (seed.wrapping_mul(2_654_435_761) ^ 2_246_822_519).rotate_left(13);
+        seed >> 5
+    };
+    for i in (1..items.len()).rev() {
+        let j = next() as usize % (i + 1);
+        items.swap(i, j);
+    }
+}
+
 /// Options of [`finalize_dictionary`] (`ZDICT_params_t`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FinalizeOptions {
