@@ -16,6 +16,13 @@ pub trait BlockCompressor: Send + Sync {
     fn context(&self) -> Result<Box<dyn BlockContext>, std::io::Error>;
     /// A short human-readable description (for `info` and progress output).
     fn describe(&self) -> String;
+    /// The zstd dictionary its frames are compressed with (a formatted dictionary, its ID
+    /// not 0), which the writer stores in the archive's meta sections (the dictionary
+    /// extension, [`VERSION_META`](super::format::VERSION_META)); `None` (the default) for
+    /// plain v1 archives.
+    fn dictionary(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// A per-thread block compression context.
@@ -109,6 +116,93 @@ impl BlockContext for ZstdContext {
     }
 }
 
+/// zstd with a dictionary: each block is one zstd frame at the dictionary's level that
+/// names the dictionary's ID, as libzstd 1.5.7's
+/// `ZSTD_compress_usingCDict(cctx, dst, cap, block, 65536, ZSTD_createCDict(dict, size,
+/// level))`. The archive stores the dictionary (see [`BlockCompressor::dictionary`]).
+#[derive(Clone)]
+pub struct ZstdWithDictionary {
+    dict: std::sync::Arc<zstd::EncoderDictionary>,
+    bytes: std::sync::Arc<[u8]>,
+}
+
+impl std::fmt::Debug for ZstdWithDictionary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZstdWithDictionary")
+            .field("level", &self.dict.level())
+            .field("id", &self.dict.id())
+            .field("len", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl ZstdWithDictionary {
+    /// Prepare `dict` for `level`. The dictionary must be in the zstd format (as
+    /// `zarchive train` and `zstd --train` write it), so that frames name it by its ID;
+    /// raw content is refused, as is a damaged header or an ID of 0.
+    pub fn new(dict: &[u8], level: i32) -> Result<Self, zstd::ZstdError> {
+        let prepared = zstd::EncoderDictionary::new(dict, level)?;
+        if prepared.id() == 0 {
+            return Err(zstd::ZstdError::BadDictionary {
+                reason: "an archive needs a zstd-format dictionary with an ID (raw content, or an ID of 0, cannot be named by frames)",
+            });
+        }
+        // The reader parses the same bytes; refuse here what it would refuse there.
+        zstd::DecoderDictionary::new(dict)?;
+        Ok(ZstdWithDictionary {
+            dict: std::sync::Arc::new(prepared),
+            bytes: dict.into(),
+        })
+    }
+    /// The dictionary's ID.
+    pub fn id(&self) -> u32 {
+        self.dict.id()
+    }
+    /// The compression level.
+    pub fn level(&self) -> i32 {
+        self.dict.level()
+    }
+}
+
+struct ZstdDictContext {
+    cctx: zstd::Compressor,
+    dict: std::sync::Arc<zstd::EncoderDictionary>,
+}
+
+impl BlockCompressor for ZstdWithDictionary {
+    fn context(&self) -> Result<Box<dyn BlockContext>, std::io::Error> {
+        let cctx = zstd::Compressor::new(self.level()).map_err(std::io::Error::other)?;
+        Ok(Box::new(ZstdDictContext {
+            cctx,
+            dict: self.dict.clone(),
+        }))
+    }
+    fn describe(&self) -> String {
+        format!(
+            "zstd level {} with dictionary {} ({} bytes)",
+            self.level(),
+            self.id(),
+            self.bytes.len()
+        )
+    }
+    fn dictionary(&self) -> Option<&[u8]> {
+        Some(&self.bytes)
+    }
+}
+
+impl BlockContext for ZstdDictContext {
+    fn compress_block(
+        &mut self,
+        block: &[u8; BLOCK_SIZE],
+        out: &mut Vec<u8>,
+    ) -> Result<(), std::io::Error> {
+        self.cctx
+            .compress_prepared_into(block, &self.dict, out)
+            .map_err(std::io::Error::other)?;
+        Ok(())
+    }
+}
+
 /// Something that can decode the zstd frames of ZAR blocks: the reader's side of
 /// [`BlockCompressor`]. The default, [`ZstdDecompressor`], is this crate's decoder; another
 /// one (a benchmark's native libzstd, say) plugs in through
@@ -127,6 +221,22 @@ pub trait BlockDecodeContext: Send {
     /// exactly: producing fewer or more bytes is an error
     /// ([`zstd::ZstdError::SizeMismatch`], [`zstd::ZstdError::TooLarge`]).
     fn decode_block(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), zstd::ZstdError>;
+    /// As [`BlockDecodeContext::decode_block`], for frames that name `dict` (the archive's
+    /// dictionary with the ID their headers name): every frame must name it. A context
+    /// without dictionary support refuses ([`zstd::ZstdError::DictionaryRequired`], the
+    /// default).
+    fn decode_block_with_dictionary(
+        &mut self,
+        stored: &[u8],
+        out: &mut [u8],
+        dict: &zstd::DecoderDictionary,
+    ) -> Result<(), zstd::ZstdError> {
+        let _ = (stored, out);
+        Err(zstd::ZstdError::DictionaryRequired {
+            at: 0,
+            dict_id: dict.id(),
+        })
+    }
 }
 
 /// The built-in block decoder: [`zstd::Decoder::decompress_exact`].
@@ -144,6 +254,17 @@ impl BlockDecompressor for ZstdDecompressor {
 
 impl BlockDecodeContext for zstd::Decoder {
     fn decode_block(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), zstd::ZstdError> {
+        // A frame of a block decoded without a dictionary names none.
+        self.set_required_dictionary(None);
+        self.decompress_exact(stored, out)
+    }
+    fn decode_block_with_dictionary(
+        &mut self,
+        stored: &[u8],
+        out: &mut [u8],
+        dict: &zstd::DecoderDictionary,
+    ) -> Result<(), zstd::ZstdError> {
+        self.set_required_dictionary(Some(dict));
         self.decompress_exact(stored, out)
     }
 }

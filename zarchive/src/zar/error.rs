@@ -26,8 +26,10 @@ pub enum ZarError {
         /// What is missing or wrong.
         reason: String,
     },
-    /// The footer's version word is not ZAR v1.
-    #[error("unsupported ZAR version 0x{found:08X} (only version 1, 0x61BF3A01, is supported)")]
+    /// The footer's version word is neither ZAR v1 nor its dictionary extension.
+    #[error(
+        "unsupported ZAR version 0x{found:08X} (supported: version 1, 0x61BF3A01, and its dictionary extension, 0x61BF3AD1)"
+    )]
     UnsupportedVersion {
         /// The version word found.
         found: u32,

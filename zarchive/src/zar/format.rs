@@ -2,7 +2,9 @@
 //!
 //! All integers are big-endian. An archive is: compressed blocks, 0–7 zero bytes of
 //! alignment, offset records, name table, file tree, two empty meta sections and a
-//! 144-byte footer that locates everything else.
+//! 144-byte footer that locates everything else. The dictionary extension ([`VERSION_META`])
+//! fills the meta sections: a directory of tagged payloads ([`MetaEntry`]), one of which is
+//! a zstd dictionary that blocks select by their frames' dictionary ID.
 
 /// Size of one block of the uncompressed data stream.
 pub const BLOCK_SIZE: usize = 65536;
@@ -18,6 +20,10 @@ pub const NODE_SIZE: usize = 16;
 pub const FOOTER_SIZE: usize = 144;
 /// The footer's version word ("kVersion1"), which doubles as an extended magic.
 pub const VERSION_1: u32 = 0x61BF_3A01;
+/// The footer's version word of this project's dictionary extension: the v1 layout with a
+/// meta directory in use (`../shared/docs/dictionaries.md` §5). Readers that know only v1
+/// refuse it, as the reference tool does, instead of writing empty files.
+pub const VERSION_META: u32 = 0x61BF_3AD1;
 /// The footer's magic word, the last four bytes of every archive.
 pub const MAGIC: u32 = 0x169F_52D6;
 /// Offset of the SHA-256 digest inside the footer.
@@ -263,6 +269,137 @@ impl RawNode {
     }
 }
 
+/// The meta directory's first word, `'ZMD1'`.
+pub const META_DIRECTORY_MAGIC: u32 = 0x5A4D_4431;
+/// Bytes of the meta directory's header: magic and entry count.
+pub const META_HEADER_SIZE: usize = 8;
+/// Bytes of one meta directory entry.
+pub const META_ENTRY_SIZE: usize = 32;
+/// The tag of a zstd dictionary payload, `'ZDCT'`.
+pub const TAG_DICTIONARY: u32 = 0x5A44_4354;
+/// Entry flag: a reader that does not know the tag must refuse the archive.
+pub const META_FLAG_REQUIRED: u32 = 1;
+
+/// One entry of the meta directory: a tagged payload in the meta-data section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MetaEntry {
+    /// What the payload is ([`TAG_DICTIONARY`]).
+    pub tag: u32,
+    /// [`META_FLAG_REQUIRED`]; the other bits are reserved (zero).
+    pub flags: u32,
+    /// Offset of the payload, relative to the meta-data section.
+    pub offset: u64,
+    /// Length of the payload.
+    pub size: u64,
+    /// Tag-specific: a dictionary's ID in the low 32 bits.
+    pub param: u64,
+}
+
+impl MetaEntry {
+    /// Decode one entry.
+    pub fn parse(b: &[u8; META_ENTRY_SIZE]) -> MetaEntry {
+        MetaEntry {
+            tag: be_u32(b, 0),
+            flags: be_u32(b, 4),
+            offset: be_u64(b, 8),
+            size: be_u64(b, 16),
+            param: be_u64(b, 24),
+        }
+    }
+
+    /// Encode one entry.
+    pub fn to_bytes(&self) -> [u8; META_ENTRY_SIZE] {
+        let mut b = [0u8; META_ENTRY_SIZE];
+        b[0..4].copy_from_slice(&self.tag.to_be_bytes());
+        b[4..8].copy_from_slice(&self.flags.to_be_bytes());
+        b[8..16].copy_from_slice(&self.offset.to_be_bytes());
+        b[16..24].copy_from_slice(&self.size.to_be_bytes());
+        b[24..32].copy_from_slice(&self.param.to_be_bytes());
+        b
+    }
+
+    /// The tag as its four ASCII letters where printable (for messages).
+    pub fn tag_name(&self) -> String {
+        let b = self.tag.to_be_bytes();
+        if b.iter().all(|c| c.is_ascii_graphic()) {
+            format!("'{}'", String::from_utf8_lossy(&b))
+        } else {
+            format!("0x{:08X}", self.tag)
+        }
+    }
+}
+
+/// Encode a meta directory holding `entries`.
+pub fn meta_directory_bytes(entries: &[MetaEntry]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(META_HEADER_SIZE + entries.len() * META_ENTRY_SIZE);
+    b.extend_from_slice(&META_DIRECTORY_MAGIC.to_be_bytes());
+    b.extend_from_slice(&(entries.len() as u32).to_be_bytes());
+    for e in entries {
+        b.extend_from_slice(&e.to_bytes());
+    }
+    b
+}
+
+/// Decode and check a meta directory against the size of the meta-data section: the
+/// magic, a count that fills the directory exactly, no reserved flag bits, every payload
+/// inside the meta-data section and no two overlapping. Returns the entries, or what is
+/// wrong in plain words.
+pub fn parse_meta_directory(b: &[u8], data_size: u64) -> Result<Vec<MetaEntry>, String> {
+    if b.len() < META_HEADER_SIZE {
+        return Err(format!(
+            "it is {} bytes, too small for its 8-byte header",
+            b.len()
+        ));
+    }
+    let magic = be_u32(b, 0);
+    if magic != META_DIRECTORY_MAGIC {
+        return Err(format!(
+            "it starts with 0x{magic:08X}, not 'ZMD1' (0x{META_DIRECTORY_MAGIC:08X})"
+        ));
+    }
+    let count = be_u32(b, 4) as u64;
+    let expected = META_HEADER_SIZE as u64 + count * META_ENTRY_SIZE as u64;
+    if expected != b.len() as u64 {
+        return Err(format!(
+            "it says it holds {count} entries ({expected} bytes) but it is {} bytes",
+            b.len()
+        ));
+    }
+    let entries: Vec<MetaEntry> = b[META_HEADER_SIZE..]
+        .chunks_exact(META_ENTRY_SIZE)
+        .map(|c| MetaEntry::parse(c.try_into().expect("chunk of META_ENTRY_SIZE")))
+        .collect();
+    let mut spans = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        if e.flags & !META_FLAG_REQUIRED != 0 {
+            return Err(format!(
+                "entry {i} ({}) sets reserved flag bits (0x{:08X})",
+                e.tag_name(),
+                e.flags
+            ));
+        }
+        match e.offset.checked_add(e.size) {
+            Some(end) if end <= data_size => spans.push((e.offset, end, i)),
+            _ => {
+                return Err(format!(
+                    "entry {i} ({}) places {} bytes at offset {}, outside the {data_size}-byte meta-data section",
+                    e.tag_name(),
+                    e.size,
+                    e.offset
+                ));
+            }
+        }
+    }
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        let ((_, end, a), (start, _, b)) = (w[0], w[1]);
+        if start < end {
+            return Err(format!("the payloads of entries {a} and {b} overlap"));
+        }
+    }
+    Ok(entries)
+}
+
 fn be_u64(b: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&b[at..at + 8]);
@@ -303,6 +440,63 @@ mod tests {
         assert_eq!(r.block_extent(1), (110, 65536));
         assert_eq!(r.block_extent(2), (110 + 65536, 1));
         assert_eq!(OffsetRecord::parse(&r.to_bytes()), r);
+    }
+
+    #[test]
+    fn meta_directory_round_trips_and_refuses_what_does_not_fit() {
+        let e = MetaEntry {
+            tag: TAG_DICTIONARY,
+            flags: META_FLAG_REQUIRED,
+            offset: 0,
+            size: 100,
+            param: 0x1234_5678,
+        };
+        let b = meta_directory_bytes(&[e]);
+        assert_eq!(&b[..8], b"ZMD1\0\0\0\x01");
+        assert_eq!(&b[8..12], b"ZDCT");
+        assert_eq!(parse_meta_directory(&b, 100).unwrap(), vec![e]);
+        assert_eq!(e.tag_name(), "'ZDCT'");
+        // Outside the data section, by a byte or by wrapping.
+        assert!(
+            parse_meta_directory(&b, 99)
+                .unwrap_err()
+                .contains("outside")
+        );
+        let wrap = MetaEntry {
+            offset: u64::MAX,
+            ..e
+        };
+        let err = parse_meta_directory(&meta_directory_bytes(&[wrap]), 100).unwrap_err();
+        assert!(err.contains("outside"), "{err}");
+        // A count that does not fill the directory exactly, a huge count.
+        let mut short = b.clone();
+        short[7] = 2;
+        assert!(
+            parse_meta_directory(&short, 100)
+                .unwrap_err()
+                .contains("2 entries")
+        );
+        short[4] = 0xFF;
+        assert!(parse_meta_directory(&short, 100).is_err());
+        // Reserved flags; overlapping payloads; a wrong magic.
+        let flagged = MetaEntry { flags: 3, ..e };
+        let err = parse_meta_directory(&meta_directory_bytes(&[flagged]), 100).unwrap_err();
+        assert!(err.contains("reserved flag"), "{err}");
+        let other = MetaEntry {
+            offset: 99,
+            size: 1,
+            ..e
+        };
+        let err = parse_meta_directory(&meta_directory_bytes(&[e, other]), 100).unwrap_err();
+        assert!(err.contains("overlap"), "{err}");
+        let mut magic = b;
+        magic[0] = b'X';
+        assert!(
+            parse_meta_directory(&magic, 100)
+                .unwrap_err()
+                .contains("ZMD1")
+        );
+        assert!(parse_meta_directory(&[], 0).is_err());
     }
 
     #[test]

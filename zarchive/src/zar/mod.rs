@@ -23,7 +23,7 @@ pub mod wua;
 
 pub use compressor::{
     BlockCompressor, BlockContext, BlockDecodeContext, BlockDecompressor, REFERENCE_LEVEL, Stored,
-    Zstd, ZstdDecompressor,
+    Zstd, ZstdDecompressor, ZstdWithDictionary,
 };
 pub use error::{ExtractFailure, ZarError};
 pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
@@ -31,7 +31,8 @@ pub use merge::{Source, merge, merge_to};
 pub use names::UnsafeName;
 pub use pack::{PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to};
 pub use reader::{
-    Archive, DEFAULT_CACHE_BLOCKS, Entry, EntryId, EntryKind, FileReader, OpenOptions, Walk,
+    Archive, ArchiveDictionary, DEFAULT_CACHE_BLOCKS, Entry, EntryId, EntryKind, FileReader,
+    OpenOptions, Walk,
 };
 pub use source::ReadAt;
 pub use verify::{BlockProblem, VerifyEvent, VerifyOptions, VerifyReport, verify};

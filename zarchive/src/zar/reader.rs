@@ -194,6 +194,22 @@ pub struct Archive {
     decompressor: Arc<dyn BlockDecompressor>,
     /// Idle decoding contexts, taken by the thread that decodes a block.
     decoders: Mutex<Vec<Box<dyn BlockDecodeContext>>>,
+    /// The dictionaries of the dictionary extension (none in v1 archives).
+    dictionaries: Vec<ArchiveDictionary>,
+}
+
+/// A zstd dictionary an archive holds (the dictionary extension): blocks whose frames name
+/// its ID decode with it.
+#[derive(Debug, Clone)]
+pub struct ArchiveDictionary {
+    /// Its ID, as frames name it.
+    pub id: u32,
+    /// Where its bytes lie in the archive file.
+    pub offset: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The dictionary, parsed once and shared by every decoding context.
+    pub dictionary: zstd::DecoderDictionary,
 }
 
 impl std::fmt::Debug for Archive {
@@ -277,7 +293,7 @@ impl Archive {
                 ),
             });
         }
-        if footer.version != VERSION_1 {
+        if footer.version != VERSION_1 && footer.version != VERSION_META {
             return Err(ZarError::UnsupportedVersion {
                 found: footer.version,
             });
@@ -354,6 +370,13 @@ impl Archive {
             .map(|c| RawNode::parse(c.try_into().expect("chunk of NODE_SIZE")))
             .collect();
 
+        // v1 readers ignore the meta sections; the extension's must validate.
+        let dictionaries = if footer.version == VERSION_META {
+            let dir = read_section("meta directory", footer.meta_directory)?;
+            read_dictionaries(&*source, &footer, &dir)?
+        } else {
+            Vec::new()
+        };
         let (block_count, first_bad_block) = present_blocks(&records, footer.compressed_data.size);
         let mut archive = Archive {
             source,
@@ -367,6 +390,7 @@ impl Archive {
             cache: Mutex::new(BlockCache::new(opts.cache_blocks)),
             decompressor: opts.decompressor.clone(),
             decoders: Mutex::new(Vec::new()),
+            dictionaries,
         };
         archive.build_tree(&raw_nodes, first_bad_block)?;
         Ok(archive)
@@ -753,7 +777,10 @@ impl Archive {
             .ok()
             .and_then(|mut d| d.pop())
             .unwrap_or_else(|| self.decompressor.context());
-        let result = dec.decode_block(stored, out);
+        let result = match self.block_dictionary(block, stored)? {
+            None => dec.decode_block(stored, out),
+            Some(dict) => dec.decode_block_with_dictionary(stored, out, dict),
+        };
         if let Ok(mut pool) = self.decoders.lock() {
             pool.push(dec);
         }
@@ -773,6 +800,48 @@ impl Archive {
                 source: Some(e),
             }
         })
+    }
+
+    /// The dictionary `block`'s frames are decoded with: the one whose ID its first frame
+    /// names, none when it names none (always in a v1 archive: its frames must then name
+    /// none).
+    fn block_dictionary(
+        &self,
+        block: u64,
+        stored: &[u8],
+    ) -> Result<Option<&zstd::DecoderDictionary>, ZarError> {
+        if self.dictionaries.is_empty() {
+            return Ok(None);
+        }
+        let id = zstd::frame_dictionary_id(stored).map_err(|e| ZarError::Block {
+            block,
+            reason: e.to_string(),
+            source: Some(e),
+        })?;
+        if id == 0 {
+            return Ok(None);
+        }
+        match self.dictionaries.iter().find(|d| d.id == id) {
+            Some(d) => Ok(Some(&d.dictionary)),
+            None => Err(ZarError::Block {
+                block,
+                reason: format!(
+                    "its frame names dictionary {id}, which the archive does not hold (it holds {})",
+                    self.dictionaries
+                        .iter()
+                        .map(|d| d.id.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                source: None,
+            }),
+        }
+    }
+
+    /// The zstd dictionaries the archive holds (the dictionary extension; empty for a v1
+    /// archive).
+    pub fn dictionaries(&self) -> &[ArchiveDictionary] {
+        &self.dictionaries
     }
 
     /// Read one decoded block through the cache, taking its stored bytes from `batch`
@@ -1002,6 +1071,80 @@ impl BlockBatch {
 
 /// Offset records describe `records.len() * 16` slots; the present blocks are the leading
 /// slots whose stored extent lies inside the compressed-data section. Also returns the first
+/// The dictionaries of an archive with the dictionary extension: every entry of its meta
+/// directory (`dir`) checked, unknown tags marked required refused by name, every `ZDCT`
+/// payload a zstd-format dictionary whose ID (not 0, not repeated) the entry names.
+fn read_dictionaries(
+    source: &dyn ReadAt,
+    footer: &Footer,
+    dir: &[u8],
+) -> Result<Vec<ArchiveDictionary>, ZarError> {
+    let data = footer.meta_data;
+    let entries = parse_meta_directory(dir, data.size)
+        .map_err(|reason| bad_section("meta directory", footer.meta_directory, reason))?;
+    let mut dictionaries: Vec<ArchiveDictionary> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let bad = |reason: String| {
+            bad_section(
+                "meta directory",
+                footer.meta_directory,
+                format!("entry {i} ({}): {reason}", e.tag_name()),
+            )
+        };
+        if e.tag != TAG_DICTIONARY {
+            if e.flags & META_FLAG_REQUIRED != 0 {
+                return Err(bad(
+                    "an unknown tag marked required: the archive needs a reader that knows it"
+                        .into(),
+                ));
+            }
+            continue;
+        }
+        let id = e.param as u32;
+        if e.param >> 32 != 0 || id == 0 {
+            return Err(bad(format!(
+                "0x{:016X} is not a dictionary ID (a non-zero 32-bit number)",
+                e.param
+            )));
+        }
+        // Inside the meta-data section (checked above), which lies inside the file.
+        let offset = data.offset + e.offset;
+        let mut bytes = vec![0u8; e.size as usize];
+        source
+            .read_exact_at(offset, &mut bytes)
+            .map_err(|err| ZarError::io(format!("cannot read dictionary {id}"), err))?;
+        if bytes.len() < 8 || bytes[..4] != zstd_dict_magic() {
+            return Err(bad(format!(
+                "the {}-byte payload is not a zstd-format dictionary (no dictionary magic number)",
+                bytes.len()
+            )));
+        }
+        let named = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+        if named != id {
+            return Err(bad(format!(
+                "the entry names dictionary {id} but the dictionary's own ID is {named}"
+            )));
+        }
+        if dictionaries.iter().any(|d| d.id == id) {
+            return Err(bad(format!("dictionary {id} is stored twice")));
+        }
+        let dictionary = zstd::DecoderDictionary::new(&bytes)
+            .map_err(|err| bad(format!("dictionary {id} is damaged: {err}")))?;
+        dictionaries.push(ArchiveDictionary {
+            id,
+            offset,
+            size: e.size,
+            dictionary,
+        });
+    }
+    Ok(dictionaries)
+}
+
+/// The zstd dictionary magic number as stored (little-endian).
+fn zstd_dict_magic() -> [u8; 4] {
+    0xEC30_A437u32.to_le_bytes()
+}
+
 /// slot that is not, with the reason, for error messages.
 fn present_blocks(records: &[OffsetRecord], data_size: u64) -> (u64, Option<(u64, String)>) {
     let mut count = 0u64;

@@ -179,6 +179,8 @@ pub struct ArchiveWriter<W: Write> {
     raw_blocks: u64,
     warnings: Vec<WriteWarning>,
     failed: bool,
+    /// The compressor's dictionary, stored in the meta sections at the end.
+    dictionary: Option<Vec<u8>>,
 }
 
 impl<W: Write> std::fmt::Debug for ArchiveWriter<W> {
@@ -204,6 +206,18 @@ impl<W: Write> ArchiveWriter<W> {
                 e,
             )
         })?;
+        let dictionary = opts.compressor.dictionary().map(<[u8]>::to_vec);
+        if let Some(dict) = &dictionary
+            && (dict.len() < 8 || dict[..4] != 0xEC30_A437u32.to_le_bytes() || dict[4..8] == [0; 4])
+        {
+            return Err(ZarError::io(
+                format!("the {} compressor", opts.compressor.describe()),
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "its dictionary is not a zstd-format dictionary with an ID",
+                ),
+            ));
+        }
         let pending = pipeline.buffer();
         Ok(ArchiveWriter {
             out: HashingWriter {
@@ -232,6 +246,7 @@ impl<W: Write> ArchiveWriter<W> {
             raw_blocks: 0,
             warnings: Vec::new(),
             failed: false,
+            dictionary,
         })
     }
 
@@ -533,6 +548,23 @@ impl<W: Write> ArchiveWriter<W> {
         let tree = self.tree_bytes();
         self.put(&tree, "file tree")?;
         let meta_offset = self.out.pos;
+        // The dictionary extension: a directory naming the dictionary, then its bytes.
+        let (meta_dir_size, meta_data_size, version) = match self.dictionary.take() {
+            None => (0, 0, VERSION_1),
+            Some(dict) => {
+                let id = u32::from_le_bytes([dict[4], dict[5], dict[6], dict[7]]);
+                let dir = meta_directory_bytes(&[MetaEntry {
+                    tag: TAG_DICTIONARY,
+                    flags: META_FLAG_REQUIRED,
+                    offset: 0,
+                    size: dict.len() as u64,
+                    param: u64::from(id),
+                }]);
+                self.put(&dir, "meta directory")?;
+                self.put(&dict, "dictionary")?;
+                (dir.len() as u64, dict.len() as u64, VERSION_META)
+            }
+        };
 
         let mut footer = Footer {
             compressed_data: Section {
@@ -553,15 +585,15 @@ impl<W: Write> ArchiveWriter<W> {
             },
             meta_directory: Section {
                 offset: meta_offset,
-                size: 0,
+                size: meta_dir_size,
             },
             meta_data: Section {
-                offset: meta_offset,
-                size: 0,
+                offset: meta_offset + meta_dir_size,
+                size: meta_data_size,
             },
             integrity_hash: [0; HASH_SIZE],
-            total_size: meta_offset + FOOTER_SIZE as u64,
-            version: VERSION_1,
+            total_size: meta_offset + meta_dir_size + meta_data_size + FOOTER_SIZE as u64,
+            version,
             magic: MAGIC,
         };
         self.out.hasher.update(footer.to_bytes());

@@ -67,6 +67,27 @@ impl DecoderDictionary {
     }
 }
 
+/// The dictionary ID named by the first zstd frame of `src` (skippable frames before it
+/// are skipped): 0 when it names none, or when `src` holds no zstd frame. Only the frame
+/// header is read.
+///
+/// # Errors
+/// A typed error when the header is truncated or invalid (reserved bit, unknown magic).
+pub fn frame_dictionary_id(src: &[u8]) -> Result<u32, ZstdError> {
+    let mut pos = 0usize;
+    while pos < src.len() {
+        match frame::frame_kind(&src[pos..], pos)? {
+            frame::FrameKind::Skippable(n) => pos += n,
+            frame::FrameKind::Zstd => {
+                let hdr =
+                    frame::parse_frame_header(&src[pos..], pos, u64::MAX, frame::DictIds::Any)?;
+                return Ok(hdr.dict_id);
+            }
+        }
+    }
+    Ok(0)
+}
+
 /// A reusable decoder context (keeps its tables and literal buffer between calls).
 pub struct Decoder {
     ctx: Box<DCtx>,
@@ -119,6 +140,17 @@ impl Decoder {
     /// Mirrors ZSTD_DCtx_refDDict.
     pub fn set_dictionary(&mut self, dict: Option<&DecoderDictionary>) {
         self.ctx.dict = dict.map(|d| d.tables.clone());
+        self.ctx.dict_id_required = false;
+    }
+
+    /// Decode every following frame with `dict`, as [`Decoder::set_dictionary`], except that
+    /// every frame must name `dict`'s ID: a frame that names none is refused
+    /// ([`ZstdError::DictionaryIdMissing`]) rather than decoded with the dictionary. With
+    /// `None`, frames must name no dictionary. This is the rule of ZAR blocks, where a frame
+    /// naming no dictionary was compressed without one.
+    pub fn set_required_dictionary(&mut self, dict: Option<&DecoderDictionary>) {
+        self.set_dictionary(dict);
+        self.ctx.dict_id_required = true;
     }
 
     /// Whether this context runs the block loop compiled for x86-64-v3 (AVX2, BMI1/2),

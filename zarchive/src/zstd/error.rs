@@ -89,6 +89,17 @@ pub enum ZstdError {
         /// The ID of the dictionary given (0 for raw content).
         given_dict_id: u32,
     },
+    /// The frame at `at` names no dictionary where every frame must name `dict_id` (a
+    /// decoder set with [`crate::zstd::Decoder::set_required_dictionary`]).
+    #[error(
+        "zstd frame at byte {at}: it names no dictionary, and frames here must name dictionary {dict_id}"
+    )]
+    DictionaryIdMissing {
+        /// Byte offset in the input where the problem was found.
+        at: usize,
+        /// The dictionary ID required.
+        dict_id: u32,
+    },
     /// A dictionary's bytes do not form a zstd dictionary.
     #[error("zstd dictionary: {reason}")]
     BadDictionary {

@@ -20,7 +20,9 @@ mod train;
 pub use compress::params;
 use compress::{block, frame, window};
 
-pub use decode::{Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact};
+pub use decode::{
+    Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact, frame_dictionary_id,
+};
 pub use error::ZstdError;
 pub use params::{CParams, Strategy};
 pub use train::{

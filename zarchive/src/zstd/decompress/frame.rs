@@ -39,6 +39,8 @@ pub(crate) enum DictIds {
     Only(u32),
     /// Any (sizing an output from the headers, before any dictionary matters).
     Any,
+    /// Exactly this ID: a frame naming none is refused too.
+    Exactly(u32),
 }
 
 /// A parsed frame header.
@@ -160,16 +162,22 @@ pub(crate) fn parse_frame_header(
         window = content_size.unwrap_or(u64::MAX);
     }
     match dict_ids {
+        DictIds::Exactly(required) if dict == 0 => {
+            return Err(ZstdError::DictionaryIdMissing {
+                at,
+                dict_id: required,
+            });
+        }
         _ if dict == 0 => {}
         DictIds::Missing => return Err(ZstdError::DictionaryRequired { at, dict_id: dict }),
-        DictIds::Only(given) if given != dict => {
+        DictIds::Only(given) | DictIds::Exactly(given) if given != dict => {
             return Err(ZstdError::WrongDictionary {
                 at,
                 frame_dict_id: dict,
                 given_dict_id: given,
             });
         }
-        DictIds::Only(_) | DictIds::Any => {}
+        DictIds::Only(_) | DictIds::Exactly(_) | DictIds::Any => {}
     }
     if window > max_window {
         return Err(ZstdError::WindowTooLarge {

@@ -65,6 +65,8 @@ pub(crate) struct DCtx {
     pub(crate) max_window: u64,
     /// The dictionary every frame starts from (frames naming another are refused).
     pub(crate) dict: Option<Arc<DictTables>>,
+    /// Frames must name the dictionary's ID (a frame naming none is refused too).
+    pub(crate) dict_id_required: bool,
     /// A copy of the dictionary's content followed by room for a small output (see
     /// `frame::decompress_frames`), kept between calls.
     dict_scratch: Vec<u8>,
@@ -110,6 +112,7 @@ impl DCtx {
             reps: REP_START,
             max_window,
             dict: None,
+            dict_id_required: false,
             dict_scratch: Vec::new(),
             scratch_dict: None,
             isa: Isa::detect(),
@@ -145,6 +148,7 @@ impl DCtx {
     /// raw content).
     pub(crate) fn dict_ids(&self) -> frame::DictIds {
         match &self.dict {
+            Some(d) if self.dict_id_required => frame::DictIds::Exactly(d.id),
             Some(d) => frame::DictIds::Only(d.id),
             None => frame::DictIds::Missing,
         }
