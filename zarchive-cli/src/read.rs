@@ -504,6 +504,12 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
     }
     let data: u64 = archive.walk().map(|e| e.size()).sum();
     let titles = zar::wua::titles(&archive);
+    let dicts = archive.dictionaries();
+    let format = if dicts.is_empty() {
+        "ZAR version 1"
+    } else {
+        "ZAR version 1 with the dictionary extension (0x61BF3AD1; other readers refuse it)"
+    };
     if a.json {
         let titles: Vec<serde_json::Value> = titles
             .iter()
@@ -519,7 +525,7 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
             .collect();
         let v = serde_json::json!({
             "archive": a.archive.display().to_string(),
-            "format": "ZAR v1",
+            "format": if dicts.is_empty() { "ZAR v1" } else { "ZAR v1 + dictionary extension" },
             "archive_size": archive.archive_size(),
             "files": archive.file_count(),
             "directories": archive.dir_count(),
@@ -528,6 +534,10 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
             "raw_blocks": raw,
             "compressed_data": f.compressed_data.size,
             "sha256": hex(&f.integrity_hash),
+            "dictionaries": dicts
+                .iter()
+                .map(|d| serde_json::json!({"id": d.id, "size": d.size}))
+                .collect::<Vec<_>>(),
             "titles": titles,
         });
         let text =
@@ -536,7 +546,7 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
     }
     let mut lines = vec![
         format!("archive:          {}", a.archive.display()),
-        "format:           ZAR version 1".to_string(),
+        format!("format:           {format}"),
         format!(
             "archive size:     {}",
             count(archive.archive_size(), "byte", "bytes")
@@ -566,6 +576,13 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
         count(f.names.size, "byte", "bytes"),
         count(f.file_tree.size / 16, "node", "nodes")
     ));
+    for d in dicts {
+        lines.push(format!(
+            "dictionary:       ID {} ({}, zstd format), used by the blocks whose frames name it",
+            d.id,
+            count(d.size, "byte", "bytes")
+        ));
+    }
     lines.push(format!("SHA-256 (footer): {}", hex(&f.integrity_hash)));
     if !titles.is_empty() {
         lines.push(format!("titles:           {}", titles.len()));

@@ -319,3 +319,119 @@ fn train_writes_the_dictionary_zstd_train_would_and_it_compresses() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(!none.exists());
 }
+
+#[test]
+fn pack_with_a_dictionary_file_or_auto_says_what_it_chose_and_reads_back() {
+    let d = tempfile::tempdir().unwrap();
+    let samples = d.path().join("samples");
+    sample_files(&samples, 60);
+    let dict = d.path().join("d.dict");
+    let o = run!("train", samples, "-o", dict, "--maxdict", "8K");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+
+    // A given dictionary: the dictionary extension, named by `info`, verified, extracted.
+    let out = d.path().join("with.zar");
+    let o = run!("pack", samples, "-o", out, "--dict", dict, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(
+        &bytes[bytes.len() - 8..bytes.len() - 4],
+        &[0x61, 0xBF, 0x3A, 0xD1]
+    );
+    let o = run!("info", out);
+    let id = u32::from_le_bytes(std::fs::read(&dict).unwrap()[4..8].try_into().unwrap());
+    assert!(
+        stdout(&o).contains(&format!("dictionary:       ID {id}")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("dictionary extension"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run!("info", "--json", out);
+    assert!(
+        stdout(&o).contains(&format!("\"id\": {id}")),
+        "{}",
+        stdout(&o)
+    );
+    let o = run!("verify", out);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let x = d.path().join("x");
+    let o = run!("extract", out, "-C", x, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for e in std::fs::read_dir(&samples).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            assert_eq!(
+                std::fs::read(&p).unwrap(),
+                std::fs::read(x.join(p.file_name().unwrap())).unwrap()
+            );
+        }
+    }
+
+    // auto on a tree of a few blocks: too few to measure, plain v1, and it says so.
+    let plain = d.path().join("auto.zar");
+    let o = run!("pack", samples, "-o", plain, "--dict", "auto", "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no dictionary") && stderr(&o).contains("at least 16"),
+        "{}",
+        stderr(&o)
+    );
+    let bytes = std::fs::read(&plain).unwrap();
+    assert_eq!(
+        &bytes[bytes.len() - 8..bytes.len() - 4],
+        &[0x61, 0xBF, 0x3A, 0x01]
+    );
+
+    // auto on 2 MiB of text over a large shared vocabulary (each 64 KiB block meets much of
+    // it anew, a dictionary holds it): kept, and reported with its saving.
+    let big = d.path().join("big");
+    std::fs::create_dir_all(&big).unwrap();
+    let mut x: u32 = 7;
+    let mut next = || {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        x >> 8
+    };
+    let vocabulary: Vec<String> = (0..6000)
+        .map(|_| {
+            let len = 4 + next() as usize % 7;
+            (0..len)
+                .map(|_| (b'a' + (next() % 26) as u8) as char)
+                .collect()
+        })
+        .collect();
+    for i in 0..400 {
+        let mut text = String::new();
+        while text.len() < 5000 {
+            text.push_str(&vocabulary[next() as usize % vocabulary.len()]);
+            text.push(' ');
+        }
+        std::fs::write(big.join(format!("t{i:03}.txt")), text).unwrap();
+    }
+    let kept = d.path().join("kept.zar");
+    let o = run!("pack", big, "-o", kept, "--dict", "auto", "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("kept: it saves"), "{}", stderr(&o));
+    let o = run!("verify", kept);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+
+    // No dictionary with stored blocks; raw content is not an archive dictionary.
+    let o = run!(
+        "pack",
+        samples,
+        "-o",
+        d.path().join("s.zar"),
+        "--dict",
+        dict,
+        "-l",
+        "stored"
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let raw = samples.join("f001.json");
+    let o = run!("pack", samples, "-o", d.path().join("r.zar"), "--dict", raw);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("zstd-format"), "{}", stderr(&o));
+}

@@ -6,6 +6,7 @@
 
 mod atomic;
 mod compressor;
+mod dictionary;
 mod dirs;
 mod error;
 mod extract;
@@ -25,6 +26,7 @@ pub use compressor::{
     BlockCompressor, BlockContext, BlockDecodeContext, BlockDecompressor, REFERENCE_LEVEL, Stored,
     Zstd, ZstdDecompressor, ZstdWithDictionary,
 };
+pub use dictionary::DictionaryChoice;
 pub use error::{ExtractFailure, ZarError};
 pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
 pub use merge::{Source, merge, merge_to};

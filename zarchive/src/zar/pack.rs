@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use super::compressor::ZstdWithDictionary;
 use super::dirs::{self, DirHandle, Kind};
 use super::error::ZarError;
 use super::names;
@@ -22,6 +23,7 @@ pub struct PackOptions {
     follow_symlinks: bool,
     overwrite: bool,
     skip_invalid_names: bool,
+    auto_dictionary: Option<i32>,
 }
 
 impl PackOptions {
@@ -50,6 +52,18 @@ impl PackOptions {
     /// Whether an existing output may be replaced.
     pub(crate) fn overwrite_allowed(&self) -> bool {
         self.overwrite
+    }
+    /// Decide on a zstd dictionary before writing (`--dict auto`): train one on a sample of
+    /// the archive's blocks and keep it, compressing every block with it at `level`, only
+    /// if it saves at least 1 % of the compressed data, its own size included (see
+    /// [`DictionaryChoice`](super::DictionaryChoice), reported through
+    /// [`PackEvent::Dictionary`]). The archive then uses the dictionary extension
+    /// ([`VERSION_META`](super::format::VERSION_META)); otherwise it is plain v1, written
+    /// with the writer's compressor. `None` (the default) writes with the writer's
+    /// compressor without measuring.
+    pub fn auto_dictionary(mut self, level: Option<i32>) -> Self {
+        self.auto_dictionary = level;
+        self
     }
     /// Leave out files and directories whose names a ZAR archive cannot hold (a `\\` in a
     /// Unix file name, a drive-letter prefix), with a warning each. By default such a name
@@ -81,6 +95,8 @@ pub enum PackEvent<'a> {
     Data(u64),
     /// Something was skipped or will not work with the reference reader.
     Warning(&'a PackWarning),
+    /// `--dict auto` measured the tree and decided (before any block is written).
+    Dictionary(&'a super::DictionaryChoice),
 }
 
 /// A warning raised while packing.
@@ -270,7 +286,23 @@ pub(crate) fn write_items<W: Write>(
         files,
         bytes: items.iter().map(|i| i.size).sum(),
     });
-    let mut writer = ArchiveWriter::with_options(out, &opts.writer)?;
+    let writer_opts = match opts.auto_dictionary {
+        None => opts.writer.clone(),
+        Some(level) => {
+            let choice = super::dictionary::choose(items, level)?;
+            progress(PackEvent::Dictionary(&choice));
+            match &choice.dictionary {
+                None => opts.writer.clone(),
+                Some(dict) => {
+                    let c = ZstdWithDictionary::new(dict, level).map_err(|e| {
+                        ZarError::io("preparing the trained dictionary", std::io::Error::other(e))
+                    })?;
+                    opts.writer.clone().compressor(std::sync::Arc::new(c))
+                }
+            }
+        }
+    };
+    let mut writer = ArchiveWriter::with_options(out, &writer_opts)?;
     let mut buf = vec![0u8; 1 << 16];
     for item in items {
         let shown = String::from_utf8_lossy(&item.archive_path);
@@ -281,17 +313,9 @@ pub(crate) fn write_items<W: Write>(
             }
             (other, _) => other,
         };
-        let mut reader: Box<dyn Read + '_> = match &item.data {
-            ItemData::Dir => {
-                writer.add_dir(&item.archive_path).map_err(on_path)?;
-                continue;
-            }
-            ItemData::Disk { path, follow } => Box::new(
-                dirs::open_file(path, *follow)
-                    .map_err(|e| ZarError::path_io(path, "cannot open", e))?,
-            ),
-            ItemData::Archive(entry) => Box::new(entry.open()?),
-            ItemData::Bytes(bytes) => Box::new(&bytes[..]),
+        let Some(mut reader) = open_item(item)? else {
+            writer.add_dir(&item.archive_path).map_err(on_path)?;
+            continue;
         };
         writer.start_file(&item.archive_path).map_err(on_path)?;
         let mut read = 0u64;
@@ -334,6 +358,19 @@ pub(crate) fn write_items<W: Write>(
         warnings.push(pw);
     }
     Ok((w, PackSummary { archive, warnings }))
+}
+
+/// A reader of a file item's bytes; `None` for a directory.
+pub(crate) fn open_item<'a>(item: &'a Item<'_>) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
+    Ok(Some(match &item.data {
+        ItemData::Dir => return Ok(None),
+        ItemData::Disk { path, follow } => Box::new(
+            dirs::open_file(path, *follow)
+                .map_err(|e| ZarError::path_io(path, "cannot open", e))?,
+        ),
+        ItemData::Archive(entry) => Box::new(entry.open()?),
+        ItemData::Bytes(bytes) => Box::new(&bytes[..]),
+    }))
 }
 
 /// One directory being walked: its handle, its path in the archive, the names still to
