@@ -123,12 +123,12 @@ pub(crate) fn choose(items: &[Item<'_>], level: i32) -> Result<DictionaryChoice,
     Ok(choice)
 }
 
+/// Sampled blocks: `(training blocks, held-out blocks)`.
+type Sample = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
 /// Read the stream once and keep up to [`MAX_SAMPLED_BLOCKS`] blocks spread evenly over
-/// it: `(training blocks, held-out blocks)`.
-fn sample_blocks(
-    items: &[Item<'_>],
-    blocks: u64,
-) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), ZarError> {
+/// it.
+fn sample_blocks(items: &[Item<'_>], blocks: u64) -> Result<Sample, ZarError> {
     let sampled = blocks.min(MAX_SAMPLED_BLOCKS);
     // Sample i is block i * blocks / sampled: increasing, distinct.
     let mut wanted = (0..sampled).map(|i| i * blocks / sampled).peekable();
