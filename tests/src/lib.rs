@@ -270,25 +270,31 @@ pub mod exercise {
     }
 
     /// Valid archives the structure-aware target mutates.
-    pub const BASES: [&[u8]; 3] = [
+    pub const BASES: [&[u8]; 4] = [
         include_bytes!("../fixtures/zar/bad/long_name_200.zar"),
         include_bytes!("../fixtures/zar/bad/bad_hash.zar"),
         include_bytes!("../fixtures/zar/multi-frame/multiframe.zar"),
+        // The dictionary extension: one block compressed with a 1 KiB trained dictionary.
+        include_bytes!("../fixtures/zar/dict/dict_ext.zar"),
     ];
 
     /// Structure-aware mutation: byte 0 picks a base archive and whether to fix the hash
     /// afterwards; then each 4-byte group `(section, offset hi, offset lo, value)` overwrites
-    /// one byte inside the footer, records, names, tree or data section.
+    /// one byte inside the footer, records, names, tree or data section (and, in the
+    /// dictionary-extension base, the meta directory and meta data).
     pub fn archive_mutate(input: &[u8]) {
         let Some((&head, rest)) = input.split_first() else {
             return;
         };
-        let mut bytes = BASES[head as usize % BASES.len()].to_vec();
+        let base = head as usize % BASES.len();
+        let mut bytes = BASES[base].to_vec();
+        // The v1 bases keep their five sections (so older regression inputs mean the same).
+        let sections = if base == 3 { 7 } else { 5 };
         let footer =
             zarkit::zar::format::Footer::parse(bytes[bytes.len() - 144..].try_into().unwrap());
         let len = bytes.len();
         for g in rest.chunks_exact(4) {
-            let (start, size) = match g[0] % 5 {
+            let (start, size) = match g[0] % sections {
                 0 => (len - 144, 144),
                 1 => (
                     footer.offset_records.offset as usize,
@@ -298,6 +304,14 @@ pub mod exercise {
                 3 => (
                     footer.file_tree.offset as usize,
                     footer.file_tree.size as usize,
+                ),
+                5 => (
+                    footer.meta_directory.offset as usize,
+                    footer.meta_directory.size as usize,
+                ),
+                6 => (
+                    footer.meta_data.offset as usize,
+                    footer.meta_data.size as usize,
                 ),
                 _ => (0, footer.compressed_data.size as usize),
             };
