@@ -205,6 +205,11 @@ pub(super) fn train(samples: &Samples, capacity: usize) -> Result<Vec<u8>, ZstdE
             super::MIN_DICTIONARY_SIZE
         )));
     }
+    if capacity > u32::MAX as usize {
+        return Err(cannot_train(format!(
+            "a dictionary of {capacity} bytes was asked for; libzstd's builder counts in 32 bits"
+        )));
+    }
     let ctx = Context::new(samples)?;
     let step = ((K_MAX - K_MIN) / STEPS).max(1);
     let mut best: Option<(usize, Vec<u8>)> = None;

@@ -54,7 +54,7 @@ impl Samples {
 /// with `ZSTD_compress_usingCDict` at level 3): the same bytes for the same samples in the
 /// same order.
 ///
-/// Fails, as libzstd does, for a capacity below [`MIN_DICTIONARY_SIZE`], fewer than 7
+/// Fails, as libzstd does, for a capacity below [`MIN_DICTIONARY_SIZE`] (or above 4 GiB), fewer than 7
 /// samples (5 to learn from and one to measure with), samples totalling under 8 bytes or
 /// 4 GiB and more, and samples from which no table can be built. It also refuses samples
 /// whose learning part totals under 8 bytes, which libzstd does not check.
