@@ -133,6 +133,9 @@ pub(crate) fn read_start(dict: &[u8]) -> Result<DictStart, ZstdError> {
 /// it: its parameters, its entropy start (formatted) and its content loaded into
 /// match-finder tables once (`ZSTD_dtlm_full`), to be copied into each frame's context.
 pub(crate) struct PreparedDict {
+    /// Tells prepared dictionaries apart, so that a context can keep a copy of one's
+    /// content between frames (never reused, unlike an address).
+    pub(crate) uid: u64,
     pub(crate) level: i32,
     /// The whole dictionary (`dictContent`, header included when formatted).
     pub(crate) bytes: Vec<u8>,
@@ -174,7 +177,9 @@ impl PreparedDict {
 
     /// Fill the tables of a dictionary whose header (if any) was read into `start`.
     fn load(dict: &[u8], level: i32, start: Option<DictStart>, cp: CParams) -> PreparedDict {
+        static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let mut pd = PreparedDict {
+            uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             level,
             bytes: dict.to_vec(),
             start,

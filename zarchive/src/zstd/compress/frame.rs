@@ -77,9 +77,35 @@ pub(crate) struct FrameState {
     pub(crate) huf_ws: HufWorkspace,
     /// Scratch of the post-block splitter.
     pub(crate) split: SplitState,
+    /// A dictionary's content followed by the source, the one slice the finders see.
+    joined: Vec<u8>,
+    /// The prepared dictionary whose content `joined` starts with (kept between frames).
+    joined_dict: Option<u64>,
 }
 
 impl FrameState {
+    /// `content` then `src` in one buffer, taken out of the context (give it back with
+    /// [`FrameState::put_joined`]). The content of the prepared dictionary `dict` is
+    /// copied only when the buffer does not start with it already.
+    fn take_joined(&mut self, dict: Option<u64>, content: &[u8], src: &[u8]) -> Vec<u8> {
+        let mut joined = std::mem::take(&mut self.joined);
+        if dict.is_none() || self.joined_dict != dict || joined.len() < content.len() {
+            joined.clear();
+            joined.extend_from_slice(content);
+        }
+        joined.truncate(content.len());
+        joined.extend_from_slice(src);
+        self.joined_dict = None;
+        joined
+    }
+
+    /// Give back the buffer of [`FrameState::take_joined`], which starts with the content
+    /// of `dict`.
+    fn put_joined(&mut self, joined: Vec<u8>, dict: Option<u64>) {
+        self.joined = joined;
+        self.joined_dict = dict;
+    }
+
     /// Mirrors the window upkeep of ZSTD_compress_frameChunk before each block: index
     /// overflow correction with its table reduction (ZSTD_overflowCorrectIfNeeded),
     /// ZSTD_checkDictValidity and
@@ -163,9 +189,7 @@ fn compress_frame_with_dict_split(
         st.ms.seed_from_dict(&start.entropy);
     }
     // The finders see one slice, the content first (see `Window`).
-    let mut joined = Vec::with_capacity(content.len() + src.len());
-    joined.extend_from_slice(content);
-    joined.extend_from_slice(src);
+    let joined = st.take_joined(None, content, src);
     if !src.is_empty() {
         st.ms.load_dict(&joined, content.len(), cp, false);
     }
@@ -175,6 +199,7 @@ fn compress_frame_with_dict_split(
         attached: None,
     };
     compress_frame_after(st, cp, split_enabled, &joined, dict, out);
+    st.put_joined(joined, None);
     Ok(())
 }
 
@@ -251,9 +276,7 @@ fn compress_frame_cdict(
         ..pd.cp
     };
     let content = pd.content();
-    let mut joined = Vec::with_capacity(content.len() + src.len());
-    joined.extend_from_slice(content);
-    joined.extend_from_slice(src);
+    let joined = st.take_joined(Some(pd.uid), content, src);
     // ZSTD_shouldAttachDict: small sources read the CDict's tables in place, the others
     // get a copy of them.
     let attach = src_size <= params::attach_dict_cutoff(pd.cp.strategy);
@@ -282,6 +305,7 @@ fn compress_frame_cdict(
         attached,
     };
     compress_frame_after(st, &own_cp, split_enabled, &joined, dict, out);
+    st.put_joined(joined, Some(pd.uid));
 }
 
 /// The CDict's tables as the dictMatchState finders read them in place.
@@ -328,9 +352,7 @@ pub(crate) fn compress_block_with_cdict(
     if src.len() < MIN_COMPRESS_BLOCK_SIZE {
         return 0;
     }
-    let mut joined = Vec::with_capacity(content.len() + src.len());
-    joined.extend_from_slice(content);
-    joined.extend_from_slice(src);
+    let joined = st.take_joined(Some(pd.uid), content, src);
     // A CDict with content is always attached when the size is unknown; one without is
     // not used at all, its parameters are (ZSTD_compressBegin_internal).
     let (cp, mut window, attached) = if content.is_empty() {
@@ -357,6 +379,7 @@ pub(crate) fn compress_block_with_cdict(
         rep: &mut rep,
     };
     st.ms.compress_block(job, &mut window, attached.as_ref());
+    st.put_joined(joined, Some(pd.uid));
     scratch.clear();
     block::entropy_compress(
         scratch,

@@ -36,6 +36,22 @@ struct Segment {
     score: u32,
 }
 
+/// Entries of the count tables (`2^f`).
+const TABLE_LEN: usize = 1 << F;
+/// A count per dmer hash.
+type Table<T> = Box<[T; TABLE_LEN]>;
+
+fn table<T: Copy + Default>() -> Table<T> {
+    vec![T::default(); TABLE_LEN]
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("the vector has TABLE_LEN entries"))
+}
+
+/// Learning parts of up to this many dmers get their hashes computed once for every `k`
+/// (4 bytes each); larger ones hash as they go, as libzstd does.
+const MAX_HASHED_DMERS: usize = 1 << 25;
+
 /// What every `k` shares (`FASTCOVER_ctx_t`): the samples, their split, and the dmer counts
 /// of the learning part.
 struct Context<'a> {
@@ -43,7 +59,9 @@ struct Context<'a> {
     nb_train: usize,
     /// Dmer positions in the learning part (each reads 8 bytes).
     nb_dmers: usize,
-    freqs: Vec<u32>,
+    freqs: Table<u32>,
+    /// The hash of every dmer position, when there are at most [`MAX_HASHED_DMERS`].
+    hashes: Vec<u32>,
 }
 
 fn hash(samples: &[u8], pos: usize) -> usize {
@@ -74,21 +92,41 @@ impl<'a> Context<'a> {
                 "the first {nb_train} samples, which training learns from, total {train_size} bytes; at least 8 are needed"
             )));
         }
-        let mut freqs = vec![0u32; 1 << F];
-        for i in 0..nb_train {
-            let (mut start, end) = (samples.offsets[i], samples.offsets[i + 1]);
-            while start + D <= end {
-                let h = hash(&samples.flat, start);
-                freqs[h] = freqs[h].wrapping_add(1);
-                start += 1;
-            }
-        }
-        Ok(Context {
+        let nb_dmers = train_size - D + 1;
+        let hashes = if nb_dmers <= MAX_HASHED_DMERS {
+            (0..nb_dmers)
+                .map(|pos| hash(&samples.flat, pos) as u32)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut ctx = Context {
             samples,
             nb_train,
-            nb_dmers: train_size - D + 1,
-            freqs,
-        })
+            nb_dmers,
+            freqs: table(),
+            hashes,
+        };
+        let mut freqs = table::<u32>();
+        for i in 0..nb_train {
+            let (start, end) = (samples.offsets[i], samples.offsets[i + 1]);
+            for pos in start..(end + 1).saturating_sub(D) {
+                let h = ctx.dmer_hash(pos);
+                freqs[h] = freqs[h].wrapping_add(1);
+            }
+        }
+        ctx.freqs = freqs;
+        Ok(ctx)
+    }
+
+    /// The hash of the dmer at `pos` (below `nb_dmers`), less than [`TABLE_LEN`].
+    #[inline(always)]
+    fn dmer_hash(&self, pos: usize) -> usize {
+        let h = match self.hashes.get(pos) {
+            Some(&h) => h as usize,
+            None => hash(&self.samples.flat, pos),
+        };
+        h & (TABLE_LEN - 1)
     }
 
     /// The best segment of `begin..end` for `k`; zeroes the counts of the hashes it
@@ -98,13 +136,12 @@ impl<'a> Context<'a> {
     /// Mirrors FASTCOVER_selectSegment.
     fn select_segment(
         &self,
-        freqs: &mut [u32],
+        freqs: &mut Table<u32>,
         begin: u32,
         end: u32,
         k: u32,
-        segment_freqs: &mut [u16],
+        segment_freqs: &mut Table<u16>,
     ) -> Segment {
-        let flat = &self.samples.flat;
         let dmers_in_k = k - D as u32 + 1;
         let mut best = Segment::default();
         let mut active = Segment {
@@ -113,14 +150,14 @@ impl<'a> Context<'a> {
             score: 0,
         };
         while active.end < end {
-            let idx = hash(flat, active.end as usize);
+            let idx = self.dmer_hash(active.end as usize);
             if segment_freqs[idx] == 0 {
                 active.score = active.score.wrapping_add(freqs[idx]);
             }
             active.end += 1;
             segment_freqs[idx] = segment_freqs[idx].wrapping_add(1);
             if active.end - active.begin == dmers_in_k + 1 {
-                let del = hash(flat, active.begin as usize);
+                let del = self.dmer_hash(active.begin as usize);
                 segment_freqs[del] = segment_freqs[del].wrapping_sub(1);
                 if segment_freqs[del] == 0 {
                     active.score = active.score.wrapping_sub(freqs[del]);
@@ -132,12 +169,12 @@ impl<'a> Context<'a> {
             }
         }
         while active.begin < end {
-            let del = hash(flat, active.begin as usize);
+            let del = self.dmer_hash(active.begin as usize);
             segment_freqs[del] = segment_freqs[del].wrapping_sub(1);
             active.begin += 1;
         }
         for pos in best.begin..best.end {
-            freqs[hash(flat, pos as usize)] = 0;
+            freqs[self.dmer_hash(pos as usize)] = 0;
         }
         best
     }
@@ -146,8 +183,8 @@ impl<'a> Context<'a> {
     /// starts.
     ///
     /// Mirrors FASTCOVER_buildDictionary.
-    fn build_dictionary(&self, freqs: &mut [u32], dict: &mut [u8], k: u32) -> usize {
-        let mut segment_freqs = vec![0u16; 1 << F];
+    fn build_dictionary(&self, freqs: &mut Table<u32>, dict: &mut [u8], k: u32) -> usize {
+        let mut segment_freqs = table::<u16>();
         let mut tail = dict.len();
         let (epoch_num, epoch_size) = compute_epochs(dict.len() as u32, self.nb_dmers as u32, k);
         let mut zero_score_run = 0;
