@@ -4,7 +4,8 @@
 //! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native] [decode]`
 //!
 //! With `decode`, the payload may also be a block set (`gen-blocks`, `game-blocks`,
-//! `text-blocks`): each iteration decodes every block's frame.
+//! `text-blocks`) or `small-files` (64 distinct 2 KiB text files): each iteration decodes
+//! every block's frame.
 
 use std::time::Instant;
 
@@ -21,6 +22,10 @@ fn main() {
     let native = args.iter().skip(4).any(|s| s == "native");
     let decode = args.iter().skip(4).any(|s| s == "decode");
     let sources: Vec<Vec<u8>> = match name.strip_suffix("-blocks") {
+        // The dictionary class's plain files: 64 distinct 2 KiB text files.
+        _ if name == "small-files" => (0..64u64)
+            .map(|i| zarkit_corpus::generate(zarkit_corpus::Shape::Text, 2048, 5000 + i))
+            .collect(),
         Some(set) => blocks::set(set),
         None => vec![payload(name).expect("known payload").bytes()],
     };

@@ -178,6 +178,16 @@ fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [
     }
     let step = (size >> 1) + (size >> 3) + 3;
     let mut pos = 0usize;
+    if high == size - 1 {
+        // No low-probability symbol: every position is free, the walk never skips.
+        for (s, &n) in norm.iter().enumerate() {
+            for _ in 0..n.max(0) {
+                cells[pos & (SEQ_TABLE_ROWS - 1)] = s as u8;
+                pos = (pos + step) & mask;
+            }
+        }
+        return;
+    }
     for (s, &n) in norm.iter().enumerate() {
         for _ in 0..n.max(0) {
             cells[pos & (SEQ_TABLE_ROWS - 1)] = s as u8;
@@ -189,6 +199,14 @@ fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [
     }
 }
 
+/// The bits a state reads to reach its successor: `log - highbit(n)` for its symbol's
+/// running counter `n` (in `count..2 * count`, so at most `log` bits), 0 at the least.
+#[inline(always)]
+fn state_bits(log: u32, n: u16) -> u32 {
+    let high = 31 - (n as u32 | 1).leading_zeros();
+    log.saturating_sub(high)
+}
+
 /// Build a sequence table from a validated distribution (sum `1 << log`, `log <= 9`).
 ///
 /// Mirrors ZSTD_buildFSETable.
@@ -196,14 +214,21 @@ pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &S
     let mut cells = [0u8; SEQ_TABLE_ROWS];
     let mut next = [0u16; 256];
     spread(norm, log, &mut cells, &mut next);
+    // Each symbol's base and extra bits, looked up once rather than per state.
+    let mut symbols = [(0u32, 0u8); 64];
+    for (s, sym) in symbols.iter_mut().enumerate().take(norm.len()) {
+        *sym = (
+            kind.base.get(s).copied().unwrap_or(0),
+            kind.bits.get(s).copied().unwrap_or(0),
+        );
+    }
     let size = 1usize << log;
-    for (u, row) in t.rows.iter_mut().take(size).enumerate() {
-        let s = cells[u] as usize;
+    for (row, &cell) in t.rows.iter_mut().zip(&cells[..size]) {
+        let s = cell as usize;
         let n = next[s];
         next[s] = n.wrapping_add(1);
-        let nb = log - (15 - n.max(1).leading_zeros()).min(log);
-        let base = kind.base.get(s).copied().unwrap_or(0);
-        let extra = kind.bits.get(s).copied().unwrap_or(0);
+        let nb = state_bits(log, n);
+        let (base, extra) = symbols[s & 63];
         *row = SeqRow {
             base,
             next: ((n as u32) << nb).wrapping_sub(size as u32) as u16,
@@ -361,7 +386,7 @@ pub(crate) fn build_fse_table(norm: &[i16], log: u32) -> FseTable {
         let s = cells[u] as usize;
         let n = next[s];
         next[s] = n.wrapping_add(1);
-        let nb = log - (15 - n.max(1).leading_zeros()).min(log);
+        let nb = state_bits(log, n);
         *row = FseRow {
             symbol: s as u8,
             nb: nb as u8,

@@ -88,6 +88,15 @@ fn decode_fse_weights(src: &[u8], out: &mut [u8; 256]) -> Result<usize, TableErr
         *s = (row.next as usize + r.read(row.nb as u32) as usize) & mask;
         row.symbol
     };
+    // Four symbols per refill while the container holds a whole word (at most 24 bits),
+    // then the careful loop, which finds the end; the same symbols either way.
+    while n + 4 <= MAX_WEIGHTS - 2 && r.reload() == Reload::Unfinished {
+        out[n] = step(&mut r, &mut s1);
+        out[n + 1] = step(&mut r, &mut s2);
+        out[n + 2] = step(&mut r, &mut s1);
+        out[n + 3] = step(&mut r, &mut s2);
+        n += 4;
+    }
     loop {
         if n > MAX_WEIGHTS - 2 {
             return Err("more than 255 weights");
