@@ -231,7 +231,8 @@ fn compute_epochs(max_dict_size: u32, nb_dmers: u32, k: u32) -> (u32, u32) {
 
 /// Mirrors ZDICT_trainFromBuffer (ZDICT_optimizeTrainFromBuffer_fastCover with d = 8,
 /// steps = 4, one thread): the candidate with the smallest measured total wins, the first
-/// one on a tie.
+/// one on a tie. The candidates run on up to as many threads as the machine has cores; the
+/// result does not depend on it.
 pub(super) fn train(samples: &Samples, capacity: usize) -> Result<Vec<u8>, ZstdError> {
     if samples.len() == 0 {
         return Err(cannot_train("no samples were given".to_string()));
@@ -249,22 +250,42 @@ pub(super) fn train(samples: &Samples, capacity: usize) -> Result<Vec<u8>, ZstdE
     }
     let ctx = Context::new(samples)?;
     let step = ((K_MAX - K_MIN) / STEPS).max(1);
+    // FASTCOVER_checkParameters: k within the capacity (d <= k holds).
+    let ks: Vec<u32> = (K_MIN..=K_MAX)
+        .step_by(step as usize)
+        .filter(|&k| k as usize <= capacity)
+        .collect();
+    // The candidates are independent: they are tried on several threads, and their
+    // results compared in k order afterwards, so the choice is the sequential one.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(ks.len())
+        .max(1);
+    let mut results: Vec<Option<Result<(usize, Vec<u8>), ZstdError>>> =
+        (0..ks.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let ctx = &ctx;
+        let ks = &ks;
+        for (t, chunk) in results.chunks_mut(ks.len().div_ceil(threads)).enumerate() {
+            let first = t * ks.len().div_ceil(threads);
+            scope.spawn(move || {
+                for (i, slot) in chunk.iter_mut().enumerate() {
+                    *slot = Some(try_k(ctx, capacity, ks[first + i]));
+                }
+            });
+        }
+    });
     let mut best: Option<(usize, Vec<u8>)> = None;
     let mut last_error = None;
-    let mut k = K_MIN;
-    while k <= K_MAX {
-        // FASTCOVER_checkParameters: k within the capacity (d <= k holds).
-        if k as usize <= capacity {
-            match try_k(&ctx, capacity, k) {
-                Ok((measured, dict)) => {
-                    if best.as_ref().is_none_or(|(b, _)| measured < *b) {
-                        best = Some((measured, dict));
-                    }
+    for result in results.into_iter().flatten() {
+        match result {
+            Ok((measured, dict)) => {
+                if best.as_ref().is_none_or(|(b, _)| measured < *b) {
+                    best = Some((measured, dict));
                 }
-                Err(e) => last_error = Some(e),
             }
+            Err(e) => last_error = Some(e),
         }
-        k += step;
     }
     match (best, last_error) {
         (Some((_, dict)), _) => Ok(dict),
