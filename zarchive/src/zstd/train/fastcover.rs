@@ -261,8 +261,7 @@ pub(super) fn train(samples: &Samples, capacity: usize) -> Result<Vec<u8>, ZstdE
         .map_or(1, |n| n.get())
         .min(ks.len())
         .max(1);
-    let mut results: Vec<Option<Result<(usize, Vec<u8>), ZstdError>>> =
-        (0..ks.len()).map(|_| None).collect();
+    let mut results: Vec<Option<Candidate>> = (0..ks.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let ctx = &ctx;
         let ks = &ks;
@@ -296,12 +295,16 @@ pub(super) fn train(samples: &Samples, capacity: usize) -> Result<Vec<u8>, ZstdE
     }
 }
 
+/// A candidate dictionary and its measured total (its size and the held-out samples'
+/// compressed sizes), or why it failed.
+type Candidate = Result<(usize, Vec<u8>), ZstdError>;
+
 /// One candidate: content selected with segments of `k`, finalized on the learning
 /// samples, measured as its own size plus the held-out samples compressed with it.
 ///
 /// Mirrors FASTCOVER_tryParameters + COVER_selectDict (no shrinking) +
 /// COVER_checkTotalCompressedSize.
-fn try_k(ctx: &Context<'_>, capacity: usize, k: u32) -> Result<(usize, Vec<u8>), ZstdError> {
+fn try_k(ctx: &Context<'_>, capacity: usize, k: u32) -> Candidate {
     let mut freqs = ctx.freqs.clone();
     let mut buf = vec![0u8; capacity];
     let tail = ctx.build_dictionary(&mut freqs, &mut buf, k);
