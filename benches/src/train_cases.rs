@@ -170,6 +170,46 @@ mod tests {
         }
     }
 
+    /// Real files: the repository's sample tree, gathered as `zstd --train` gathers them.
+    #[test]
+    fn training_on_the_sample_tree_equals_libzstd() {
+        fn walk(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            let mut entries: Vec<_> = std::fs::read_dir(p)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            entries.sort();
+            for e in entries {
+                if e.is_dir() {
+                    walk(&e, out);
+                } else {
+                    out.push(e);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
+        let mut files = Vec::new();
+        walk(&root, &mut files);
+        zarkit::zstd::shuffle_like_zstd(&mut files);
+        let samples: Vec<Vec<u8>> = files
+            .iter()
+            .map(|f| {
+                let mut d = std::fs::read(f).unwrap();
+                d.truncate(128 * 1024);
+                d
+            })
+            .filter(|d| !d.is_empty())
+            .collect();
+        for capacity in [4096, 16 * 1024] {
+            let case = TrainCase {
+                name: String::new(),
+                samples: samples.clone(),
+                capacity,
+            };
+            expect_identical(check_train(&case), "corpus/sample-tree");
+        }
+    }
+
     #[test]
     fn finalized_dictionaries_equal_libzstd() {
         let case = TrainCase {

@@ -120,6 +120,26 @@ fn an_archive_with_a_dictionary_stores_it_and_reads_back() {
     assert_eq!(read_all(&a), files());
     let report = verify(&a, &VerifyOptions::default(), &mut |_| {}).unwrap();
     assert!(report.hash_ok() && report.problems.is_empty());
+    // Random reads: seeks into files decode the blocks they land in (a 1-block cache).
+    let small = zarkit::zar::OpenOptions::new()
+        .cache_blocks(1)
+        .open_reader(std::io::Cursor::new(with_dict(&dict, 1)))
+        .unwrap();
+    let all = files();
+    let mut x = 99u64;
+    for _ in 0..200 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let (path, data) = &all[(x >> 33) as usize % all.len()];
+        let at = (x >> 13) as usize % data.len();
+        let len = ((x >> 3) as usize % 5000).min(data.len() - at);
+        let mut r = small.open_file(path).unwrap();
+        std::io::Seek::seek(&mut r, std::io::SeekFrom::Start(at as u64)).unwrap();
+        let mut got = vec![0u8; len];
+        r.read_exact(&mut got).unwrap();
+        assert_eq!(&got[..], &data[at..at + len], "{path} at {at}");
+    }
 
     // Every compressed block is the frame ZSTD_compress_usingCDict(createCDict(dict, 6))
     // gives (our encoder's, itself checked against libzstd in benches/), naming the ID.
