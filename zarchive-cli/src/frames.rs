@@ -230,24 +230,59 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
         decoder.set_dictionary(Some(&dict));
     }
-    let data = read_input(&a.input)?;
     let shown = if is_dash(&a.input) {
         "standard input".to_string()
     } else {
         a.input.display().to_string()
     };
+    // The input streams through the decoder: memory is the frames' windows, whatever the
+    // input's size.
+    let input: Box<dyn Read> = if is_dash(&a.input) {
+        Box::new(io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(&a.input)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", a.input.display())))?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(fail(
+                EXIT_FAILURE,
+                format!("{}: is a directory", a.input.display()),
+            ));
+        }
+        Box::new(file)
+    };
+    let mut stream = decoder.into_stream(io::BufReader::with_capacity(1 << 17, input));
     write_output(&output, a.force, true, |w| {
-        decoder
-            .decompress_to(&data, &mut &mut *w)
-            .map(|_| ())
-            .map_err(|e| {
-                let hint = match e {
-                    zstd::ZstdError::WindowTooLarge { window, .. } => {
-                        format!(" (allow it with --memory {}M)", window.div_ceil(1 << 20))
-                    }
-                    _ => String::new(),
-                };
-                fail(EXIT_FAILURE, format!("{shown}: {e}{hint}"))
-            })
+        let mut buf = vec![0u8; 1 << 17];
+        loop {
+            let n = match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(decode_failure(&shown, e)),
+            };
+            w.write_all(&buf[..n])
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+        }
+        Ok(())
     })
+}
+
+/// The message of a failed decode: the decoder's error (with the `--memory` that would
+/// allow a larger window), or the read error.
+fn decode_failure(shown: &str, e: io::Error) -> Failure {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<zstd::ZstdError>())
+    {
+        Some(z) => {
+            let hint = match z {
+                zstd::ZstdError::WindowTooLarge { window, .. } => {
+                    format!(" (allow it with --memory {}M)", window.div_ceil(1 << 20))
+                }
+                _ => String::new(),
+            };
+            fail(EXIT_FAILURE, format!("{shown}: {z}{hint}"))
+        }
+        None => fail(EXIT_FAILURE, format!("{shown}: {e}")),
+    }
 }

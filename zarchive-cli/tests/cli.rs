@@ -435,3 +435,64 @@ fn pack_with_a_dictionary_file_or_auto_says_what_it_chose_and_reads_back() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("zstd-format"), "{}", stderr(&o));
 }
+
+/// `decompress` streams its input: a 48 MiB frame (incompressible data, stored blocks)
+/// decodes with a peak resident size far below the input's size.
+#[cfg(target_os = "linux")]
+#[test]
+fn decompress_streams_its_input_with_bounded_memory() {
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("noise.bin");
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let data: Vec<u8> = (0..48 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    std::fs::write(&input, &data).unwrap();
+    let frame = d.path().join("noise.bin.zst");
+    let o = run!("compress", "-l", "1", input, "-o", frame);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::metadata(&frame).unwrap().len() > 48 << 20);
+    drop(data);
+
+    let out = d.path().join("back.bin");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args([std::ffi::OsStr::new("decompress"), frame.as_os_str()])
+        .arg("-o")
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    // The peak resident size so far (VmHWM), polled until the process ends.
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let exit = loop {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kib: u64 = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    assert!(exit.success());
+    assert_eq!(
+        std::fs::metadata(&out).unwrap().len(),
+        std::fs::metadata(&input).unwrap().len()
+    );
+    assert!(peak_kib > 0, "the process was observed");
+    assert!(
+        peak_kib < 24 << 10,
+        "peak resident size {peak_kib} KiB for a 48 MiB input"
+    );
+}

@@ -203,6 +203,14 @@ impl Decoder {
         }
     }
 
+    /// A [`StreamDecoder`] reading frames from `src` with this context's settings (window
+    /// limit, dictionary): memory bounded by the frames' windows, whatever the input's size.
+    pub fn into_stream<R: std::io::Read>(self, src: R) -> StreamDecoder<R> {
+        StreamDecoder {
+            inner: stream::StreamReader::new(src, self.ctx),
+        }
+    }
+
     /// Decode every frame in `src`, streaming the output into `out` with memory bounded by
     /// the frames' window sizes; returns the bytes written.
     pub fn decompress_to(
