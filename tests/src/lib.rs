@@ -468,6 +468,55 @@ pub mod exercise {
         Some(frame)
     }
 
+    /// A `train_differential` input: byte 0 picks training (even) or finalizing (odd),
+    /// bytes 1-2 the capacity (little-endian), byte 3 the finalize level; then samples, each
+    /// a length byte (times 8 when byte 0's bit 1 is set) and that many bytes. Finalizing
+    /// takes the first sample as the content.
+    pub fn train_input(input: &[u8]) -> Option<(bool, usize, i32, Vec<&[u8]>)> {
+        let (head, mut rest) = input.split_at_checked(4)?;
+        let finalize = head[0] & 1 == 1;
+        let scale = if head[0] & 2 != 0 { 8 } else { 1 };
+        let capacity = u16::from_le_bytes([head[1], head[2]]) as usize;
+        let levels = supported_levels();
+        let level = *levels.get(head[3] as usize % levels.len().max(1))?;
+        let mut samples = Vec::new();
+        while let Some((&len, tail)) = rest.split_first() {
+            let (sample, after) = tail.split_at((len as usize * scale).min(tail.len()));
+            samples.push(sample);
+            rest = after;
+        }
+        Some((finalize, capacity, level, samples))
+    }
+
+    /// Train (or finalize) through ours: `Err` with the message when refused. Never panics;
+    /// a dictionary made is one both sides of the codec accept.
+    pub fn train_ours(
+        finalize: bool,
+        capacity: usize,
+        level: i32,
+        samples: &[&[u8]],
+    ) -> Result<Vec<u8>, String> {
+        let dict = if finalize {
+            let (content, rest) = samples.split_first().ok_or("no content")?;
+            let options = zarkit::zstd::FinalizeOptions { level, dict_id: 0 };
+            zarkit::zstd::finalize_dictionary(content, rest, capacity, options)
+        } else {
+            zarkit::zstd::train_dictionary(samples, capacity)
+        }
+        .map_err(|e| e.to_string())?;
+        assert!(dict.len() <= capacity, "a dictionary within its capacity");
+        zarkit::zstd::DecoderDictionary::new(&dict).expect("our decoder reads what we make");
+        zarkit::zstd::EncoderDictionary::new(&dict, 3).expect("our encoder reads what we make");
+        Ok(dict)
+    }
+
+    /// Replay a `train_differential` input through our side.
+    pub fn train(input: &[u8]) {
+        if let Some((finalize, capacity, level, samples)) = train_input(input) {
+            let _ = train_ours(finalize, capacity, level, &samples);
+        }
+    }
+
     /// Replay a `dict_differential` input through our side.
     pub fn compress_with_dict(input: &[u8]) {
         if let Some((level, entry, dict, src)) = dict_compress_input(input) {

@@ -107,3 +107,8 @@ fn decode_dict_differential_inputs_replay() {
 fn dict_differential_inputs_replay() {
     replay("dict_differential", exercise::compress_with_dict);
 }
+
+#[test]
+fn train_differential_inputs_replay() {
+    replay("train_differential", exercise::train);
+}
