@@ -99,8 +99,14 @@ fn analyze_entropy(
 ) -> Result<(), ZstdError> {
     let room = HEADER_ROOM - header.len();
     let start = header.len();
-    // The offset codes a block after the content can need (libzstd computes in 32 bits).
-    let offcode_max = highbit32((content.len() as u64 + BLOCK_SIZE_MAX as u64) as u32) as usize;
+    // The offset codes a block after the content can need (libzstd computes in 32 bits;
+    // content this large is refused before the sum could wrap).
+    let reach = content.len() as u64 + BLOCK_SIZE_MAX as u64;
+    let offcode_max = if reach >= 1 << 31 {
+        usize::MAX
+    } else {
+        highbit32(reach as u32) as usize
+    };
     if offcode_max > OFFCODE_MAX {
         return Err(cannot_train(format!(
             "the content ({} bytes) is too large for a dictionary",

@@ -99,7 +99,7 @@ pub struct FinalizeOptions {
 /// `ZDICT_finalizeDictionary(dict, capacity, content, len, samples, sizes, n, params)`.
 ///
 /// Fails for a capacity below [`MIN_DICTIONARY_SIZE`] or below the content's size, for
-/// content of 1 GiB and more, and for a level outside zstd's range.
+/// content of 2 GiB less 128 KiB and more, and for a level outside zstd's range.
 pub fn finalize_dictionary<S: AsRef<[u8]>>(
     content: &[u8],
     samples: &[S],
