@@ -48,8 +48,30 @@ pub struct WriteArgs {
 
 impl WriteArgs {
     fn options(&self, overwrite: bool) -> Result<PackOptions, Failure> {
+        self.options_keeping(overwrite, None)
+    }
+
+    /// [`WriteArgs::options`], compressing with `kept` (an archive's own dictionary) when
+    /// neither `--dict` nor `-l stored` says otherwise.
+    fn options_keeping(
+        &self,
+        overwrite: bool,
+        kept: Option<&[u8]>,
+    ) -> Result<PackOptions, Failure> {
         let mut compressor = block_compressor(self.level.as_deref())?;
         let mut auto = None;
+        if let Some(bytes) = kept
+            && self.dict.is_none()
+            && !matches!(self.level.as_deref(), Some("stored" | "none"))
+        {
+            let level = match self.level.as_deref() {
+                None => zar::REFERENCE_LEVEL,
+                Some(s) => parse_level(s, true)?,
+            };
+            let z = zar::ZstdWithDictionary::new(bytes, level)
+                .map_err(|e| fail(EXIT_FAILURE, format!("the archive's dictionary: {e}")))?;
+            compressor = Arc::new(z);
+        }
         if let Some(dict) = &self.dict {
             let level = match self.level.as_deref() {
                 None => zar::REFERENCE_LEVEL,
@@ -140,7 +162,8 @@ pub struct MergeArgs {
     after_help = "Example: zarchive update game.wua 0005000e10101a00_v208/\n\n\
 The archive is rewritten with the directories merged in (their files win), into a \
 temporary file renamed over the archive only when complete: if anything fails, the \
-original is left as it was."
+original is left as it was. An archive with a zstd dictionary keeps it (unless --dict or \
+-l stored is given)."
 )]
 pub struct UpdateArgs {
     /// The archive to update in place.
@@ -335,13 +358,18 @@ pub fn merge(a: MergeArgs) -> Result<(), Failure> {
 
 /// Run `zarchive update`: merge into a temporary file renamed over the archive.
 pub fn update(a: UpdateArgs) -> Result<(), Failure> {
-    let opts = a.write.options(true)?;
     if !a.archive.is_file() {
         return Err(fail(
             EXIT_FAILURE,
             format!("{}: not an archive file", a.archive.display()),
         ));
     }
+    // An archive with a dictionary keeps it (unless --dict or -l stored says otherwise).
+    let kept = output::open_archive(&a.archive)?
+        .dictionaries()
+        .first()
+        .map(|d| d.bytes.clone());
+    let opts = a.write.options_keeping(true, kept.as_deref())?;
     let mut inputs = vec![a.archive.clone()];
     inputs.extend(a.inputs.iter().cloned());
     let banner = format!("Updating {}", a.archive.display());

@@ -496,3 +496,39 @@ fn decompress_streams_its_input_with_bounded_memory() {
         "peak resident size {peak_kib} KiB for a 48 MiB input"
     );
 }
+
+#[test]
+fn update_keeps_the_archives_dictionary() {
+    let d = tempfile::tempdir().unwrap();
+    let samples = d.path().join("samples");
+    sample_files(&samples, 40);
+    let dict = d.path().join("d.dict");
+    let o = run!("train", samples, "-o", dict, "--maxdict", "4K");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let archive = d.path().join("a.zar");
+    let o = run!("pack", samples, "-o", archive, "--dict", dict, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let extra = d.path().join("extra");
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::write(
+        extra.join("new.json"),
+        b"{\"id\": 1000, \"kind\": \"sample\"}\n",
+    )
+    .unwrap();
+    let o = run!("update", archive, extra, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let id = u32::from_le_bytes(std::fs::read(&dict).unwrap()[4..8].try_into().unwrap());
+    let o = run!("info", archive);
+    assert!(
+        stdout(&o).contains(&format!("dictionary:       ID {id}")),
+        "{}",
+        stdout(&o)
+    );
+    let o = run!("cat", archive, "new.json");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // -l stored drops it: a plain v1 archive.
+    let o = run!("update", archive, extra, "-q", "-l", "stored");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("info", archive);
+    assert!(!stdout(&o).contains("dictionary:"), "{}", stdout(&o));
+}

@@ -210,6 +210,8 @@ pub struct ArchiveDictionary {
     pub size: u64,
     /// The dictionary, parsed once and shared by every decoding context.
     pub dictionary: zstd::DecoderDictionary,
+    /// Its bytes as stored (a zstd-format dictionary).
+    pub bytes: Arc<[u8]>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -1135,6 +1137,7 @@ fn read_dictionaries(
             offset,
             size: e.size,
             dictionary,
+            bytes: bytes.into(),
         });
     }
     Ok(dictionaries)
