@@ -11,7 +11,7 @@ use std::io::Read;
 
 use super::error::ZarError;
 use super::format::BLOCK_SIZE;
-use super::pack::{Item, open_item};
+use super::pack::{Item, open_item_at};
 use crate::zstd;
 
 /// Size of a trained dictionary (`zstd --train`'s default, 110 KiB).
@@ -126,54 +126,61 @@ pub(crate) fn choose(items: &[Item<'_>], level: i32) -> Result<DictionaryChoice,
 /// Sampled blocks: `(training blocks, held-out blocks)`.
 type Sample = (Vec<Vec<u8>>, Vec<Vec<u8>>);
 
-/// Read the stream once and keep up to [`MAX_SAMPLED_BLOCKS`] blocks spread evenly over
-/// it.
+/// Read up to [`MAX_SAMPLED_BLOCKS`] blocks spread evenly over the stream (only their
+/// bytes: each from the files it spans, zero-padded at the end as the archive stores it).
 fn sample_blocks(items: &[Item<'_>], blocks: u64) -> Result<Sample, ZarError> {
     let sampled = blocks.min(MAX_SAMPLED_BLOCKS);
-    // Sample i is block i * blocks / sampled: increasing, distinct.
-    let mut wanted = (0..sampled).map(|i| i * blocks / sampled).peekable();
-    let mut sets = (Vec::new(), Vec::new());
-    let mut keep = |block: &[u8]| {
-        let set = if (sets.0.len() + sets.1.len()) as u64 % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1 {
-            &mut sets.1
-        } else {
-            &mut sets.0
-        };
-        set.push(block.to_vec());
-    };
-    let mut block = vec![0u8; BLOCK_SIZE];
-    let (mut filled, mut index) = (0usize, 0u64);
+    // Where each file item starts in the stream.
+    let mut starts = Vec::with_capacity(items.len());
+    let mut at = 0u64;
     for item in items {
-        let Some(mut reader) = open_item(item)? else {
-            continue;
-        };
-        loop {
-            let n = match reader.read(&mut block[filled..]) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let path = String::from_utf8_lossy(&item.archive_path);
-                    return Err(ZarError::io(
-                        format!("reading {path} to sample the tree's blocks"),
-                        e,
-                    ));
-                }
+        starts.push(at);
+        at += item.size;
+    }
+    let block_len = BLOCK_SIZE as u64;
+    let mut sets: Sample = (Vec::new(), Vec::new());
+    for i in 0..sampled {
+        // Sample i is block i * blocks / sampled: increasing, distinct.
+        let b = i * blocks / sampled;
+        let (begin, end) = (b * block_len, (b + 1) * block_len);
+        let mut block = vec![0u8; BLOCK_SIZE];
+        // The first item ending after `begin`, then every item starting before `end`.
+        let first = starts.partition_point(|&s| s <= begin).saturating_sub(1);
+        for (item, &start) in items[first..].iter().zip(&starts[first..]) {
+            if start >= end {
+                break;
+            }
+            if start + item.size <= begin || item.size == 0 {
+                continue;
+            }
+            let from = begin.max(start);
+            let to = end.min(start + item.size);
+            let Some(mut reader) = open_item_at(item, from - start)? else {
+                continue;
             };
-            filled += n;
-            if filled == BLOCK_SIZE {
-                if wanted.next_if_eq(&index).is_some() {
-                    keep(&block);
+            let dst = &mut block[(from - begin) as usize..(to - begin) as usize];
+            // A file that shrank since it was listed leaves zeros; the pack itself refuses it.
+            let mut filled = 0;
+            while filled < dst.len() {
+                match reader.read(&mut dst[filled..]) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        let path = String::from_utf8_lossy(&item.archive_path);
+                        return Err(ZarError::io(
+                            format!("reading {path} to sample the tree's blocks"),
+                            e,
+                        ));
+                    }
                 }
-                index += 1;
-                filled = 0;
             }
         }
-    }
-    if filled > 0 && wanted.next_if_eq(&index).is_some() {
-        // The last block, zero-padded as the archive stores it.
-        block[filled..].fill(0);
-        keep(&block);
+        if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1 {
+            sets.1.push(block);
+        } else {
+            sets.0.push(block);
+        }
     }
     Ok(sets)
 }

@@ -360,6 +360,32 @@ pub(crate) fn write_items<W: Write>(
     Ok((w, PackSummary { archive, warnings }))
 }
 
+/// A reader of a file item's bytes from byte `offset` on; `None` for a directory.
+pub(crate) fn open_item_at<'a>(
+    item: &'a Item<'_>,
+    offset: u64,
+) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
+    use std::io::{Seek, SeekFrom};
+    Ok(Some(match &item.data {
+        ItemData::Dir => return Ok(None),
+        ItemData::Disk { path, follow } => {
+            let mut f = dirs::open_file(path, *follow)
+                .map_err(|e| ZarError::path_io(path, "cannot open", e))?;
+            f.seek(SeekFrom::Start(offset))
+                .map_err(|e| ZarError::path_io(path, "cannot read", e))?;
+            Box::new(f)
+        }
+        ItemData::Archive(entry) => {
+            let mut r = entry.open()?;
+            r.seek(SeekFrom::Start(offset)).map_err(|e| {
+                ZarError::from_read(&String::from_utf8_lossy(&item.archive_path), e)
+            })?;
+            Box::new(r)
+        }
+        ItemData::Bytes(bytes) => Box::new(bytes.get(offset as usize..).unwrap_or(&[])),
+    }))
+}
+
 /// A reader of a file item's bytes; `None` for a directory.
 pub(crate) fn open_item<'a>(item: &'a Item<'_>) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
     Ok(Some(match &item.data {
