@@ -59,7 +59,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     // holds under 8 bytes (its dmer count wraps); ours refuses: compare only above it.
     if !finalize {
         let n = samples.len();
-        let learn: usize = samples[..(n as f64 * 0.75) as usize].iter().map(|s| s.len()).sum();
+        let learn: usize = samples[..(n as f64 * 0.75) as usize]
+            .iter()
+            .map(|s| s.len())
+            .sum();
         if learn < 8 {
             let _ = zarkit_tests::exercise::train_ours(finalize, capacity, level, &samples);
             return;
@@ -68,7 +71,12 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let ours = zarkit_tests::exercise::train_ours(finalize, capacity, level, &samples).ok();
     let native = oracle(finalize, capacity, level, &samples);
     match (&ours, &native) {
-        (Some(a), Some(b)) => assert!(a == b, "dictionaries differ ({} vs {} bytes)", a.len(), b.len()),
+        (Some(a), Some(b)) => assert!(
+            a == b,
+            "dictionaries differ ({} vs {} bytes)",
+            a.len(),
+            b.len()
+        ),
         (None, None) => {}
         _ => panic!(
             "ours {:?} vs libzstd {:?}",
