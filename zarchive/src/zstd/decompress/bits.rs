@@ -276,12 +276,19 @@ impl<'a> ForwardBits<'a> {
     #[inline]
     pub(crate) fn peek32(&self) -> u32 {
         let byte = self.bitpos / 8;
-        let mut w = [0u8; 8];
-        if let Some(rest) = self.src.get(byte..) {
-            let n = rest.len().min(8);
-            w[..n].copy_from_slice(&rest[..n]);
-        }
-        (u64::from_le_bytes(w) >> (self.bitpos % 8)) as u32
+        let word = match self.src.get(byte..byte + 8) {
+            // Away from the end: one 8-byte load.
+            Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
+            None => {
+                let mut w = [0u8; 8];
+                if let Some(rest) = self.src.get(byte..) {
+                    let n = rest.len().min(8);
+                    w[..n].copy_from_slice(&rest[..n]);
+                }
+                u64::from_le_bytes(w)
+            }
+        };
+        (word >> (self.bitpos % 8)) as u32
     }
 
     #[inline]
