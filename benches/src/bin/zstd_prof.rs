@@ -1,7 +1,9 @@
 //! Profiling loop: compresses (or decodes) one corpus payload at one level many times, with
 //! our codec or the native oracle, for `perf record` / `perf stat`.
 //!
-//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native] [decode]`
+//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native] [decode | dict]`
+//!
+//! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary.
 //!
 //! With `decode`, the payload may also be a block set (`gen-blocks`, `game-blocks`,
 //! `text-blocks`) or `small-files` (64 distinct 2 KiB text files): each iteration decodes
@@ -61,6 +63,27 @@ fn main() {
         let mut out = Vec::with_capacity(src.len() + 1024);
         let mut ours = Compressor::new(level).expect("implemented level");
         let mut n = 0;
+        if args.iter().skip(4).any(|s| s == "dict") {
+            // Every source with a prepared raw 8 KiB dictionary of the same generator
+            // (`ZSTD_compress_usingCDict`, as the dictionary bench class).
+            let raw = zarkit_corpus::generate(zarkit_corpus::Shape::Text, 8192, 77);
+            let prepared = zarkit::zstd::EncoderDictionary::new(&raw, level).expect("a dictionary");
+            let mut theirs = oracle::NativeCompressor::new(Some(&raw), level);
+            for _ in 0..iterations {
+                for src in &sources {
+                    out.clear();
+                    n = if native {
+                        theirs.compress(src, &mut out)
+                    } else {
+                        ours.compress_prepared_into(src, &prepared, &mut out)
+                            .expect("compresses")
+                    };
+                }
+            }
+            let secs = start.elapsed().as_secs_f64();
+            println!("{name} L{level} compress with a dictionary {who}: {n} bytes, {secs:.3} s");
+            return;
+        }
         for _ in 0..iterations {
             out.clear();
             n = if native {

@@ -165,9 +165,10 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
             let dms_end = WINDOW_START_INDEX + dms.content_len as u32;
             let min_chain = dms_end.saturating_sub(chain_size);
             let mut match_index = dms.hash[hash_ptr::<MLS>(src, ip, dms.hash_log)];
+            let ip4 = read32(src, ip);
             while match_index >= WINDOW_START_INDEX && attempts > 0 {
                 let m = (match_index - WINDOW_START_INDEX) as usize;
-                if read32(src, m) == read32(src, ip) {
+                if read32(src, m) == ip4 {
                     // Across the dictionary's end as ZSTD_count_2segments (see `Window`).
                     let len = count(src, ip + 4, m + 4, iend) + 4;
                     if len > ml {
@@ -181,7 +182,12 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
                 if match_index <= min_chain {
                     break;
                 }
-                match_index = dms.chain[(match_index & (chain_size - 1)) as usize];
+                // An index past the chain table (none is) ends the search like index 0.
+                match_index = dms
+                    .chain
+                    .get((match_index & (chain_size - 1)) as usize)
+                    .copied()
+                    .unwrap_or(0);
                 attempts -= 1;
             }
         }
