@@ -47,6 +47,38 @@ pub fn samples(
     }
 }
 
+/// The samples `zstd --train DIR` would load from the files under `dir`: the files in name
+/// order (directories walked in place), put in its order (`shuffle_like_zstd`), empty ones
+/// left out, each cut to its first 128 KiB.
+pub fn samples_of_dir(dir: &std::path::Path) -> Vec<Vec<u8>> {
+    fn walk(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        if !p.is_dir() {
+            out.push(p.to_path_buf());
+            return;
+        }
+        let mut entries: Vec<_> = std::fs::read_dir(p)
+            .expect("readable directory")
+            .map(|e| e.expect("directory entry").path())
+            .collect();
+        entries.sort();
+        for e in entries {
+            walk(&e, out);
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    zarkit::zstd::shuffle_like_zstd(&mut files);
+    files
+        .iter()
+        .map(|f| {
+            let mut data = std::fs::read(f).expect("readable file");
+            data.truncate(128 * 1024);
+            data
+        })
+        .filter(|d| !d.is_empty())
+        .collect()
+}
+
 /// A random training case: 0 to 400 samples of 0 B to 160 KiB (most of them small), a
 /// capacity of 0 to 112 KiB.
 pub fn random(rng: &mut SplitMix64) -> TrainCase {
@@ -173,33 +205,8 @@ mod tests {
     /// Real files: the repository's sample tree, gathered as `zstd --train` gathers them.
     #[test]
     fn training_on_the_sample_tree_equals_libzstd() {
-        fn walk(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            let mut entries: Vec<_> = std::fs::read_dir(p)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .collect();
-            entries.sort();
-            for e in entries {
-                if e.is_dir() {
-                    walk(&e, out);
-                } else {
-                    out.push(e);
-                }
-            }
-        }
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
-        let mut files = Vec::new();
-        walk(&root, &mut files);
-        zarkit::zstd::shuffle_like_zstd(&mut files);
-        let samples: Vec<Vec<u8>> = files
-            .iter()
-            .map(|f| {
-                let mut d = std::fs::read(f).unwrap();
-                d.truncate(128 * 1024);
-                d
-            })
-            .filter(|d| !d.is_empty())
-            .collect();
+        let samples = samples_of_dir(&root);
         for capacity in [4096, 16 * 1024] {
             let case = TrainCase {
                 name: String::new(),

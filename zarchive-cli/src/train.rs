@@ -10,8 +10,6 @@ use crate::frames::parse_memory;
 use crate::output::{OutputFile, count};
 use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 
-/// `zstd --train`'s default dictionary size (110 KiB).
-const DEFAULT_MAX_DICT: u64 = 112_640;
 /// Only the first 128 KiB of a file is a sample (`SAMPLESIZE_MAX`); `-B` cuts no larger.
 const SAMPLE_SIZE_MAX: u64 = 128 * 1024;
 /// At most 2 GiB of samples are loaded (`MAX_SAMPLES_SIZE`).
@@ -27,7 +25,7 @@ pub struct TrainArgs {
     #[arg(short, long, default_value = "dictionary")]
     output: PathBuf,
     /// Largest dictionary, in bytes or with a K, M or G suffix, as `zstd --maxdict`.
-    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_MAX_DICT.to_string())]
+    #[arg(long, value_name = "SIZE", default_value_t = zstd::DEFAULT_DICTIONARY_SIZE.to_string())]
     maxdict: String,
     /// Cut each file into samples of this size (at most 128K), as `zstd -B`; by default a
     /// file is one sample, its first 128 KiB.

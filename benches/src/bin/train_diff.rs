@@ -94,32 +94,7 @@ fn main() -> ExitCode {
 
 /// Train both ways on the files under `dir`, gathered as `zstd --train DIR/*` gathers them.
 fn compare_dir(dir: &std::path::Path, capacity: usize) -> ExitCode {
-    fn walk(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        if p.is_dir() {
-            let mut entries: Vec<_> = std::fs::read_dir(p)
-                .expect("readable directory")
-                .map(|e| e.expect("directory entry").path())
-                .collect();
-            entries.sort();
-            for e in entries {
-                walk(&e, out);
-            }
-        } else {
-            out.push(p.to_path_buf());
-        }
-    }
-    let mut files = Vec::new();
-    walk(dir, &mut files);
-    zarkit::zstd::shuffle_like_zstd(&mut files);
-    let samples: Vec<Vec<u8>> = files
-        .iter()
-        .map(|f| {
-            let mut data = std::fs::read(f).expect("readable file");
-            data.truncate(128 * 1024);
-            data
-        })
-        .filter(|d| !d.is_empty())
-        .collect();
+    let samples = train_cases::samples_of_dir(dir);
     let case = train_cases::TrainCase {
         name: dir.display().to_string(),
         samples,

@@ -91,12 +91,26 @@ impl Default for Zstd {
     }
 }
 
-struct ZstdContext(zstd::Compressor);
+/// The context of [`Zstd`] and [`ZstdWithDictionary`]: a reused compressor, and the
+/// prepared dictionary every block is compressed with, if any.
+struct ZstdContext {
+    cctx: zstd::Compressor,
+    dict: Option<std::sync::Arc<zstd::EncoderDictionary>>,
+}
+
+impl ZstdContext {
+    fn boxed(
+        level: i32,
+        dict: Option<std::sync::Arc<zstd::EncoderDictionary>>,
+    ) -> Result<Box<dyn BlockContext>, std::io::Error> {
+        let cctx = zstd::Compressor::new(level).map_err(std::io::Error::other)?;
+        Ok(Box::new(ZstdContext { cctx, dict }))
+    }
+}
 
 impl BlockCompressor for Zstd {
     fn context(&self) -> Result<Box<dyn BlockContext>, std::io::Error> {
-        let c = zstd::Compressor::new(self.level).map_err(std::io::Error::other)?;
-        Ok(Box::new(ZstdContext(c)))
+        ZstdContext::boxed(self.level, None)
     }
     fn describe(&self) -> String {
         format!("zstd level {}", self.level)
@@ -109,9 +123,11 @@ impl BlockContext for ZstdContext {
         block: &[u8; BLOCK_SIZE],
         out: &mut Vec<u8>,
     ) -> Result<(), std::io::Error> {
-        self.0
-            .compress_into(block, out)
-            .map_err(std::io::Error::other)?;
+        match &self.dict {
+            None => self.cctx.compress_into(block, out),
+            Some(dict) => self.cctx.compress_prepared_into(block, dict, out),
+        }
+        .map_err(std::io::Error::other)?;
         Ok(())
     }
 }
@@ -164,18 +180,9 @@ impl ZstdWithDictionary {
     }
 }
 
-struct ZstdDictContext {
-    cctx: zstd::Compressor,
-    dict: std::sync::Arc<zstd::EncoderDictionary>,
-}
-
 impl BlockCompressor for ZstdWithDictionary {
     fn context(&self) -> Result<Box<dyn BlockContext>, std::io::Error> {
-        let cctx = zstd::Compressor::new(self.level()).map_err(std::io::Error::other)?;
-        Ok(Box::new(ZstdDictContext {
-            cctx,
-            dict: self.dict.clone(),
-        }))
+        ZstdContext::boxed(self.level(), Some(self.dict.clone()))
     }
     fn describe(&self) -> String {
         format!(
@@ -187,19 +194,6 @@ impl BlockCompressor for ZstdWithDictionary {
     }
     fn dictionary(&self) -> Option<&[u8]> {
         Some(&self.bytes)
-    }
-}
-
-impl BlockContext for ZstdDictContext {
-    fn compress_block(
-        &mut self,
-        block: &[u8; BLOCK_SIZE],
-        out: &mut Vec<u8>,
-    ) -> Result<(), std::io::Error> {
-        self.cctx
-            .compress_prepared_into(block, &self.dict, out)
-            .map_err(std::io::Error::other)?;
-        Ok(())
     }
 }
 

@@ -14,8 +14,6 @@ use super::format::BLOCK_SIZE;
 use super::pack::{Item, open_item_at};
 use crate::zstd;
 
-/// Size of a trained dictionary (`zstd --train`'s default, 110 KiB).
-pub const DICTIONARY_SIZE: usize = 112_640;
 /// Least projected saving, dictionary included, for which the dictionary is kept (1 %).
 pub const MIN_SAVING: f64 = 0.01;
 /// Blocks sampled at most (evenly spread over the stream).
@@ -83,7 +81,7 @@ pub(crate) fn choose(items: &[Item<'_>], level: i32) -> Result<DictionaryChoice,
     let (train, test) = sample_blocks(items, blocks)?;
     choice.trained_on = train.len();
     choice.measured_on = test.len();
-    let dict = match zstd::train_dictionary(&train, DICTIONARY_SIZE) {
+    let dict = match zstd::train_dictionary(&train, zstd::DEFAULT_DICTIONARY_SIZE) {
         Ok(d) => d,
         Err(e) => {
             choice.reason = e.to_string();

@@ -371,15 +371,19 @@ pub(crate) fn open_item_at<'a>(
         ItemData::Disk { path, follow } => {
             let mut f = dirs::open_file(path, *follow)
                 .map_err(|e| ZarError::path_io(path, "cannot open", e))?;
-            f.seek(SeekFrom::Start(offset))
-                .map_err(|e| ZarError::path_io(path, "cannot read", e))?;
+            if offset > 0 {
+                f.seek(SeekFrom::Start(offset))
+                    .map_err(|e| ZarError::path_io(path, "cannot read", e))?;
+            }
             Box::new(f)
         }
         ItemData::Archive(entry) => {
             let mut r = entry.open()?;
-            r.seek(SeekFrom::Start(offset)).map_err(|e| {
-                ZarError::from_read(&String::from_utf8_lossy(&item.archive_path), e)
-            })?;
+            if offset > 0 {
+                r.seek(SeekFrom::Start(offset)).map_err(|e| {
+                    ZarError::from_read(&String::from_utf8_lossy(&item.archive_path), e)
+                })?;
+            }
             Box::new(r)
         }
         ItemData::Bytes(bytes) => Box::new(bytes.get(offset as usize..).unwrap_or(&[])),
@@ -388,15 +392,7 @@ pub(crate) fn open_item_at<'a>(
 
 /// A reader of a file item's bytes; `None` for a directory.
 pub(crate) fn open_item<'a>(item: &'a Item<'_>) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
-    Ok(Some(match &item.data {
-        ItemData::Dir => return Ok(None),
-        ItemData::Disk { path, follow } => Box::new(
-            dirs::open_file(path, *follow)
-                .map_err(|e| ZarError::path_io(path, "cannot open", e))?,
-        ),
-        ItemData::Archive(entry) => Box::new(entry.open()?),
-        ItemData::Bytes(bytes) => Box::new(&bytes[..]),
-    }))
+    open_item_at(item, 0)
 }
 
 /// One directory being walked: its handle, its path in the archive, the names still to

@@ -1115,7 +1115,7 @@ fn read_dictionaries(
         source
             .read_exact_at(offset, &mut bytes)
             .map_err(|err| ZarError::io(format!("cannot read dictionary {id}"), err))?;
-        if bytes.len() < 8 || bytes[..4] != zstd_dict_magic() {
+        if bytes.len() < 8 || bytes[..4] != zstd::DICTIONARY_MAGIC {
             return Err(bad(format!(
                 "the {}-byte payload is not a zstd-format dictionary (no dictionary magic number)",
                 bytes.len()
@@ -1141,11 +1141,6 @@ fn read_dictionaries(
         });
     }
     Ok(dictionaries)
-}
-
-/// The zstd dictionary magic number as stored (little-endian).
-fn zstd_dict_magic() -> [u8; 4] {
-    0xEC30_A437u32.to_le_bytes()
 }
 
 /// slot that is not, with the reason, for error messages.

@@ -208,7 +208,9 @@ impl<W: Write> ArchiveWriter<W> {
         })?;
         let dictionary = opts.compressor.dictionary().map(<[u8]>::to_vec);
         if let Some(dict) = &dictionary
-            && (dict.len() < 8 || dict[..4] != 0xEC30_A437u32.to_le_bytes() || dict[4..8] == [0; 4])
+            && (dict.len() < 8
+                || dict[..4] != crate::zstd::DICTIONARY_MAGIC
+                || dict[4..8] == [0; 4])
         {
             return Err(ZarError::io(
                 format!("the {} compressor", opts.compressor.describe()),

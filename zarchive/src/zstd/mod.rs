@@ -26,7 +26,8 @@ pub use decode::{
 pub use error::ZstdError;
 pub use params::{CParams, Strategy};
 pub use train::{
-    FinalizeOptions, MIN_DICTIONARY_SIZE, finalize_dictionary, shuffle_like_zstd, train_dictionary,
+    DEFAULT_DICTIONARY_SIZE, DICTIONARY_MAGIC, FinalizeOptions, MIN_DICTIONARY_SIZE,
+    finalize_dictionary, shuffle_like_zstd, train_dictionary,
 };
 
 /// The highest compression level libzstd accepts.

@@ -5,6 +5,7 @@
 use super::{Samples, cannot_train};
 use crate::zstd::common::format::{DICT_MAGIC, REP_START_VALUE};
 use crate::zstd::common::seq_codes::{LL_FSE_LOG, MAX_LL, MAX_ML, ML_FSE_LOG, OFF_FSE_LOG};
+use crate::zstd::compress::bits::highbit32;
 use crate::zstd::compress::block::BLOCK_SIZE_MAX;
 use crate::zstd::compress::dict::PreparedDict;
 use crate::zstd::compress::frame::{self, FrameState};
@@ -214,8 +215,4 @@ fn count_block(st: &FrameState, stats: &mut Stats) {
 fn normalize(norm: &mut [i16], table_log: u32, count: &[u32], max_symbol: usize) {
     let total: usize = count[..=max_symbol].iter().map(|&c| c as usize).sum();
     fse::normalize_count(norm, table_log, count, total, max_symbol as u32, true);
-}
-
-fn highbit32(v: u32) -> u32 {
-    31 - v.leading_zeros()
 }

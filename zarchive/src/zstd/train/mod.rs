@@ -11,6 +11,10 @@ use super::error::ZstdError;
 
 /// Smallest dictionary libzstd's builder writes (`ZDICT_DICTSIZE_MIN`).
 pub const MIN_DICTIONARY_SIZE: usize = 256;
+/// The size `zstd --train` trains to unless told otherwise (110 KiB, `g_defaultMaxDictSize`).
+pub const DEFAULT_DICTIONARY_SIZE: usize = 112_640;
+/// The first four bytes of a zstd-format dictionary (little-endian `0xEC30A437`).
+pub const DICTIONARY_MAGIC: [u8; 4] = crate::zstd::common::format::DICT_MAGIC.to_le_bytes();
 
 /// The samples of one training run, one flat buffer as libzstd takes them (the content
 /// selection reads across sample boundaries).
