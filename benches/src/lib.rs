@@ -11,5 +11,6 @@ pub mod measure;
 pub mod native;
 pub mod oracle;
 pub mod rows;
+pub mod stream_cases;
 pub mod train_cases;
 pub mod trees;

@@ -533,3 +533,101 @@ impl Drop for NativeCompressor {
         }
     }
 }
+
+/// One call of the streaming driver ([`compress_stream`]).
+#[derive(Clone, Copy, Debug)]
+pub enum StreamCall<'a> {
+    /// `ZSTD_e_continue` with these bytes, repeated until they are taken.
+    Continue(&'a [u8]),
+    /// `ZSTD_e_flush` without input, repeated until nothing is left to flush.
+    Flush,
+    /// `ZSTD_e_end` with these bytes, repeated until the frame is complete.
+    End(&'a [u8]),
+}
+
+/// `ZSTD_compressStream2` on a fresh context (`ZSTD_c_compressionLevel = level`,
+/// `ZSTD_c_checksumFlag`, `ZSTD_CCtx_setPledgedSrcSize` when `pledged` is given, one
+/// thread) driven as the `zstd` tool drives it: every call gets a fresh output buffer of
+/// `ZSTD_CStreamOutSize()` bytes, and is repeated as [`StreamCall`] says. The calls should
+/// end with [`StreamCall::End`].
+pub fn compress_stream(
+    level: i32,
+    checksum: bool,
+    pledged: Option<u64>,
+    calls: &[StreamCall<'_>],
+) -> Result<Vec<u8>, String> {
+    use zstd_sys::ZSTD_EndDirective as E;
+    // SAFETY: no arguments; a null result is checked.
+    let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
+    assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
+    // SAFETY: no arguments.
+    let out_cap = unsafe { zstd_sys::ZSTD_CStreamOutSize() };
+    let mut buf = vec![0u8; out_cap];
+    let mut frame = Vec::new();
+    let result = (|| {
+        // SAFETY: `cctx` is live for the whole closure.
+        unsafe {
+            let r = zstd_sys::ZSTD_CCtx_setParameter(
+                cctx,
+                zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel,
+                level,
+            );
+            if is_error(r) {
+                return Err(error_name(r));
+            }
+            let r = zstd_sys::ZSTD_CCtx_setParameter(
+                cctx,
+                zstd_sys::ZSTD_cParameter::ZSTD_c_checksumFlag,
+                checksum as i32,
+            );
+            if is_error(r) {
+                return Err(error_name(r));
+            }
+            if let Some(size) = pledged {
+                let r = zstd_sys::ZSTD_CCtx_setPledgedSrcSize(cctx, size);
+                if is_error(r) {
+                    return Err(error_name(r));
+                }
+            }
+        }
+        for call in calls {
+            let (data, op): (&[u8], E) = match *call {
+                StreamCall::Continue(d) => (d, E::ZSTD_e_continue),
+                StreamCall::Flush => (&[], E::ZSTD_e_flush),
+                StreamCall::End(d) => (d, E::ZSTD_e_end),
+            };
+            let mut input = zstd_sys::ZSTD_inBuffer {
+                src: data.as_ptr() as *const c_void,
+                size: data.len(),
+                pos: 0,
+            };
+            loop {
+                let mut output = zstd_sys::ZSTD_outBuffer {
+                    dst: buf.as_mut_ptr() as *mut c_void,
+                    size: out_cap,
+                    pos: 0,
+                };
+                // SAFETY: `cctx` is live; `input` describes `data`, `output` describes `buf`,
+                // both valid for their stated sizes.
+                let r =
+                    unsafe { zstd_sys::ZSTD_compressStream2(cctx, &mut output, &mut input, op) };
+                if is_error(r) {
+                    return Err(error_name(r));
+                }
+                frame.extend_from_slice(&buf[..output.pos]);
+                let taken = input.pos == input.size;
+                let done = match op {
+                    E::ZSTD_e_continue => taken,
+                    _ => taken && r == 0,
+                };
+                if done {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    })();
+    // SAFETY: `cctx` was created above and is freed once.
+    unsafe { zstd_sys::ZSTD_freeCCtx(cctx) };
+    result.map(|()| frame)
+}

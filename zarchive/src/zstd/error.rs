@@ -27,6 +27,29 @@ pub enum ZstdError {
         /// The size in bytes.
         size: usize,
     },
+    /// A stream was given another number of bytes than was pledged for it.
+    #[error("zstd stream: {got} bytes given where {pledged} were pledged")]
+    PledgedSizeMismatch {
+        /// The size pledged.
+        pledged: u64,
+        /// The bytes given so far.
+        got: u64,
+    },
+    /// The level's window for this stream (128 MiB, level 22 on large or unknown sizes) makes
+    /// libzstd turn on long-distance matching, which this encoder does not implement.
+    #[error(
+        "compression level {level} on a stream this large needs long-distance matching, which this encoder does not implement (use level 21 or below, or pledge a size of at most 64 MiB)"
+    )]
+    NeedsLongDistanceMatching {
+        /// The level asked for.
+        level: i32,
+    },
+    /// A setting that only applies between frames was changed in the middle of one.
+    #[error("zstd stream: {what} can only be set before a frame's first byte")]
+    FrameInProgress {
+        /// The setting.
+        what: &'static str,
+    },
     /// The frames decode to a different number of bytes than the caller required.
     #[error("zstd data decodes to {got} bytes, expected exactly {expected}")]
     SizeMismatch {

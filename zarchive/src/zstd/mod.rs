@@ -14,6 +14,7 @@ mod common;
 mod compress;
 pub mod decode;
 mod decompress;
+mod encode;
 mod error;
 mod train;
 
@@ -23,6 +24,7 @@ use compress::{block, frame, window};
 pub use decode::{
     Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact, frame_dictionary_id,
 };
+pub use encode::{Encoder, StreamEncoder};
 pub use error::ZstdError;
 pub use params::{CParams, Strategy};
 pub use train::{

@@ -10,7 +10,7 @@ use super::matcher::opt::OptDictTree;
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
-use super::seq_store::{REP_START_VALUE, SeqStore};
+use super::seq_store::{REP_NUM, REP_START_VALUE, SeqStore};
 use super::split::{self, BlockContext, SplitState};
 use super::window::Window;
 use crate::zstd::error::ZstdError;
@@ -27,13 +27,31 @@ const PRESPLIT_MIN_SAVINGS: i64 = 3;
 /// Mirrors ZSTD_writeFrameHeader (no checksum, content size known): the dictionary ID
 /// (none when 0) takes 1, 2 or 4 bytes by its value.
 pub(crate) fn write_frame_header(out: &mut Vec<u8>, window_log: u32, src_size: u64, dict_id: u32) {
-    let single_segment = (1u64 << window_log) >= src_size;
-    let fcs_code = (src_size >= FCS_2_BYTES_MIN) as u8
-        + (src_size >= FCS_4_BYTES_MIN) as u8
-        + (src_size >= 0xFFFF_FFFF) as u8;
+    write_frame_header_with(out, window_log, Some(src_size), dict_id, false);
+}
+
+/// Mirrors ZSTD_writeFrameHeader: a frame of `content_size` bytes (`None`: unknown, the
+/// header then names the window and no size), with a content checksum or not.
+pub(crate) fn write_frame_header_with(
+    out: &mut Vec<u8>,
+    window_log: u32,
+    content_size: Option<u64>,
+    dict_id: u32,
+    checksum: bool,
+) {
+    let single_segment = content_size.is_some_and(|n| (1u64 << window_log) >= n);
+    let src_size = content_size.unwrap_or(0);
+    let fcs_code = match content_size {
+        None => 0,
+        Some(n) => {
+            (n >= FCS_2_BYTES_MIN) as u8 + (n >= FCS_4_BYTES_MIN) as u8 + (n >= 0xFFFF_FFFF) as u8
+        }
+    };
     let dict_id_code = (dict_id > 0) as u8 + (dict_id >= 256) as u8 + (dict_id >= 65536) as u8;
     out.extend_from_slice(&MAGIC_NUMBER.to_le_bytes());
-    out.push(dict_id_code | ((single_segment as u8) << 5) | (fcs_code << 6));
+    out.push(
+        dict_id_code | ((checksum as u8) << 2) | ((single_segment as u8) << 5) | (fcs_code << 6),
+    );
     if !single_segment {
         out.push(((window_log - WINDOW_LOG_ABSOLUTE_MIN) << 3) as u8);
     }
@@ -55,7 +73,7 @@ pub(crate) fn write_frame_header(out: &mut Vec<u8>, window_log: u32, src_size: u
     }
 }
 
-fn write_block_header(out: &mut Vec<u8>, last: bool, block_type: u32, size: usize) {
+pub(crate) fn write_block_header(out: &mut Vec<u8>, last: bool, block_type: u32, size: usize) {
     let header = last as u32 + (block_type << 1) + ((size as u32) << 3);
     out.extend_from_slice(&header.to_le_bytes()[..3]);
 }
@@ -132,7 +150,7 @@ impl FrameState {
 }
 
 /// Mirrors ZSTD_cycleLog: tree strategies keep two chain entries per position.
-fn cycle_log(cp: &CParams) -> u32 {
+pub(crate) fn cycle_log(cp: &CParams) -> u32 {
     cp.chain_log - (cp.strategy >= Strategy::BtLazy2) as u32
 }
 
@@ -440,36 +458,95 @@ fn compress_frame_after(
     } else {
         Window::with_dict(cp.window_log, dict_len)
     };
-    let mut prev_rep = REP_START_VALUE;
+    let mut chunk = ChunkState::default();
     match start {
         Some(start) => {
             st.prev = start.entropy.clone();
-            prev_rep = start.reps;
+            chunk.prev_rep = start.reps;
         }
         None => st.prev = EntropyTables::default(),
     }
-
     let window_size = (1usize << cp.window_log).min(src.len()).max(1);
-    let block_size_max = BLOCK_SIZE_MAX.min(window_size);
-    let mut savings: i64 = 0;
-    let mut pos = 0;
-    let mut first_block = true;
-    while pos < src.len() {
-        let remaining = src.len() - pos;
+    let job = FrameChunk {
+        buf,
+        range: dict_len..buf.len(),
+        last: true,
+        savings: 0,
+        block_size_max: BLOCK_SIZE_MAX.min(window_size),
+        split_enabled,
+    };
+    compress_frame_chunk(st, cp, job, &mut window, attached.as_ref(), &mut chunk, out);
+}
+
+/// What ZSTD_compressContinue keeps from one chunk of a frame to the next: the repeat
+/// offsets of the last compressed block and whether a block was written yet
+/// (`isFirstBlock`: the first block is never RLE).
+pub(crate) struct ChunkState {
+    pub(crate) prev_rep: [u32; REP_NUM],
+    pub(crate) first_block: bool,
+}
+
+impl Default for ChunkState {
+    fn default() -> Self {
+        ChunkState {
+            prev_rep: REP_START_VALUE,
+            first_block: true,
+        }
+    }
+}
+
+/// One call of ZSTD_compress_frameChunk: `buf[range]` cut into blocks.
+pub(crate) struct FrameChunk<'a> {
+    /// Frame positions up to the chunk's end; the finders see `buf[window.origin()..]`.
+    pub(crate) buf: &'a [u8],
+    pub(crate) range: std::ops::Range<usize>,
+    /// The frame's last chunk: its last block is marked last.
+    pub(crate) last: bool,
+    /// Bytes saved so far (`consumedSrcSize - producedCSize`): pre-splitting needs some.
+    pub(crate) savings: i64,
+    /// `blockSizeMax`: 128 KiB, or the window when it is smaller.
+    pub(crate) block_size_max: usize,
+    /// Whether the post-block splitter runs (decided with the frame's parameters).
+    pub(crate) split_enabled: bool,
+}
+
+/// Mirrors ZSTD_compress_frameChunk: cut the chunk into blocks (ZSTD_optimalBlockSize), keep
+/// the window up before each, find its sequences and write it compressed, RLE or raw.
+/// Appends the blocks to `out`.
+pub(crate) fn compress_frame_chunk(
+    st: &mut FrameState,
+    cp: &CParams,
+    job: FrameChunk<'_>,
+    window: &mut Window,
+    attached: Option<&AttachedTables<'_>>,
+    chunk: &mut ChunkState,
+    out: &mut Vec<u8>,
+) {
+    let FrameChunk {
+        buf,
+        range,
+        last: last_chunk,
+        mut savings,
+        block_size_max,
+        split_enabled,
+    } = job;
+    let mut pos = range.start;
+    while pos < range.end {
+        let remaining = range.end - pos;
         let block_size =
-            optimal_block_size(&src[pos..], remaining, block_size_max, savings, cp.strategy);
-        let last = block_size == remaining;
-        let block = &src[pos..pos + block_size];
+            optimal_block_size(&buf[pos..], remaining, block_size_max, savings, cp.strategy);
+        let last = last_chunk && block_size == remaining;
+        let block = &buf[pos..pos + block_size];
         let out_start = out.len();
 
         // The finders see `buf[origin..]`: an overflow correction moves the origin.
-        let fpos = st.prepare_block(&mut window, cp, dict_len + pos, block_size);
+        let fpos = st.prepare_block(window, cp, pos, block_size);
         let fsrc = &buf[window.origin()..];
 
         let mut c_size = 0;
         if block_size >= MIN_COMPRESS_BLOCK_SIZE {
             st.seqs.reset(block_size);
-            let mut next_rep = prev_rep;
+            let mut next_rep = chunk.prev_rep;
             let job = Block {
                 src: fsrc,
                 start: fpos,
@@ -478,7 +555,7 @@ fn compress_frame_after(
                 seqs: &mut st.seqs,
                 rep: &mut next_rep,
             };
-            st.ms.compress_block(job, &mut window, attached.as_ref());
+            st.ms.compress_block(job, window, attached);
             if split_enabled {
                 let ctx = BlockContext {
                     seqs: &mut st.seqs,
@@ -487,12 +564,13 @@ fn compress_frame_after(
                     ws: &mut st.huf_ws,
                     split: &mut st.split,
                     cp,
-                    first_block,
+                    first_block: chunk.first_block,
                 };
-                prev_rep = split::compress_block(out, ctx, block, last, prev_rep, next_rep);
+                chunk.prev_rep =
+                    split::compress_block(out, ctx, block, last, chunk.prev_rep, next_rep);
                 savings += block_size as i64 - (out.len() - out_start) as i64;
                 pos += block_size;
-                first_block = false;
+                chunk.first_block = false;
                 continue;
             }
             out.extend_from_slice(&[0; 3]);
@@ -505,7 +583,7 @@ fn compress_frame_after(
                 cp,
                 block_size,
             );
-            if !first_block && c_size < RLE_MAX_LENGTH && block::is_rle(block) {
+            if !chunk.first_block && c_size < RLE_MAX_LENGTH && block::is_rle(block) {
                 out.truncate(out_start + 3);
                 out.push(block[0]);
                 c_size = 1;
@@ -513,7 +591,7 @@ fn compress_frame_after(
             if c_size > 1 {
                 // ZSTD_blockState_confirmRepcodesAndEntropyTables.
                 std::mem::swap(&mut st.prev, &mut st.next);
-                prev_rep = next_rep;
+                chunk.prev_rep = next_rep;
             }
             block::demote_offcode_repeat(&mut st.prev);
         }
@@ -535,7 +613,7 @@ fn compress_frame_after(
         }
         savings += block_size as i64 - (out.len() - out_start) as i64;
         pos += block_size;
-        first_block = false;
+        chunk.first_block = false;
     }
 }
 

@@ -144,6 +144,16 @@ pub fn table_row(level: i32, src_size: u64) -> CParams {
     cp
 }
 
+/// The parameters of a stream whose size is not known (`ZSTD_getCParamsFromCCtxParams` with
+/// `ZSTD_CONTENTSIZE_UNKNOWN`): the first row of the table, the window never shrunk, and
+/// none of the caps that depend on the source's size; only the row finder's hash cap.
+pub fn cparams_unknown_size(level: i32) -> CParams {
+    let mut cp = table_row(level, u64::MAX);
+    cp.window_log = cp.window_log.max(WINDOW_LOG_ABSOLUTE_MIN);
+    cap_row_hash_log(&mut cp);
+    cp
+}
+
 /// Mirrors ZSTD_adjustCParams_internal (no dictionary, known source size, ZSTD_cpm_noAttachDict).
 pub fn adjust(cp: CParams, src_size: u64) -> CParams {
     adjust_with_dict(cp, src_size, 0)
@@ -170,7 +180,13 @@ pub fn adjust_with_dict(mut cp: CParams, src_size: u64, dict_size: u64) -> CPara
         cp.chain_log -= cycle_log - dict_and_window_log;
     }
     cp.window_log = cp.window_log.max(WINDOW_LOG_ABSOLUTE_MIN);
-    // The row-finder cap is applied as if the row finder were on.
+    cap_row_hash_log(&mut cp);
+    cp
+}
+
+/// The row finder's cap on the hash log (`hashLog - rowLog + 8 <= 32`), applied as if the
+/// row finder were on.
+fn cap_row_hash_log(cp: &mut CParams) {
     if matches!(
         cp.strategy,
         Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2
@@ -178,7 +194,6 @@ pub fn adjust_with_dict(mut cp: CParams, src_size: u64, dict_size: u64) -> CPara
         let row_log = cp.search_log.clamp(4, 6);
         cp.hash_log = cp.hash_log.min(ROW_HASH_CAP_BASE + row_log);
     }
-    cp
 }
 
 /// The log of the span the tables must index: the window when it holds source and

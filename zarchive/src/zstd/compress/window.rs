@@ -55,6 +55,9 @@ pub(crate) struct Window {
     loaded_dict_end: u32,
     /// `1 << windowLog`, the largest distance a match may reach back.
     max_dist: u32,
+    /// How far below libzstd's every index lies after [`Window::shift_down`] (a multiple of
+    /// the cycle size; 0 in one-shot frames). Only the overflow test and correction see it.
+    virt: u64,
 }
 
 impl Window {
@@ -67,6 +70,7 @@ impl Window {
             dict_limit: WINDOW_START_INDEX,
             loaded_dict_end: 0,
             max_dist: 1 << window_log,
+            virt: 0,
         }
     }
 
@@ -157,11 +161,12 @@ impl Window {
         end: usize,
         cycle_log: u32,
     ) -> Option<(u32, usize)> {
-        if self.base as u64 + end as u64 <= CURRENT_MAX {
+        if self.base as u64 + end as u64 + self.virt <= CURRENT_MAX {
             return None;
         }
         let cycle_size = 1u32 << cycle_log;
         let curr = self.index(start);
+        // `virt` is a multiple of the cycle size: libzstd's index has the same cycle offset.
         let current_cycle = curr & (cycle_size - 1);
         // Keeps `newCurrent - maxDist` at or above the start index.
         let cycle_correction = if current_cycle < WINDOW_START_INDEX {
@@ -170,7 +175,15 @@ impl Window {
             0
         };
         let new_current = current_cycle + cycle_correction + self.max_dist.max(cycle_size);
+        self.loaded_dict_end = 0;
+        if curr < new_current {
+            // libzstd lowers its indices by less than they already lie below its own: every
+            // index it clears is below our low limit, cleared or never stored.
+            self.virt -= (curr as u64 + self.virt) - new_current as u64;
+            return None;
+        }
         let correction = curr - new_current;
+        self.virt = 0;
         let lower = |limit: u32| {
             if limit < correction + WINDOW_START_INDEX {
                 WINDOW_START_INDEX
@@ -183,11 +196,63 @@ impl Window {
         // ZSTD_overflowCorrectIfNeeded: a correction invalidates the dictionary.
         self.loaded_dict_end = 0;
         // Finder position p had index p + base; it now has index p + base - correction.
-        // Rebase so that index WINDOW_START_INDEX is finder position 0 again.
+        // Rebase so that index WINDOW_START_INDEX is finder position 0 again (after
+        // btultra2's first block moved the base up, a small correction lowers it instead).
+        if correction + WINDOW_START_INDEX < self.base {
+            self.base -= correction;
+            return Some((correction, 0));
+        }
         let moved = (correction + WINDOW_START_INDEX - self.base) as usize;
         self.origin += moved;
         self.base = WINDOW_START_INDEX;
         Some((correction, moved))
+    }
+
+    /// Hand the finder positions below [`Window::origin`] back to the caller: it drops
+    /// them from its buffer, and position 0 is the old origin.
+    pub(crate) fn take_origin(&mut self) -> usize {
+        std::mem::take(&mut self.origin)
+    }
+
+    /// The largest amount, a multiple of `1 << cycle_log`, by which [`Window::shift_down`]
+    /// may lower every index without touching a valid one (every index it would clear lies
+    /// below the low limit).
+    pub(crate) fn free_shift(&self, cycle_log: u32) -> u32 {
+        let free = self.low_limit.saturating_sub(self.base);
+        free >> cycle_log << cycle_log
+    }
+
+    /// Lower every index by `shift` (at most [`Window::free_shift`]) and drop the first
+    /// `shift` finder positions, where libzstd keeps its indices: no output byte changes
+    /// (the cleared table entries were all below the low limit, the chain and tree slots
+    /// keep their places modulo the cycle), and a stream's buffer stops growing with its
+    /// input. The caller reduces its tables by `shift` and drops `shift` bytes from the
+    /// front of the finders' slice; [`Window::correct_overflow_if_needed`] still corrects
+    /// where libzstd does.
+    pub(crate) fn shift_down(&mut self, shift: u32) {
+        debug_assert!(shift <= self.free_shift(0));
+        self.low_limit -= shift;
+        self.dict_limit -= shift;
+        self.virt += shift as u64;
+    }
+
+    /// Mirrors the non-contiguous branch of ZSTD_window_update: the bytes from `dictLimit`
+    /// to `next` (the index after the last byte compressed) become the extDict segment,
+    /// dropped when it is shorter than [`HASH_READ_SIZE`], and the prefix starts at `next`.
+    /// The finders still see both segments as one slice (see [`Window`]).
+    pub(crate) fn start_segment(&mut self, next: u32) {
+        self.low_limit = self.dict_limit;
+        self.dict_limit = next;
+        if next - self.low_limit < HASH_READ_SIZE as u32 {
+            self.low_limit = next;
+        }
+    }
+
+    /// Mirrors the overlap test of ZSTD_window_update: input written over the extDict
+    /// segment's bytes up to index `overwritten_end` removes them from it (never past the
+    /// prefix start).
+    pub(crate) fn drop_overwritten(&mut self, overwritten_end: u32) {
+        self.low_limit = self.low_limit.max(overwritten_end.min(self.dict_limit));
     }
 
     /// Index of finder position `pos`.

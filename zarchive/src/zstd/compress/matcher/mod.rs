@@ -298,6 +298,14 @@ impl MatchState {
         )));
     }
 
+    /// Insertion resumes at the prefix start after a new segment begins
+    /// (ZSTD_compressContinue_internal: `nextToUpdate = window.dictLimit` when the input is
+    /// not contiguous with the last).
+    pub(crate) fn resume_at_prefix(&mut self, window: &Window) {
+        self.lazy.next_to_update = window.pos_of(window.dict_limit());
+        self.opt.next_to_update = window.dict_limit();
+    }
+
     /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
     /// ZSTD_overflowCorrectIfNeeded: every stored index loses `correction`; finder
     /// positions moved by `moved`.

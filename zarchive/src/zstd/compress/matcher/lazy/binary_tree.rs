@@ -43,6 +43,8 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
     /// The limits ZSTD_insertDUBT1 sorts with: by the window alone, even while a
     /// dictionary counts as loaded.
     sort_limits: BlockLimits,
+    /// The prefix start (`dictLimit`) when the window has an extDict segment, else 0.
+    ext_end: u32,
     dms: Option<DictTree<'t>>,
 }
 
@@ -67,6 +69,11 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
             compares: 1 << cp.search_log,
             limits: window.block_limits(block_end),
             sort_limits: window.block_limits_ignoring_dict(block_end),
+            ext_end: if window.has_ext_dict() {
+                window.dict_limit()
+            } else {
+                0
+            },
             dms: None,
         }
     }
@@ -165,6 +172,13 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
     /// comparing at most `compares` nodes and going no lower than `bt_low`.
     fn insert_one(&mut self, src: &[u8], curr: u32, iend: usize, mut compares: u32, bt_low: u32) {
         let ip = (curr - WINDOW_START_INDEX) as usize;
+        // A candidate in the extDict segment (a stream's previous segment, chained before
+        // the input stopped being contiguous) is compared up to that segment's end only.
+        let iend = if curr < self.ext_end {
+            (self.ext_end - WINDOW_START_INDEX) as usize
+        } else {
+            iend
+        };
         let mut smaller: Slot = Some(self.node(curr));
         let mut larger: Slot = Some(self.node(curr) + 1);
         // The unsorted node's first slot still holds its chain successor.

@@ -1,0 +1,91 @@
+//! Differential harness for streaming compression: our [`zstd::StreamEncoder`] against
+//! libzstd 1.5.7's `ZSTD_compressStream2` (one thread), driven by the same calls, byte for
+//! byte.
+//!
+//! `cargo run --release -p zarkit-benches --bin stream_diff [-- --cases N --seed S
+//! --max SIZE --levels 1,3,19 --case K --verbose]` (`--case K`: only the K-th case drawn)
+//!
+//! Each case draws a level, an input (every generated shape, and inputs whose matches reach
+//! back across every window size), a size up to `--max` (default 4M), a pledged size or
+//! none, the checksum flag, a way to cut the input into calls (a fixed chunk size from 1 byte
+//! to 1 MiB, or random sizes), whether the last input comes with the end or before it, and
+//! sometimes flushes in between. Every frame of ours must also decode back to the input.
+//! Exits non-zero on any difference.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use zarkit_benches::oracle;
+use zarkit_benches::stream_cases::{Case, LEVELS, Outcome};
+use zarkit_corpus::SplitMix64;
+
+fn parse_size(s: &str) -> usize {
+    let (digits, unit) = match s.as_bytes().last() {
+        Some(b'K' | b'k') => (&s[..s.len() - 1], 1 << 10),
+        Some(b'M' | b'm') => (&s[..s.len() - 1], 1 << 20),
+        _ => (s, 1),
+    };
+    digits.parse::<usize>().expect("size") * unit
+}
+
+fn main() -> ExitCode {
+    oracle::assert_version();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let cases: usize = arg("--cases").map_or(200, |s| s.parse().expect("--cases"));
+    let seed: u64 = arg("--seed").map_or(1, |s| s.parse().expect("--seed"));
+    let max = arg("--max").map_or(4 << 20, |s| parse_size(&s));
+    let levels: Vec<i32> = arg("--levels").map_or(LEVELS.to_vec(), |s| {
+        s.split(',').map(|l| l.parse().expect("level")).collect()
+    });
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let only: Option<usize> = arg("--case").map(|s| s.parse().expect("--case"));
+
+    let mut rng = SplitMix64::new(seed);
+    let mut per_level: BTreeMap<i32, (usize, usize, usize)> = BTreeMap::new();
+    let mut failures = 0usize;
+    let start = Instant::now();
+    for i in 0..cases {
+        let case = Case::draw(&mut rng, &levels, max);
+        if only.is_some_and(|c| c != i) {
+            continue;
+        }
+        let entry = per_level.entry(case.level).or_default();
+        match case.check() {
+            Outcome::Identical(n) => {
+                entry.0 += 1;
+                if verbose {
+                    println!("case {i}: {}: identical, {n} bytes", case.describe());
+                }
+            }
+            Outcome::Refused(why) => {
+                entry.1 += 1;
+                if verbose {
+                    println!("case {i}: {}: both refuse ({why})", case.describe());
+                }
+            }
+            Outcome::Failed(why) => {
+                entry.2 += 1;
+                failures += 1;
+                println!("case {i}: {}: {why}", case.describe());
+            }
+        }
+    }
+    for (level, (same, refused, differ)) in &per_level {
+        println!("level {level:>4}: {same} identical, {refused} refused, {differ} differ");
+    }
+    println!(
+        "{cases} cases in {:.1} s, {failures} failures",
+        start.elapsed().as_secs_f64()
+    );
+    if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,167 @@
+//! Streaming compression without the oracle (the oracle's comparison is in
+//! `zarkit-benches`' `stream_cases` and `--bin stream_diff`): frames decode back, the way
+//! the input is cut into `ZSTD_e_continue` calls never changes the bytes, and misuse is a
+//! typed error.
+
+use std::io::Write;
+
+use proptest::prelude::*;
+use zarkit::zstd::{self, Encoder, StreamEncoder, ZstdError};
+use zarkit_corpus::{Shape, generate};
+
+/// Compress `src` cut at `cuts` (each a chunk length), ending with an empty end call.
+fn stream(level: i32, src: &[u8], cuts: &[usize], pledged: Option<u64>) -> Vec<u8> {
+    let mut enc = StreamEncoder::new(level).unwrap();
+    enc.set_checksum(true).unwrap();
+    enc.set_pledged_size(pledged).unwrap();
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for &n in cuts {
+        let end = (pos + n).min(src.len());
+        enc.compress(&src[pos..end], &mut out).unwrap();
+        pos = end;
+    }
+    enc.compress(&src[pos..], &mut out).unwrap();
+    enc.finish(&[], &mut out).unwrap();
+    out
+}
+
+fn decode(frame: &[u8], len: usize) -> Vec<u8> {
+    let mut d = zstd::Decoder::new();
+    d.set_max_window_size(1 << 30);
+    d.decompress(frame, len).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random chunkings give the same frame as one call, and it decodes back.
+    #[test]
+    fn chunking_never_changes_the_bytes(
+        level in prop::sample::select(vec![-3, 1, 3, 6, 9, 13, 16]),
+        shape in prop::sample::select(Shape::ALL.to_vec()),
+        size in 0usize..700_000,
+        cuts in prop::collection::vec(1usize..200_000, 0..12),
+        pledge in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let src = generate(shape, size, seed);
+        let pledged = pledge.then_some(size as u64);
+        let whole = stream(level, &src, &[], pledged);
+        let cut = stream(level, &src, &cuts, pledged);
+        prop_assert!(whole == cut, "chunking changed the frame");
+        prop_assert_eq!(decode(&whole, size), src);
+    }
+}
+
+#[test]
+fn a_stream_past_its_window_decodes_back() {
+    // Level 1 with no size pledged: a 512 KiB window, so 3 MiB wraps the input buffer
+    // several times and lowers the indices.
+    let src = generate(Shape::FarRepeats, 3 << 20, 7);
+    let frame = stream(1, &src, &[4096; 800], None);
+    assert_eq!(decode(&frame, src.len()), src);
+}
+
+#[test]
+fn the_writer_adapter_flushes_a_decodable_prefix_and_finishes() {
+    let src = generate(Shape::Text, 300_000, 3);
+    let mut enc = Encoder::new(Vec::new(), 5).unwrap();
+    enc.write_all(&src[..1000]).unwrap();
+    enc.flush().unwrap();
+    // After a flush, everything written so far decodes from what the writer holds.
+    let flushed = enc.get_ref().clone();
+    let mut partial = Vec::new();
+    let mut dec = zstd::StreamDecoder::new(&flushed[..]);
+    let _ = std::io::Read::read_to_end(&mut dec, &mut partial);
+    assert_eq!(partial, &src[..1000]);
+    enc.write_all(&src[1000..]).unwrap();
+    let frame = enc.finish().unwrap();
+    assert_eq!(decode(&frame, src.len()), src);
+}
+
+#[test]
+fn an_empty_stream_is_one_empty_frame() {
+    for last in [true, false] {
+        let mut enc = StreamEncoder::new(3).unwrap();
+        let mut out = Vec::new();
+        if !last {
+            enc.compress(&[], &mut out).unwrap();
+        }
+        enc.finish(&[], &mut out).unwrap();
+        assert_eq!(decode(&out, 10), b"");
+    }
+}
+
+#[test]
+fn a_broken_pledge_is_an_error() {
+    let src = vec![7u8; 1000];
+    let mut enc = StreamEncoder::new(3).unwrap();
+    enc.set_pledged_size(Some(999)).unwrap();
+    let mut out = Vec::new();
+    // A first call that ends the frame pledges its own size, as libzstd's does.
+    enc.finish(&src, &mut out).unwrap();
+    assert_eq!(decode(&out, 1000), src);
+
+    let mut enc = StreamEncoder::new(3).unwrap();
+    enc.set_pledged_size(Some(999)).unwrap();
+    let mut out = Vec::new();
+    // Too many bytes fail as soon as they are compressed (here at once: the block is the
+    // pledged size, plus one byte so it is not compressed before the end).
+    let err = enc.compress(&src, &mut out).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ZstdError::PledgedSizeMismatch {
+                pledged: 999,
+                got: 1000
+            }
+        ),
+        "{err}"
+    );
+
+    let mut enc = StreamEncoder::new(3).unwrap();
+    enc.set_pledged_size(Some(2000)).unwrap();
+    let mut out = Vec::new();
+    enc.compress(&src, &mut out).unwrap();
+    let err = enc.finish(&[], &mut out).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ZstdError::PledgedSizeMismatch {
+                pledged: 2000,
+                got: 1000
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn settings_wait_for_the_next_frame() {
+    let mut enc = StreamEncoder::new(3).unwrap();
+    let mut out = Vec::new();
+    enc.compress(b"some bytes", &mut out).unwrap();
+    assert!(matches!(
+        enc.set_checksum(true),
+        Err(ZstdError::FrameInProgress { .. })
+    ));
+    enc.finish(&[], &mut out).unwrap();
+    enc.set_checksum(true).unwrap();
+}
+
+#[test]
+fn level_22_refuses_what_needs_long_distance_matching() {
+    let mut enc = StreamEncoder::new(22).unwrap();
+    let err = enc.compress(b"x", &mut Vec::new()).unwrap_err();
+    assert!(matches!(
+        err,
+        ZstdError::NeedsLongDistanceMatching { level: 22 }
+    ));
+    // With a small pledge the window stays below 128 MiB.
+    let mut enc = StreamEncoder::new(22).unwrap();
+    enc.set_pledged_size(Some(1)).unwrap();
+    let mut out = Vec::new();
+    enc.finish(b"x", &mut out).unwrap();
+    assert_eq!(decode(&out, 1), b"x");
+}

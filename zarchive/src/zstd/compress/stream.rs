@@ -1,0 +1,489 @@
+//! The streaming compressor: libzstd 1.5.7's `ZSTD_compressStream2` with one thread,
+//! driven the way the `zstd` tool drives it.
+//!
+//! libzstd buffers input in `inBuff` (`windowSize + blockSize` bytes) and compresses one
+//! chunk of up to a block whenever the buffer reaches its target (`ZSTD_compressContinue`),
+//! or at a flush or the end. When the next block would not fit, it starts again at the
+//! buffer's start: that input is not contiguous with the last, so the window's previous
+//! segment becomes its extDict segment (`ZSTD_window_update`), and each new chunk written
+//! over that segment's bytes removes them from it. At the end, a last input that fits the
+//! caller's output buffer while `inBuff` is empty is compressed straight from the caller's
+//! memory (`ZSTD_compressEnd`, possibly many blocks). Every one of those choices changes the
+//! bytes, so this module keeps libzstd's buffer positions and output-space test as numbers
+//! ([`Zcs`]) while the bytes themselves live in one growing slice the finders see whole,
+//! with libzstd's indices.
+//!
+//! That slice would grow with the input; [`Window::shift_down`] lowers every index and
+//! drops the oldest bytes once they lie below the window's low limit, a move libzstd does
+//! not make but which changes no output byte.
+
+use super::block::BLOCK_SIZE_MAX;
+use super::frame::{
+    self, ChunkState, FrameChunk, FrameState, write_block_header, write_frame_header_with,
+};
+use super::params::{self, CParams, Strategy};
+use super::split;
+use super::window::Window;
+use crate::zstd::common::format::BLOCK_RAW;
+use crate::zstd::error::ZstdError;
+use xxhash_rust::xxh64::Xxh64;
+
+/// The size of the output buffer the `zstd` tool hands to every call
+/// (`ZSTD_CStreamOutSize()`: `ZSTD_compressBound(128 KiB)` plus a block header and a
+/// checksum). It decides whether libzstd takes its end-of-frame shortcut.
+pub(crate) const OUT_BUFFER_SIZE: usize = compress_bound(BLOCK_SIZE_MAX) + 3 + 4;
+
+/// What a call asks of the stream (`ZSTD_EndDirective`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EndOp {
+    /// `ZSTD_e_continue`: take the input, compress full blocks only.
+    Continue,
+    /// `ZSTD_e_flush`: compress what is buffered too, as a block that does not end the frame.
+    Flush,
+    /// `ZSTD_e_end`: compress everything and end the frame.
+    End,
+}
+
+/// `ZSTD_compressBound`.
+pub(crate) const fn compress_bound(n: usize) -> usize {
+    let margin = if n < BLOCK_SIZE_MAX {
+        (BLOCK_SIZE_MAX - n) >> 11
+    } else {
+        0
+    };
+    n + (n >> 8) + margin
+}
+
+/// A streaming compression context (`ZSTD_CCtx` used through `ZSTD_compressStream2`): the
+/// level, checksum flag and pledged size of the next frame, the frame in progress, and
+/// buffers kept across frames.
+pub(crate) struct StreamState {
+    level: i32,
+    checksum: bool,
+    /// The size pledged for the next frame (`ZSTD_CCtx_setPledgedSrcSize`).
+    pledged: Option<u64>,
+    run: Option<Box<FrameRun>>,
+    st: FrameState,
+    /// The finders' slice, kept allocated across frames.
+    spare: Vec<u8>,
+}
+
+impl StreamState {
+    pub(crate) fn new(level: i32, checksum: bool) -> Self {
+        StreamState {
+            level,
+            checksum,
+            pledged: None,
+            run: None,
+            st: FrameState::default(),
+            spare: Vec::new(),
+        }
+    }
+
+    /// Whether a frame is in progress (some input taken, the end not yet asked for).
+    pub(crate) fn in_frame(&self) -> bool {
+        self.run.is_some()
+    }
+
+    /// Pledge the size of the next frame (`ZSTD_CCtx_setPledgedSrcSize`); only between frames.
+    pub(crate) fn set_pledged(&mut self, size: Option<u64>) {
+        debug_assert!(self.run.is_none());
+        self.pledged = size;
+    }
+
+    pub(crate) fn set_checksum(&mut self, on: bool) {
+        debug_assert!(self.run.is_none());
+        self.checksum = on;
+    }
+
+    /// Drop the frame in progress, if any (`ZSTD_CCtx_reset(ZSTD_reset_session_only)`).
+    pub(crate) fn reset_session(&mut self) {
+        if let Some(run) = self.run.take() {
+            self.spare = run.hist;
+        }
+        self.pledged = None;
+    }
+
+    /// One call of `ZSTD_compressStream2(input, op)` as the `zstd` tool makes it: calls
+    /// with a fresh [`OUT_BUFFER_SIZE`]-byte output buffer until the input is taken
+    /// (`Continue`), nothing is left to flush (`Flush`) or the frame is complete (`End`).
+    /// The output is appended to `out`.
+    pub(crate) fn call(
+        &mut self,
+        input: &[u8],
+        op: EndOp,
+        out: &mut Vec<u8>,
+    ) -> Result<(), ZstdError> {
+        if self.run.is_none() {
+            self.init(op, input.len())?;
+        }
+        let mut ip = 0;
+        while let Some(run) = self.run.as_deref_mut() {
+            let ended = match run.generic(&mut self.st, input, &mut ip, op, out) {
+                Ok(ended) => ended,
+                Err(e) => {
+                    self.reset_session();
+                    return Err(e);
+                }
+            };
+            if ended {
+                self.reset_session();
+                break;
+            }
+            let input_taken = ip == input.len();
+            let done = match op {
+                EndOp::Continue => input_taken,
+                EndOp::Flush => input_taken && run.zcs.to_flush == 0,
+                EndOp::End => false,
+            };
+            if done {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Mirrors ZSTD_CCtx_init_compressStream2 with one thread: the parameters for the
+    /// pledged size (the input's size when the first call ends the frame), then
+    /// ZSTD_compressBegin_internal and the buffer targets.
+    fn init(&mut self, op: EndOp, in_size: usize) -> Result<(), ZstdError> {
+        let pledged = if op == EndOp::End {
+            Some(in_size as u64)
+        } else {
+            self.pledged
+        };
+        let cp = match pledged {
+            Some(n) => params::cparams(self.level, n),
+            None => params::cparams_unknown_size(self.level),
+        };
+        if cp.strategy >= Strategy::BtOpt && cp.window_log >= LDM_MIN_WINDOW_LOG {
+            return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
+        }
+        // ZSTD_resetCCtx_internal: the window and block sizes, the input buffer.
+        let window_size = match pledged {
+            Some(n) => (1u64 << cp.window_log).min(n).max(1) as usize,
+            None => 1 << cp.window_log,
+        };
+        let block_max = BLOCK_SIZE_MAX.min(window_size);
+        self.st.ms.reset(&cp);
+        let mut hist = std::mem::take(&mut self.spare);
+        hist.clear();
+        let run = FrameRun {
+            cp,
+            split_enabled: split::enabled(&cp),
+            pledged,
+            checksum: self.checksum,
+            block_max,
+            zcs: Zcs {
+                in_size: window_size + block_max,
+                in_pos: 0,
+                in_to_compress: 0,
+                in_target: block_max + (Some(block_max as u64) == pledged) as usize,
+                to_flush: 0,
+            },
+            loaded: Vec::new(),
+            header_written: false,
+            frame_ended: false,
+            consumed: 0,
+            produced: 0,
+            hasher: Xxh64::new(0),
+            window: Window::new(cp.window_log),
+            chunk: ChunkState::default(),
+            hist,
+            phys: None,
+        };
+        self.st.prev = Default::default();
+        self.run = Some(Box::new(run));
+        Ok(())
+    }
+}
+
+/// `ZSTD_resolveEnableLdm`: the window log from which btopt and above turn on long-distance
+/// matching, which this encoder does not implement.
+const LDM_MIN_WINDOW_LOG: u32 = 27;
+
+/// libzstd's streaming positions (`inBuffPos`, `inToCompress`, `inBuffTarget`,
+/// `inBuffSize`) and the compressed bytes its `outBuff` still holds for the caller.
+struct Zcs {
+    in_size: usize,
+    in_pos: usize,
+    in_to_compress: usize,
+    in_target: usize,
+    /// Bytes of the last compressed chunk not yet handed over (`zcss_flush`).
+    to_flush: usize,
+}
+
+/// Where the window's segments lie in libzstd's input buffer: finder positions of its
+/// first byte for the prefix and for the extDict segment, and where the last chunk ended.
+#[derive(Clone, Copy)]
+struct Phys {
+    prefix_pos0: i64,
+    ext_pos0: i64,
+    next: usize,
+}
+
+/// One frame in progress.
+struct FrameRun {
+    cp: CParams,
+    split_enabled: bool,
+    pledged: Option<u64>,
+    checksum: bool,
+    block_max: usize,
+    zcs: Zcs,
+    /// Input taken into the buffer and not yet compressed (`inBuff[inToCompress..inBuffPos]`).
+    loaded: Vec<u8>,
+    header_written: bool,
+    /// The last chunk was compressed; its bytes may still wait in `outBuff`.
+    frame_ended: bool,
+    consumed: u64,
+    produced: u64,
+    hasher: Xxh64,
+    window: Window,
+    chunk: ChunkState,
+    /// Every byte the window may still reach, then the chunk being compressed; finder
+    /// position 0 has index [`Window::base`].
+    hist: Vec<u8>,
+    /// The last chunk's place in libzstd's input buffer; `None` before the first chunk.
+    phys: Option<Phys>,
+}
+
+/// Where a chunk's bytes are in libzstd's memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// At this offset of the input buffer.
+    Buffer(usize),
+    /// In the caller's input (the end-of-frame shortcut).
+    Caller,
+}
+
+impl FrameRun {
+    /// Mirrors one ZSTD_compressStream_generic call with an output buffer of
+    /// [`OUT_BUFFER_SIZE`] bytes, of which `op` are used. Returns whether the frame ended.
+    fn generic(
+        &mut self,
+        st: &mut FrameState,
+        input: &[u8],
+        ip: &mut usize,
+        end_op: EndOp,
+        out: &mut Vec<u8>,
+    ) -> Result<bool, ZstdError> {
+        let mut op = 0usize;
+        loop {
+            if self.zcs.to_flush > 0 {
+                // zcss_flush.
+                let flushed = self.zcs.to_flush.min(OUT_BUFFER_SIZE - op);
+                op += flushed;
+                self.zcs.to_flush -= flushed;
+                if self.zcs.to_flush > 0 {
+                    return Ok(false);
+                }
+                if self.frame_ended {
+                    return Ok(true);
+                }
+            }
+            // zcss_load.
+            let rest = &input[*ip..];
+            if end_op == EndOp::End
+                && OUT_BUFFER_SIZE - op >= compress_bound(rest.len())
+                && self.zcs.in_pos == 0
+            {
+                // The shortcut: the rest goes straight from the caller's memory.
+                let c_size = self.compress_chunk(st, Source::Caller, rest, true, out)?;
+                *ip = input.len();
+                debug_assert!(c_size <= OUT_BUFFER_SIZE - op);
+                return Ok(true);
+            }
+            let load = (self.zcs.in_target - self.zcs.in_pos).min(rest.len());
+            self.loaded.extend_from_slice(&rest[..load]);
+            self.zcs.in_pos += load;
+            *ip += load;
+            if end_op == EndOp::Continue && self.zcs.in_pos < self.zcs.in_target {
+                return Ok(false);
+            }
+            if end_op == EndOp::Flush && self.zcs.in_pos == self.zcs.in_to_compress {
+                return Ok(false);
+            }
+            let i_size = self.zcs.in_pos - self.zcs.in_to_compress;
+            let direct = OUT_BUFFER_SIZE - op >= compress_bound(i_size);
+            let last = end_op == EndOp::End && *ip == input.len();
+            let loaded = std::mem::take(&mut self.loaded);
+            let from = Source::Buffer(self.zcs.in_to_compress);
+            let result = self.compress_chunk(st, from, &loaded, last, out);
+            self.loaded = loaded;
+            self.loaded.clear();
+            let c_size = result?;
+            self.zcs.in_target = self.zcs.in_pos + self.block_max;
+            if self.zcs.in_target > self.zcs.in_size {
+                self.zcs.in_pos = 0;
+                self.zcs.in_target = self.block_max;
+            }
+            self.zcs.in_to_compress = self.zcs.in_pos;
+            if direct {
+                op += c_size;
+                if last {
+                    return Ok(true);
+                }
+            } else {
+                self.zcs.to_flush = c_size;
+                self.frame_ended = last;
+            }
+        }
+    }
+
+    /// Mirrors ZSTD_compressContinue_internal (and, for the last chunk, ZSTD_compressEnd's
+    /// epilogue): the frame header before the first chunk, the window update, the chunk's
+    /// blocks, the size checks. Returns the bytes appended to `out`.
+    fn compress_chunk(
+        &mut self,
+        st: &mut FrameState,
+        from: Source,
+        data: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ZstdError> {
+        let out_start = out.len();
+        if !self.header_written {
+            write_frame_header_with(out, self.cp.window_log, self.pledged, 0, self.checksum);
+            self.header_written = true;
+        }
+        let header_size = out.len() - out_start;
+        if let Some(pledged) = self.pledged
+            && self.consumed + data.len() as u64 > pledged
+        {
+            return Err(ZstdError::PledgedSizeMismatch {
+                pledged,
+                got: self.consumed + data.len() as u64,
+            });
+        }
+        if !data.is_empty() {
+            self.update_window(st, from, data.len());
+            self.hist.extend_from_slice(data);
+            if self.checksum {
+                self.hasher.update(data);
+            }
+            let end = self.hist.len();
+            let job = FrameChunk {
+                buf: &self.hist,
+                range: end - data.len()..end,
+                last,
+                savings: self.consumed as i64 - self.produced as i64,
+                block_size_max: self.block_max,
+                split_enabled: self.split_enabled,
+            };
+            let blocks_start = out.len();
+            frame::compress_frame_chunk(
+                st,
+                &self.cp,
+                job,
+                &mut self.window,
+                None,
+                &mut self.chunk,
+                out,
+            );
+            // A correction of libzstd's indices moved the finders' first position.
+            let moved = self.window.take_origin();
+            self.drop_front(moved);
+            self.consumed += data.len() as u64;
+            self.produced += (out.len() - blocks_start + header_size) as u64;
+            self.shift_if_worthwhile(st);
+        } else {
+            self.produced += header_size as u64;
+        }
+        if last {
+            if let Some(pledged) = self.pledged
+                && self.consumed != pledged
+            {
+                return Err(ZstdError::PledgedSizeMismatch {
+                    pledged,
+                    got: self.consumed,
+                });
+            }
+            // ZSTD_writeEpilogue: an empty last block when no block ended the frame.
+            if data.is_empty() {
+                write_block_header(out, true, BLOCK_RAW, 0);
+            }
+            if self.checksum {
+                let digest = self.hasher.digest() as u32;
+                out.extend_from_slice(&digest.to_le_bytes());
+            }
+        }
+        Ok(out.len() - out_start)
+    }
+
+    /// Mirrors ZSTD_window_update for a chunk of `len` bytes at `from`, and the restart of
+    /// table insertion at a new segment.
+    fn update_window(&mut self, st: &mut FrameState, from: Source, len: usize) {
+        let pos = self.hist.len() as i64;
+        let Some(phys) = self.phys else {
+            // The first chunk: `Window::new` is the window after its update.
+            if let Source::Buffer(at) = from {
+                self.phys = Some(Phys {
+                    prefix_pos0: pos - at as i64,
+                    ext_pos0: pos - at as i64,
+                    next: at + len,
+                });
+            }
+            return;
+        };
+        let contiguous = from == Source::Buffer(phys.next);
+        if !contiguous {
+            let next = self.window.index(self.hist.len());
+            self.window.start_segment(next);
+            st.ms.resume_at_prefix(&self.window);
+        }
+        let Source::Buffer(at) = from else {
+            // The caller's memory never overlaps the input buffer.
+            self.phys = None;
+            return;
+        };
+        let ext_pos0 = if contiguous {
+            phys.ext_pos0
+        } else {
+            phys.prefix_pos0
+        };
+        self.phys = Some(Phys {
+            prefix_pos0: pos - at as i64,
+            ext_pos0,
+            next: at + len,
+        });
+        // Input written over the extDict segment's bytes takes them out of it.
+        let w = &self.window;
+        let ext_start = w.pos_of(w.low_limit()) as i64 - ext_pos0;
+        let ext_end = w.pos_of(w.dict_limit()) as i64 - ext_pos0;
+        let (start, end) = (at as i64, (at + len) as i64);
+        if end > ext_start && start < ext_end {
+            let overwritten_end = w.index((ext_pos0 + end) as usize);
+            self.window.drop_overwritten(overwritten_end);
+        }
+    }
+
+    /// Drop the first `n` finder positions (their indices were lowered).
+    fn drop_front(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.hist.drain(..n);
+        if let Some(p) = &mut self.phys {
+            p.prefix_pos0 -= n as i64;
+            p.ext_pos0 -= n as i64;
+        }
+    }
+
+    /// Lower the indices and drop the bytes below the window's low limit once they are
+    /// at least a whole buffer (and a cycle) long, so the slice stays within about twice
+    /// libzstd's input buffer.
+    fn shift_if_worthwhile(&mut self, st: &mut FrameState) {
+        let cycle_log = frame::cycle_log(&self.cp);
+        let free = self.window.free_shift(cycle_log);
+        let worth = self.zcs.in_size.max(1 << cycle_log).max(MIN_SHIFT);
+        if (free as usize) < worth {
+            return;
+        }
+        self.window.shift_down(free);
+        st.ms.reduce_index(&self.cp, free, free as usize);
+        self.drop_front(free as usize);
+    }
+}
+
+/// Smallest shift worth a pass over the tables.
+const MIN_SHIFT: usize = 1 << 20;

@@ -1,0 +1,207 @@
+//! Streaming compression: [`StreamEncoder`] (calls, as `ZSTD_compressStream2`) and
+//! [`Encoder`] (a [`std::io::Write`] adapter over any writer).
+
+use super::compress::stream::{EndOp, StreamState};
+use super::error::ZstdError;
+use std::io::{self, Write};
+
+/// A streaming compression context, byte-identical to libzstd 1.5.7's
+/// `ZSTD_compressStream2` with one thread (`nbWorkers = 0`) at the same level, checksum flag
+/// and pledged size, each method being one call of it the way the `zstd` tool makes it
+/// (a fresh `ZSTD_CStreamOutSize()` output buffer per call until the call is done):
+/// [`StreamEncoder::compress`] is `ZSTD_e_continue`, [`StreamEncoder::flush`]
+/// `ZSTD_e_flush` and [`StreamEncoder::finish`] `ZSTD_e_end`.
+///
+/// How the input is cut into calls never changes the bytes, with one exception libzstd
+/// has too: ending the frame with the last input ([`StreamEncoder::finish`] with bytes) and
+/// ending it after that input (`compress`, then `finish(&[])`) can differ, as can a
+/// stream whose first call ends it (its size is then known, as with a pledge). Streaming
+/// is not one-shot compression: [`super::Compressor`] matches `ZSTD_compress`, whose frames
+/// differ from a stream's above 128 KiB (blocks are split differently; an unknown size
+/// changes the header and the window).
+///
+/// The context holds the window, one input buffer of about twice the window plus a block,
+/// and the level's tables, whatever the stream's length. Levels 20 to 22 on streams larger
+/// than their window work; level 22 where libzstd would turn on long-distance matching
+/// (an unknown size, or a pledge above 64 MiB) is refused with
+/// [`ZstdError::NeedsLongDistanceMatching`].
+pub struct StreamEncoder {
+    state: StreamState,
+    level: i32,
+}
+
+impl std::fmt::Debug for StreamEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamEncoder")
+            .field("level", &self.level)
+            .field("in_frame", &self.state.in_frame())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamEncoder {
+    /// A context for `level` (0 is libzstd's default, level 3), without a content checksum
+    /// and with no size pledged (libzstd's defaults).
+    pub fn new(level: i32) -> Result<Self, ZstdError> {
+        if !super::is_level_supported(level) {
+            return Err(ZstdError::UnsupportedLevel { level });
+        }
+        Ok(StreamEncoder {
+            state: StreamState::new(level, false),
+            level,
+        })
+    }
+
+    /// The level this context compresses at.
+    pub fn level(&self) -> i32 {
+        self.level
+    }
+
+    /// Whether the next frame ends with a content checksum (`ZSTD_c_checksumFlag`). Only
+    /// between frames, else [`ZstdError::FrameInProgress`].
+    pub fn set_checksum(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.between_frames("the checksum flag")?;
+        self.state.set_checksum(on);
+        Ok(())
+    }
+
+    /// Pledge the size of the next frame (`ZSTD_CCtx_setPledgedSrcSize`): the header then
+    /// names it, the parameters fit it, and the frame fails with
+    /// [`ZstdError::PledgedSizeMismatch`] when it gets another size. Only between frames;
+    /// it applies to one frame.
+    pub fn set_pledged_size(&mut self, size: Option<u64>) -> Result<(), ZstdError> {
+        self.between_frames("the pledged size")?;
+        self.state.set_pledged(size);
+        Ok(())
+    }
+
+    fn between_frames(&self, what: &'static str) -> Result<(), ZstdError> {
+        if self.state.in_frame() {
+            return Err(ZstdError::FrameInProgress { what });
+        }
+        Ok(())
+    }
+
+    /// Take `input` into the frame, appending to `out` whatever blocks it completes
+    /// (`ZSTD_compressStream2(…, ZSTD_e_continue)`). The first call starts a frame.
+    pub fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), ZstdError> {
+        self.state.call(input, EndOp::Continue, out)
+    }
+
+    /// Compress what is buffered as a block that does not end the frame, so that
+    /// everything given so far can be decoded from `out` (`ZSTD_e_flush`).
+    pub fn flush(&mut self, out: &mut Vec<u8>) -> Result<(), ZstdError> {
+        self.state.call(&[], EndOp::Flush, out)
+    }
+
+    /// Take `input` as the frame's last bytes and end the frame (`ZSTD_e_end`), appending
+    /// the rest of it to `out`. The context is then ready for another frame, with no size
+    /// pledged.
+    pub fn finish(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), ZstdError> {
+        self.state.call(input, EndOp::End, out)
+    }
+
+    /// Abandon the frame in progress, if any (`ZSTD_CCtx_reset(ZSTD_reset_session_only)`):
+    /// the next call starts a new frame, with no size pledged.
+    pub fn reset(&mut self) {
+        self.state.reset_session();
+    }
+}
+
+/// Compresses what is written to it as one zstd frame into a writer, as the `zstd` tool
+/// streams (`ZSTD_compressStream2` with one thread: see [`StreamEncoder`] for what the
+/// bytes match). Each [`Write::write`] is one `ZSTD_e_continue` call, [`Write::flush`] one
+/// `ZSTD_e_flush` call (then a flush of the writer), and [`Encoder::finish`] ends the
+/// frame. Dropping it without `finish` leaves the frame unfinished.
+///
+/// ```
+/// use std::io::Write;
+/// let mut enc = zarkit::zstd::Encoder::new(Vec::new(), 3)?;
+/// enc.write_all(b"hello, hello, hello")?;
+/// let frame = enc.finish()?;
+/// assert_eq!(zarkit::zstd::decompress(&frame, 100)?, b"hello, hello, hello");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Encoder<W: Write> {
+    stream: StreamEncoder,
+    writer: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> std::fmt::Debug for Encoder<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder")
+            .field("stream", &self.stream)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> Encoder<W> {
+    /// An encoder at `level` writing to `writer`, without a checksum or a pledged size.
+    pub fn new(writer: W, level: i32) -> Result<Self, ZstdError> {
+        Ok(Encoder {
+            stream: StreamEncoder::new(level)?,
+            writer,
+            buf: Vec::new(),
+        })
+    }
+
+    /// Whether the frame ends with a content checksum (before the first write).
+    pub fn set_checksum(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.stream.set_checksum(on)
+    }
+
+    /// Pledge the frame's size (before the first write): see
+    /// [`StreamEncoder::set_pledged_size`].
+    pub fn set_pledged_size(&mut self, size: Option<u64>) -> Result<(), ZstdError> {
+        self.stream.set_pledged_size(size)
+    }
+
+    /// The writer.
+    pub fn get_ref(&self) -> &W {
+        &self.writer
+    }
+
+    /// The writer; writing to it directly corrupts the stream.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.writer
+    }
+
+    /// End the frame and return the writer (one `ZSTD_e_end` call without input).
+    pub fn finish(self) -> io::Result<W> {
+        self.finish_with(&[])
+    }
+
+    /// End the frame with `last` as its last bytes (one `ZSTD_e_end` call with them, the
+    /// way the `zstd` tool sends the last read of a regular file) and return the writer.
+    pub fn finish_with(mut self, last: &[u8]) -> io::Result<W> {
+        self.stream
+            .finish(last, &mut self.buf)
+            .map_err(io::Error::other)?;
+        self.writer.write_all(&self.buf)?;
+        self.writer.flush()?;
+        Ok(self.writer)
+    }
+
+    fn drain(&mut self) -> io::Result<()> {
+        self.writer.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for Encoder<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.stream
+            .compress(data, &mut self.buf)
+            .map_err(io::Error::other)?;
+        self.drain()?;
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.stream.flush(&mut self.buf).map_err(io::Error::other)?;
+        self.drain()?;
+        self.writer.flush()
+    }
+}
