@@ -224,9 +224,61 @@ impl Case {
     }
 }
 
+/// How the `zstd` tool (and `zarchive compress`) cuts a file into calls: 128 KiB reads; a
+/// regular file's size is pledged and its last read ends the frame; standard input ends
+/// with an empty call.
+pub fn cli_plan(size: usize, regular_file: bool) -> Plan {
+    const READ: usize = 1 << 17;
+    Plan {
+        chunks: (0..size)
+            .step_by(READ)
+            .map(|s| s..(s + READ).min(size))
+            .collect(),
+        flush_after: vec![],
+        end_with_last: regular_file,
+        describe: if regular_file {
+            "the zstd tool's reads of a file".into()
+        } else {
+            "the zstd tool's reads of standard input".into()
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `zarchive compress` on files and on standard input (the calls [`cli_plan`] makes)
+    /// gives libzstd's bytes: the `zstd --single-thread` output of the same input.
+    #[test]
+    fn the_zstd_tools_calls_match_the_oracle() {
+        oracle::assert_version();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let files = [
+            std::fs::read(root.join("BASELINE.md")).unwrap(),
+            std::fs::read(root.join("Cargo.lock")).unwrap(),
+            generate(Shape::Text, 1 << 17, 5),
+            generate(Shape::Hetero, (1 << 20) + 3, 6),
+            Vec::new(),
+        ];
+        for src in &files {
+            for level in [1, 3, 19] {
+                for regular_file in [true, false] {
+                    let case = Case {
+                        level,
+                        src: src.clone(),
+                        input: format!("{} bytes", src.len()),
+                        pledged: regular_file.then_some(src.len() as u64),
+                        checksum: true,
+                        plan: cli_plan(src.len(), regular_file),
+                    };
+                    if let Outcome::Failed(why) = case.check() {
+                        panic!("{}: {why}", case.describe());
+                    }
+                }
+            }
+        }
+    }
 
     /// Streams of up to 1 MiB at every level family but the slowest, cut every way, equal
     /// to libzstd's (the harness runs thousands of larger ones).

@@ -27,13 +27,23 @@ pub struct CompressArgs {
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
+    /// End the frame with a content checksum (the default, as `zstd`).
+    #[arg(long, overrides_with = "no_check")]
+    check: bool,
+    /// No content checksum.
+    #[arg(long = "no-check", overrides_with = "check")]
+    no_check: bool,
     /// Compress with this dictionary (a zstd-format dictionary, such as `zstd --train`
     /// writes, or raw content), as `zstd -D`: the frame is libzstd's after
-    /// `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2` (the path the `zstd` tool takes, without
-    /// its checksum) and names a zstd-format dictionary's ID.
+    /// `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2` (the path the `zstd` tool takes, but
+    /// from the whole input in memory and without a checksum for now) and names a
+    /// zstd-format dictionary's ID.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
 }
+
+/// The size of each read, as the `zstd` tool's (`ZSTD_CStreamInSize()`, 128 KiB).
+const READ_SIZE: usize = 1 << 17;
 
 /// Arguments of `zarchive decompress`.
 #[derive(Args, Debug)]
@@ -161,39 +171,123 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
         return Err(zarkit::zar::ZarError::Exists { path: output }.into());
     }
-    let dict = match &a.dict {
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
-            let dict = zstd::EncoderDictionary::new(&bytes, level)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
-            Some(dict)
-        }
-        None => None,
+    if let Some(path) = &a.dict {
+        return compress_with_dict(&a, path, level, &output);
+    }
+    let mut encoder =
+        zstd::StreamEncoder::new(level).map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
+    encoder
+        .set_checksum(a.check || !a.no_check)
+        .map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
+    let shown = if is_dash(&a.input) {
+        "standard input".to_string()
+    } else {
+        a.input.display().to_string()
     };
-    let data = read_input(&a.input)?;
-    let result = match &dict {
-        Some(dict) => {
-            let mut frame = Vec::new();
-            zstd::Compressor::new(level)
-                .and_then(|mut c| c.compress_loaded_dict_into(&data, dict, &mut frame))
-                .map(|_| frame)
+    // A regular file's size is pledged, and its last read ends the frame, as `zstd` does;
+    // anything else (standard input, a pipe) is ended by an empty last call.
+    let (mut input, size): (Box<dyn Read>, Option<u64>) = if is_dash(&a.input) {
+        (Box::new(io::stdin().lock()), None)
+    } else {
+        let file = std::fs::File::open(&a.input)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
+        if meta.is_dir() {
+            return Err(fail(EXIT_FAILURE, format!("{shown}: is a directory")));
         }
-        None => zstd::compress(&data, level),
+        let size = meta.is_file().then_some(meta.len());
+        (Box::new(file), size)
     };
-    let frame = result.map_err(|e| match e {
-        zstd::ZstdError::UnsupportedLevelForSize { level, size } => fail(
+    encoder
+        .set_pledged_size(size)
+        .map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
+    let failed = |e: zstd::ZstdError| match e {
+        zstd::ZstdError::PledgedSizeMismatch { pledged, got } => fail(
+            EXIT_FAILURE,
+            format!(
+                "{shown}: the file changed size while it was read ({} at the start, {} read)",
+                count(pledged, "byte", "bytes"),
+                count(got, "byte", "bytes")
+            ),
+        ),
+        zstd::ZstdError::NeedsLongDistanceMatching { level } => fail(
             EXIT_USAGE,
             format!(
-                "{}: {} is too large for this encoder at level {level}: it compresses at most {} in one frame at this level (larger inputs are not supported yet)",
-                a.input.display(),
-                count(size as u64, "byte", "bytes"),
+                "{shown}: at level {level}, an input this large (or of unknown size) needs long-distance matching, which this encoder does not implement: it compresses at most {} at this level; use level 21 or below",
                 count(zstd::max_source_size(level) as u64, "byte", "bytes"),
             ),
         ),
-        other => fail(EXIT_USAGE, other.to_string()),
-    })?;
+        other => fail(EXIT_USAGE, format!("{shown}: {other}")),
+    };
     write_output(&output, a.force, false, |w| {
+        let mut chunk = vec![0u8; READ_SIZE];
+        let mut frame = Vec::new();
+        let mut total = 0u64;
+        loop {
+            let n = read_full(&mut input, &mut chunk)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
+            total += n as u64;
+            let last = n == 0 || size == Some(total);
+            if last {
+                encoder.finish(&chunk[..n], &mut frame).map_err(failed)?;
+            } else {
+                encoder.compress(&chunk[..n], &mut frame).map_err(failed)?;
+            }
+            w.write_all(&frame)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+            frame.clear();
+            if last {
+                return Ok(());
+            }
+        }
+    })
+}
+
+/// Fill `buf` from `r` unless the input ends first (as `fread`); returns the bytes read.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// `zarchive compress -D DICT`: the whole input in memory, one `ZSTD_compress2` after
+/// `ZSTD_CCtx_loadDictionary`.
+fn compress_with_dict(
+    a: &CompressArgs,
+    path: &Path,
+    level: i32,
+    output: &Path,
+) -> Result<(), Failure> {
+    let bytes =
+        std::fs::read(path).map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+    let dict = zstd::EncoderDictionary::new(&bytes, level)
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+    let data = read_input(&a.input)?;
+    let mut frame = Vec::new();
+    zstd::Compressor::new(level)
+        .and_then(|mut c| c.compress_loaded_dict_into(&data, &dict, &mut frame))
+        .map_err(|e| match e {
+            zstd::ZstdError::UnsupportedLevelForSize { level, size } => fail(
+                EXIT_USAGE,
+                format!(
+                    "{}: {} is too large for this encoder at level {level} with a dictionary: it compresses at most {} in one frame at this level",
+                    a.input.display(),
+                    count(size as u64, "byte", "bytes"),
+                    count(zstd::max_source_size(level) as u64, "byte", "bytes"),
+                ),
+            ),
+            other => fail(EXIT_USAGE, other.to_string()),
+        })?;
+    write_output(output, a.force, false, |w| {
         w.write_all(&frame)
             .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))
     })

@@ -497,6 +497,125 @@ fn decompress_streams_its_input_with_bounded_memory() {
     );
 }
 
+/// `zarchive compress` driven the way `zstd --single-thread` drives libzstd (128 KiB
+/// reads; a file's size pledged and its last read ending the frame; standard input ended by
+/// an empty call), through the library: the oracle test `the_zstd_tools_calls_match_the_oracle`
+/// in `zarkit-benches` checks that these calls give libzstd 1.5.7's bytes.
+fn zstd_tool_frame(src: &[u8], level: i32, file: bool) -> Vec<u8> {
+    let mut enc = zarkit::zstd::StreamEncoder::new(level).unwrap();
+    enc.set_checksum(true).unwrap();
+    enc.set_pledged_size(file.then_some(src.len() as u64))
+        .unwrap();
+    let mut out = Vec::new();
+    let chunks: Vec<&[u8]> = src.chunks(1 << 17).collect();
+    for (i, c) in chunks.iter().enumerate() {
+        if file && i + 1 == chunks.len() {
+            enc.finish(c, &mut out).unwrap();
+            return out;
+        }
+        enc.compress(c, &mut out).unwrap();
+    }
+    enc.finish(&[], &mut out).unwrap();
+    out
+}
+
+#[test]
+fn compress_streams_as_the_zstd_tool_does_with_bounded_memory() {
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("log.txt");
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut data = Vec::with_capacity(40 << 20);
+    while data.len() < 40 << 20 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        data.extend_from_slice(
+            format!("{} request {} took {} ms\n", x % 1000, x >> 40, x % 97).as_bytes(),
+        );
+    }
+    std::fs::write(&input, &data).unwrap();
+    let frame = d.path().join("log.txt.zst");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args([std::ffi::OsStr::new("compress"), input.as_os_str()])
+        .args(["-l", "3"])
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let exit = loop {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kib: u64 = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    assert!(exit.success());
+    let got = std::fs::read(&frame).unwrap();
+    assert!(
+        got == zstd_tool_frame(&data, 3, true),
+        "file: not the zstd tool's frame"
+    );
+    // Level 3 on an unknown size: a 2 MiB window, a 2.1 MiB input buffer, 1 MiB of tables.
+    assert!(peak_kib > 0, "the process was observed");
+    assert!(
+        peak_kib < 24 << 10,
+        "peak resident size {peak_kib} KiB for a 40 MiB input"
+    );
+
+    // From standard input (size unknown), to standard output.
+    let small = &data[..(3 << 20) + 5];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["compress", "-", "-l", "1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = small.to_vec();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        // Uneven writes: the reads still come in 128 KiB pieces.
+        for piece in feed.chunks(10_000) {
+            stdin.write_all(piece).unwrap();
+        }
+    });
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(o.status.success());
+    assert!(
+        o.stdout == zstd_tool_frame(small, 1, false),
+        "stdin: not the zstd tool's frame"
+    );
+    assert_eq!(
+        zarkit::zstd::decompress(&o.stdout, small.len()).unwrap(),
+        small
+    );
+
+    // --no-check: no checksum flag in the header.
+    let o = run!(
+        "compress",
+        &input,
+        "-o",
+        d.path().join("n.zst"),
+        "--no-check",
+        "-l",
+        "1"
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let n = std::fs::read(d.path().join("n.zst")).unwrap();
+    assert_eq!(n[4] & 4, 0);
+    assert_eq!(got[4] & 4, 4);
+}
+
 #[test]
 fn update_keeps_the_archives_dictionary() {
     let d = tempfile::tempdir().unwrap();
