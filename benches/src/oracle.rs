@@ -556,29 +556,64 @@ pub fn compress_stream(
     pledged: Option<u64>,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, String> {
-    use zstd_sys::ZSTD_EndDirective as E;
-    // SAFETY: no arguments; a null result is checked.
-    let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
-    assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
-    // SAFETY: no arguments.
-    let out_cap = unsafe { zstd_sys::ZSTD_CStreamOutSize() };
-    let mut buf = vec![0u8; out_cap];
+    let mut s = NativeStream::new(level, checksum);
     let mut frame = Vec::new();
-    let result = (|| {
-        // SAFETY: `cctx` is live for the whole closure.
+    s.compress(pledged, calls, &mut frame)?;
+    Ok(frame)
+}
+
+/// A native streaming compression context, reused across frames (`ZSTD_CCtx_reset` of the
+/// session between them). A reused context continues its indices and salts its row hashes
+/// differently, so its frames after the first may differ from a fresh context's: use
+/// [`compress_stream`] for bytes, this for time.
+pub struct NativeStream {
+    cctx: *mut zstd_sys::ZSTD_CCtx,
+    buf: Vec<u8>,
+}
+
+impl NativeStream {
+    /// A context at `level` with the checksum flag.
+    pub fn new(level: i32, checksum: bool) -> Self {
+        // SAFETY: no arguments; a null result is checked.
+        let cctx = unsafe { zstd_sys::ZSTD_createCCtx() };
+        assert!(!cctx.is_null(), "ZSTD_createCCtx failed");
+        // SAFETY: `cctx` is live; setting parameters cannot fail for valid values.
         unsafe {
             let r = zstd_sys::ZSTD_CCtx_setParameter(
                 cctx,
                 zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel,
                 level,
             );
-            if is_error(r) {
-                return Err(error_name(r));
-            }
+            assert!(!is_error(r), "level: {}", error_name(r));
             let r = zstd_sys::ZSTD_CCtx_setParameter(
                 cctx,
                 zstd_sys::ZSTD_cParameter::ZSTD_c_checksumFlag,
                 checksum as i32,
+            );
+            assert!(!is_error(r), "checksum: {}", error_name(r));
+        }
+        // SAFETY: no arguments.
+        let out_cap = unsafe { zstd_sys::ZSTD_CStreamOutSize() };
+        NativeStream {
+            cctx,
+            buf: vec![0u8; out_cap],
+        }
+    }
+
+    /// One frame through `calls`, appended to `frame`.
+    pub fn compress(
+        &mut self,
+        pledged: Option<u64>,
+        calls: &[StreamCall<'_>],
+        frame: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        use zstd_sys::ZSTD_EndDirective as E;
+        let cctx = self.cctx;
+        // SAFETY: `cctx` is live.
+        unsafe {
+            let r = zstd_sys::ZSTD_CCtx_reset(
+                cctx,
+                zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only,
             );
             if is_error(r) {
                 return Err(error_name(r));
@@ -603,18 +638,25 @@ pub fn compress_stream(
             };
             loop {
                 let mut output = zstd_sys::ZSTD_outBuffer {
-                    dst: buf.as_mut_ptr() as *mut c_void,
-                    size: out_cap,
+                    dst: self.buf.as_mut_ptr() as *mut c_void,
+                    size: self.buf.len(),
                     pos: 0,
                 };
-                // SAFETY: `cctx` is live; `input` describes `data`, `output` describes `buf`,
-                // both valid for their stated sizes.
+                // SAFETY: `cctx` is live; `input` describes `data`, `output` describes
+                // `self.buf`, both valid for their stated sizes.
                 let r =
                     unsafe { zstd_sys::ZSTD_compressStream2(cctx, &mut output, &mut input, op) };
                 if is_error(r) {
+                    // SAFETY: `cctx` is live; a reset ends the failed frame.
+                    unsafe {
+                        zstd_sys::ZSTD_CCtx_reset(
+                            cctx,
+                            zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only,
+                        )
+                    };
                     return Err(error_name(r));
                 }
-                frame.extend_from_slice(&buf[..output.pos]);
+                frame.extend_from_slice(&self.buf[..output.pos]);
                 let taken = input.pos == input.size;
                 let done = match op {
                     E::ZSTD_e_continue => taken,
@@ -626,8 +668,77 @@ pub fn compress_stream(
             }
         }
         Ok(())
-    })();
-    // SAFETY: `cctx` was created above and is freed once.
-    unsafe { zstd_sys::ZSTD_freeCCtx(cctx) };
-    result.map(|()| frame)
+    }
+}
+
+impl Drop for NativeStream {
+    fn drop(&mut self) {
+        // SAFETY: `cctx` was created in `new` and is freed once.
+        unsafe { zstd_sys::ZSTD_freeCCtx(self.cctx) };
+    }
+}
+
+/// A native streaming decompression context (`ZSTD_decompressStream`), reused.
+pub struct NativeStreamDecoder {
+    dctx: *mut zstd_sys::ZSTD_DCtx,
+}
+
+impl Default for NativeStreamDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl NativeStreamDecoder {
+    pub fn new() -> Self {
+        // SAFETY: no arguments; a null result is checked.
+        let dctx = unsafe { zstd_sys::ZSTD_createDCtx() };
+        assert!(!dctx.is_null(), "ZSTD_createDCtx failed");
+        NativeStreamDecoder { dctx }
+    }
+
+    /// Decode `frames` fed whole, taking the output `out.len()` bytes at a time (each piece
+    /// handed to `sink`); returns the bytes decoded.
+    pub fn decompress(
+        &mut self,
+        frames: &[u8],
+        out: &mut [u8],
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> u64 {
+        // SAFETY: `dctx` is live.
+        unsafe {
+            zstd_sys::ZSTD_DCtx_reset(
+                self.dctx,
+                zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only,
+            )
+        };
+        let mut input = zstd_sys::ZSTD_inBuffer {
+            src: frames.as_ptr() as *const c_void,
+            size: frames.len(),
+            pos: 0,
+        };
+        let mut total = 0u64;
+        loop {
+            let mut output = zstd_sys::ZSTD_outBuffer {
+                dst: out.as_mut_ptr() as *mut c_void,
+                size: out.len(),
+                pos: 0,
+            };
+            // SAFETY: `dctx` is live; `input` describes `frames`, `output` describes `out`.
+            let r = unsafe { zstd_sys::ZSTD_decompressStream(self.dctx, &mut output, &mut input) };
+            assert!(!is_error(r), "ZSTD_decompressStream: {}", error_name(r));
+            sink(&out[..output.pos]);
+            total += output.pos as u64;
+            if r == 0 && input.pos == input.size && output.pos < out.len() {
+                return total;
+            }
+        }
+    }
+}
+
+impl Drop for NativeStreamDecoder {
+    fn drop(&mut self) {
+        // SAFETY: `dctx` was created in `new` and is freed once.
+        unsafe { zstd_sys::ZSTD_freeDCtx(self.dctx) };
+    }
 }

@@ -11,6 +11,13 @@ pub const GOLDEN_FRAMES_FILE: &str =
 /// `longrange <input size> <seed> <level> <frame size> <SHA-256 of the frame, hex>`.
 pub const GOLDEN_LARGE_FRAMES_FILE: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/goldens/zstd-frames-large.txt");
+/// Path of the golden oracle streams (`ZSTD_compressStream2` driven as the `zstd` tool
+/// drives it) of multi-megabyte [`long_range`] inputs: lines of `stream <input size> <seed>
+/// <level> <file|stdin> <frame size> <SHA-256 of the frame, hex>`.
+pub const GOLDEN_STREAM_FRAMES_FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/goldens/zstd-stream-frames.txt"
+);
 
 /// SplitMix64, a tiny fixed PRNG (Steele, Lea, Flood 2014).
 #[derive(Clone, Debug)]

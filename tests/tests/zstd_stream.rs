@@ -165,3 +165,86 @@ fn level_22_refuses_what_needs_long_distance_matching() {
     enc.finish(b"x", &mut out).unwrap();
     assert_eq!(decode(&out, 1), b"x");
 }
+
+/// One line of the stream goldens file.
+struct StreamGolden {
+    size: usize,
+    seed: u64,
+    level: i32,
+    file: bool,
+    frame_size: usize,
+    sha256: String,
+}
+
+/// Multi-megabyte streams past their window and input buffer, driven as the `zstd` tool
+/// drives libzstd: byte identity with libzstd 1.5.7 through frozen (size, SHA-256) goldens.
+#[test]
+fn streams_match_oracle_goldens() {
+    use sha2::{Digest, Sha256};
+    let text = std::fs::read_to_string(zarkit_corpus::GOLDEN_STREAM_FRAMES_FILE)
+        .expect("stream goldens file");
+    let goldens: Vec<StreamGolden> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            assert!(
+                f.len() == 7 && f[0] == "stream",
+                "malformed stream golden: {line:?}"
+            );
+            StreamGolden {
+                size: f[1].parse().expect("size"),
+                seed: u64::from_str_radix(f[2], 16).expect("seed"),
+                level: f[3].parse().expect("level"),
+                file: f[4] == "file",
+                frame_size: f[5].parse().expect("frame size"),
+                sha256: f[6].to_string(),
+            }
+        })
+        .collect();
+    assert!(goldens.len() >= 20, "stream goldens present");
+    let mut failures = Vec::new();
+    let mut input: Option<(usize, u64, Vec<u8>)> = None;
+    for g in &goldens {
+        if !matches!(&input, Some((s, seed, _)) if *s == g.size && *seed == g.seed) {
+            input = Some((g.size, g.seed, zarkit_corpus::long_range(g.size, g.seed)));
+        }
+        let src = &input.as_ref().unwrap().2;
+        let mut enc = StreamEncoder::new(g.level).unwrap();
+        enc.set_checksum(true).unwrap();
+        enc.set_pledged_size(g.file.then_some(src.len() as u64))
+            .unwrap();
+        let mut frame = Vec::new();
+        let chunks: Vec<&[u8]> = src.chunks(1 << 17).collect();
+        for (i, c) in chunks.iter().enumerate() {
+            if g.file && i + 1 == chunks.len() {
+                enc.finish(c, &mut frame).unwrap();
+            } else {
+                enc.compress(c, &mut frame).unwrap();
+            }
+        }
+        if !g.file {
+            enc.finish(&[], &mut frame).unwrap();
+        }
+        let hash: String = Sha256::digest(&frame)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if frame.len() != g.frame_size || hash != g.sha256 {
+            failures.push(format!(
+                "{} bytes L{} {}: {} bytes vs oracle {}",
+                g.size,
+                g.level,
+                if g.file { "file" } else { "stdin" },
+                frame.len(),
+                g.frame_size
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "streams differ from libzstd 1.5.7:\n{}",
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,129 @@
+//! The streams class: streaming compression and decompression beside libzstd 1.5.7's
+//! streaming API in the same run (interleaved, median ratio; > 1 means we are faster).
+//!
+//! `cargo run --release -p zarkit-benches --bin stream_speed [-- --budget-ms 600]`
+//!
+//! Compress: 1 MiB of text and 1 MiB of tiled hetero data (the 64 KiB hetero payload 16
+//! times) at levels 1 and 6, pumped in 4 KiB and in 64 KiB `ZSTD_e_continue` calls, then an
+//! empty `ZSTD_e_end` (no size pledged, no checksum); 10 MiB of text at 1 and 6 in 64 KiB
+//! calls. Ours is a reused [`StreamEncoder`], native a reused `ZSTD_CCtx`; the frames are
+//! first checked equal to a fresh native context's. Decompress: each frame read back 64 KiB
+//! at a time, ours through [`zstd::StreamDecoder`] (made per frame), native through a
+//! reused `ZSTD_DCtx` and `ZSTD_decompressStream`.
+
+use std::hint::black_box;
+use std::io::Read;
+use std::time::Duration;
+
+use zarkit::zstd::{self, StreamEncoder};
+use zarkit_benches::measure::interleaved;
+use zarkit_benches::oracle::{self, NativeStream, NativeStreamDecoder, StreamCall};
+use zarkit_corpus::{Shape, generate};
+
+fn main() {
+    oracle::assert_version();
+    let args: Vec<String> = std::env::args().collect();
+    let budget_ms = args
+        .iter()
+        .position(|a| a == "--budget-ms")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600u64);
+    let budget = Duration::from_millis(budget_ms);
+
+    let text1m = generate(Shape::Text, 1 << 20, 11);
+    let hetero = generate(Shape::Hetero, 1 << 16, 12);
+    let hetero1m: Vec<u8> = hetero.iter().copied().cycle().take(1 << 20).collect();
+    let text10m = generate(Shape::Text, 10 << 20, 13);
+    let inputs: [(&str, &[u8], &[usize]); 3] = [
+        ("text1m", &text1m, &[4096, 65536]),
+        ("hetero1m", &hetero1m, &[4096, 65536]),
+        ("text10m", &text10m, &[65536]),
+    ];
+
+    println!("| row | ours ms | native ms | × native |");
+    println!("|---|---|---|---|");
+    let mut frames = Vec::new();
+    for (name, src, pumps) in inputs {
+        for level in [1, 6] {
+            for &pump in pumps {
+                let mut calls: Vec<StreamCall<'_>> =
+                    src.chunks(pump).map(StreamCall::Continue).collect();
+                calls.push(StreamCall::End(&[]));
+                let expected = oracle::compress_stream(level, false, None, &calls).unwrap();
+                let mut ours = StreamEncoder::new(level).unwrap();
+                let mut out = Vec::with_capacity(src.len());
+                let mut run_ours = |out: &mut Vec<u8>| {
+                    out.clear();
+                    for chunk in src.chunks(pump) {
+                        ours.compress(black_box(chunk), out).unwrap();
+                    }
+                    ours.finish(&[], out).unwrap();
+                };
+                run_ours(&mut out);
+                assert!(
+                    out == expected,
+                    "{name} L{level} pump {pump}: our frame equals libzstd's"
+                );
+                let mut native = NativeStream::new(level, false);
+                let mut nout = Vec::with_capacity(src.len());
+                let r = interleaved(
+                    &mut || run_ours(&mut out),
+                    &mut || {
+                        nout.clear();
+                        native.compress(None, &calls, &mut nout).unwrap();
+                    },
+                    budget,
+                    9,
+                );
+                println!(
+                    "| compress/L{level}/{name}/pump{}k | {:.2} | {:.2} | {:.2} |",
+                    pump / 1024,
+                    r.ours_ns / 1e6,
+                    r.native_ns / 1e6,
+                    r.ratio
+                );
+                if pump == 65536 {
+                    frames.push((format!("{name}/L{level}"), expected, src.len()));
+                }
+            }
+        }
+    }
+    let mut buf = vec![0u8; 1 << 16];
+    let mut native = NativeStreamDecoder::new();
+    for (name, frame, size) in &frames {
+        let mut got = 0usize;
+        let mut check = |piece: &[u8]| got += piece.len();
+        native.decompress(frame, &mut buf, &mut check);
+        assert_eq!(got, *size);
+        let mut nbuf = vec![0u8; 1 << 16];
+        let r = interleaved(
+            &mut || {
+                let mut dec = zstd::StreamDecoder::new(black_box(&frame[..]));
+                let mut total = 0;
+                loop {
+                    let n = dec.read(&mut buf).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    total += n;
+                }
+                assert_eq!(total, *size);
+            },
+            &mut || {
+                let mut sink = |piece: &[u8]| {
+                    black_box(piece);
+                };
+                native.decompress(black_box(frame), &mut nbuf, &mut sink);
+            },
+            budget,
+            9,
+        );
+        println!(
+            "| decompress/{name}/read64k | {:.2} | {:.2} | {:.2} |",
+            r.ours_ns / 1e6,
+            r.native_ns / 1e6,
+            r.ratio
+        );
+    }
+}
