@@ -168,6 +168,13 @@ impl StreamState {
         self.st.ms.reset(&cp);
         let mut hist = std::mem::take(&mut self.spare);
         hist.clear();
+        // The most the slice holds (see `shift_if_worthwhile`): the input buffer, the bytes
+        // below the low limit kept until a shift is worth it, a last chunk. Reserved at
+        // once, so growth never doubles it.
+        let in_size = window_size + block_max;
+        let most = in_size + shift_threshold(&cp, in_size) + 2 * block_max;
+        let most = pledged.map_or(most, |n| most.min(n as usize));
+        hist.reserve_exact(most);
         let run = FrameRun {
             cp,
             split_enabled: split::enabled(&cp),
@@ -175,7 +182,7 @@ impl StreamState {
             checksum: self.checksum,
             block_max,
             zcs: Zcs {
-                in_size: window_size + block_max,
+                in_size,
                 in_pos: 0,
                 in_to_compress: 0,
                 in_target: block_max + (Some(block_max as u64) == pledged) as usize,
@@ -475,8 +482,7 @@ impl FrameRun {
     fn shift_if_worthwhile(&mut self, st: &mut FrameState) {
         let cycle_log = frame::cycle_log(&self.cp);
         let free = self.window.free_shift(cycle_log);
-        let worth = self.zcs.in_size.max(1 << cycle_log).max(MIN_SHIFT);
-        if (free as usize) < worth {
+        if (free as usize) < shift_threshold(&self.cp, self.zcs.in_size) {
             return;
         }
         self.window.shift_down(free);
@@ -487,3 +493,9 @@ impl FrameRun {
 
 /// Smallest shift worth a pass over the tables.
 const MIN_SHIFT: usize = 1 << 20;
+
+/// The bytes below the low limit kept before they are dropped: a whole input buffer and a
+/// whole cycle at least, so the pass over the tables costs little per byte.
+fn shift_threshold(cp: &CParams, in_size: usize) -> usize {
+    in_size.max(1 << frame::cycle_log(cp)).max(MIN_SHIFT)
+}
