@@ -556,7 +556,27 @@ pub fn compress_stream(
     pledged: Option<u64>,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, String> {
+    compress_stream_with_dict(level, checksum, pledged, None, calls)
+}
+
+/// [`compress_stream`] after `ZSTD_CCtx_loadDictionary(dict)` (the `zstd` tool's `-D`).
+pub fn compress_stream_with_dict(
+    level: i32,
+    checksum: bool,
+    pledged: Option<u64>,
+    dict: Option<&[u8]>,
+    calls: &[StreamCall<'_>],
+) -> Result<Vec<u8>, String> {
     let mut s = NativeStream::new(level, checksum);
+    if let Some(dict) = dict {
+        // SAFETY: `s.cctx` is live; `dict` is a valid slice (libzstd copies it).
+        let r = unsafe {
+            zstd_sys::ZSTD_CCtx_loadDictionary(s.cctx, dict.as_ptr() as *const c_void, dict.len())
+        };
+        if is_error(r) {
+            return Err(error_name(r));
+        }
+    }
     let mut frame = Vec::new();
     s.compress(pledged, calls, &mut frame)?;
     Ok(frame)
@@ -729,7 +749,8 @@ impl NativeStreamDecoder {
             assert!(!is_error(r), "ZSTD_decompressStream: {}", error_name(r));
             sink(&out[..output.pos]);
             total += output.pos as u64;
-            if r == 0 && input.pos == input.size && output.pos < out.len() {
+            // 0: a frame is decoded and flushed whole.
+            if r == 0 && input.pos == input.size {
                 return total;
             }
         }

@@ -80,9 +80,13 @@ pub fn ours(
     level: i32,
     checksum: bool,
     pledged: Option<u64>,
+    dict: Option<&[u8]>,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, ZstdError> {
-    let mut enc = StreamEncoder::new(level)?;
+    let mut enc = match dict {
+        Some(d) => StreamEncoder::with_dictionary(&zstd::EncoderDictionary::new(d, level)?),
+        None => StreamEncoder::new(level)?,
+    };
     enc.set_checksum(checksum)?;
     enc.set_pledged_size(pledged)?;
     let mut out = Vec::new();
@@ -105,6 +109,37 @@ pub struct Case {
     pub pledged: Option<u64>,
     pub checksum: bool,
     pub plan: Plan,
+    /// A dictionary loaded into both contexts, and what it is.
+    pub dict: Option<(Vec<u8>, String)>,
+}
+
+/// A zstd-format dictionary trained by libzstd on generated text, made once per process.
+pub fn trained_dictionary() -> &'static [u8] {
+    static DICT: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    DICT.get_or_init(|| {
+        let samples: Vec<Vec<u8>> = (0..300u64)
+            .map(|i| generate(Shape::Text, 500 + (i as usize * 53) % 4000, 900 + i))
+            .collect();
+        oracle::train_dictionary(&samples, 16 << 10)
+    })
+}
+
+/// No dictionary (two cases in three), raw content of 0 to 64 KiB, or [`trained_dictionary`].
+fn draw_dict(rng: &mut SplitMix64) -> Option<(Vec<u8>, String)> {
+    match rng.below(6) {
+        0 => {
+            let shape = Shape::ALL[rng.below(Shape::ALL.len() as u64) as usize];
+            let bits = 1 + rng.below(16);
+            let size = rng.below(1 << bits) as usize;
+            let seed = rng.next_u64();
+            Some((
+                generate(shape, size, seed),
+                format!("raw {}({size}, {seed})", shape.name()),
+            ))
+        }
+        1 => Some((trained_dictionary().to_vec(), "trained 16 KiB".into())),
+        _ => None,
+    }
 }
 
 /// What a case gave.
@@ -137,7 +172,9 @@ impl Case {
         let pledged = (rng.below(2) == 0).then_some(size as u64);
         let checksum = rng.below(2) == 0;
         let plan = draw_plan(rng, size);
+        let dict = draw_dict(rng);
         Case {
+            dict,
             level,
             src,
             input,
@@ -173,8 +210,11 @@ impl Case {
     /// One line naming the case.
     pub fn describe(&self) -> String {
         format!(
-            "level {}, {}, pledged {:?}, checksum {}, {}, {} calls, end {}",
+            "level {}, {}{}, pledged {:?}, checksum {}, {}, {} calls, end {}",
             self.level,
+            self.dict
+                .as_ref()
+                .map_or(String::new(), |(_, d)| format!(" with dictionary {d}")),
             self.input,
             self.pledged,
             self.checksum,
@@ -191,12 +231,21 @@ impl Case {
     /// Run both sides and compare.
     pub fn check(&self) -> Outcome {
         let calls = self.calls();
-        let native = oracle::compress_stream(self.level, self.checksum, self.pledged, &calls);
-        let mine = ours(self.level, self.checksum, self.pledged, &calls);
+        let dict = self.dict.as_ref().map(|(d, _)| d.as_slice());
+        let native = oracle::compress_stream_with_dict(
+            self.level,
+            self.checksum,
+            self.pledged,
+            dict,
+            &calls,
+        );
+        let mine = ours(self.level, self.checksum, self.pledged, dict, &calls);
         match (native, mine) {
             (Ok(a), Ok(b)) if a == b => {
                 let mut decoder = zstd::Decoder::new();
                 decoder.set_max_window_size(1 << 31);
+                let dd = dict.map(|d| zstd::DecoderDictionary::new(d).expect("dictionary"));
+                decoder.set_dictionary(dd.as_ref());
                 match decoder.decompress(&b, self.src.len()) {
                     Ok(d) if d == self.src => Outcome::Identical(a.len()),
                     Ok(_) => Outcome::Failed("our frame decodes to other bytes".into()),
@@ -271,6 +320,15 @@ mod tests {
                         pledged: regular_file.then_some(src.len() as u64),
                         checksum: true,
                         plan: cli_plan(src.len(), regular_file),
+                        dict: None,
+                    };
+                    if let Outcome::Failed(why) = case.check() {
+                        panic!("{}: {why}", case.describe());
+                    }
+                    // `zstd -D`: the same calls after ZSTD_CCtx_loadDictionary.
+                    let case = Case {
+                        dict: Some((trained_dictionary().to_vec(), "trained".into())),
+                        ..case
                     };
                     if let Outcome::Failed(why) = case.check() {
                         panic!("{}: {why}", case.describe());
@@ -291,6 +349,37 @@ mod tests {
             let case = Case::draw(&mut rng, &levels, 1 << 20);
             if let Outcome::Failed(why) = case.check() {
                 panic!("case {i}: {}: {why}", case.describe());
+            }
+        }
+    }
+
+    /// A dictionary loaded into the context (`zstd -D`): attached while the size is unknown
+    /// or small, copied above the strategy's cutoff, raw or zstd-format, every level family.
+    #[test]
+    fn streams_with_a_dictionary_match_the_oracle() {
+        oracle::assert_version();
+        let raw = generate(Shape::Text, 20_000, 31);
+        let dicts: [(&[u8], &str); 2] = [(&raw, "raw text"), (trained_dictionary(), "trained")];
+        let mut rng = SplitMix64::new(0xD1C7);
+        for level in [-3, 1, 2, 3, 5, 6, 9, 13, 16, 19] {
+            for (dict, kind) in dicts {
+                for size in [3000usize, 40_000, 300_000] {
+                    let src = generate(Shape::Text, size, rng.next_u64());
+                    for pledge in [false, true] {
+                        let case = Case {
+                            level,
+                            input: format!("text({size})"),
+                            pledged: pledge.then_some(size as u64),
+                            checksum: true,
+                            plan: draw_plan(&mut rng, size),
+                            dict: Some((dict.to_vec(), kind.into())),
+                            src: src.clone(),
+                        };
+                        if let Outcome::Failed(why) = case.check() {
+                            panic!("{}: {why}", case.describe());
+                        }
+                    }
+                }
             }
         }
     }
@@ -326,6 +415,7 @@ mod tests {
                 pledged: None,
                 checksum: true,
                 plan,
+                dict: None,
             };
             if let Outcome::Failed(why) = case.check() {
                 panic!("{}: {why}", case.describe());

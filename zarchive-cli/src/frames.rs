@@ -35,9 +35,8 @@ pub struct CompressArgs {
     no_check: bool,
     /// Compress with this dictionary (a zstd-format dictionary, such as `zstd --train`
     /// writes, or raw content), as `zstd -D`: the frame is libzstd's after
-    /// `ZSTD_CCtx_loadDictionary` + `ZSTD_compress2` (the path the `zstd` tool takes, but
-    /// from the whole input in memory and without a checksum for now) and names a
-    /// zstd-format dictionary's ID.
+    /// `ZSTD_CCtx_loadDictionary`, streamed as without one, and names a zstd-format
+    /// dictionary's ID.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
 }
@@ -86,20 +85,6 @@ pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
     };
     n.checked_mul(1 << shift)
         .ok_or_else(|| format!("{s:?} is too large"))
-}
-
-fn read_input(input: &Path) -> Result<Vec<u8>, Failure> {
-    let mut data = Vec::new();
-    if is_dash(input) {
-        io::stdin()
-            .lock()
-            .read_to_end(&mut data)
-            .map_err(|e| fail(EXIT_FAILURE, format!("reading standard input: {e}")))?;
-    } else {
-        data = std::fs::read(input)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", input.display())))?;
-    }
-    Ok(data)
 }
 
 /// Refuse to write over the input: `zarchive compress x -o x` would destroy it.
@@ -171,11 +156,16 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
         return Err(zarkit::zar::ZarError::Exists { path: output }.into());
     }
-    if let Some(path) = &a.dict {
-        return compress_with_dict(&a, path, level, &output);
-    }
-    let mut encoder =
-        zstd::StreamEncoder::new(level).map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
+    let mut encoder = match &a.dict {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            let dict = zstd::EncoderDictionary::new(&bytes, level)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            zstd::StreamEncoder::with_dictionary(&dict)
+        }
+        None => zstd::StreamEncoder::new(level).map_err(|e| fail(EXIT_USAGE, e.to_string()))?,
+    };
     encoder
         .set_checksum(a.check || !a.no_check)
         .map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
@@ -257,40 +247,6 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(n)
-}
-
-/// `zarchive compress -D DICT`: the whole input in memory, one `ZSTD_compress2` after
-/// `ZSTD_CCtx_loadDictionary`.
-fn compress_with_dict(
-    a: &CompressArgs,
-    path: &Path,
-    level: i32,
-    output: &Path,
-) -> Result<(), Failure> {
-    let bytes =
-        std::fs::read(path).map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
-    let dict = zstd::EncoderDictionary::new(&bytes, level)
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
-    let data = read_input(&a.input)?;
-    let mut frame = Vec::new();
-    zstd::Compressor::new(level)
-        .and_then(|mut c| c.compress_loaded_dict_into(&data, &dict, &mut frame))
-        .map_err(|e| match e {
-            zstd::ZstdError::UnsupportedLevelForSize { level, size } => fail(
-                EXIT_USAGE,
-                format!(
-                    "{}: {} is too large for this encoder at level {level} with a dictionary: it compresses at most {} in one frame at this level",
-                    a.input.display(),
-                    count(size as u64, "byte", "bytes"),
-                    count(zstd::max_source_size(level) as u64, "byte", "bytes"),
-                ),
-            ),
-            other => fail(EXIT_USAGE, other.to_string()),
-        })?;
-    write_output(output, a.force, false, |w| {
-        w.write_all(&frame)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))
-    })
 }
 
 /// Run `zarchive decompress`.

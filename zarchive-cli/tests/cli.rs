@@ -502,7 +502,10 @@ fn decompress_streams_its_input_with_bounded_memory() {
 /// an empty call), through the library: the oracle test `the_zstd_tools_calls_match_the_oracle`
 /// in `zarkit-benches` checks that these calls give libzstd 1.5.7's bytes.
 fn zstd_tool_frame(src: &[u8], level: i32, file: bool) -> Vec<u8> {
-    let mut enc = zarkit::zstd::StreamEncoder::new(level).unwrap();
+    zstd_tool_frame_with(zarkit::zstd::StreamEncoder::new(level).unwrap(), src, file)
+}
+
+fn zstd_tool_frame_with(mut enc: zarkit::zstd::StreamEncoder, src: &[u8], file: bool) -> Vec<u8> {
     enc.set_checksum(true).unwrap();
     enc.set_pledged_size(file.then_some(src.len() as u64))
         .unwrap();
@@ -614,6 +617,43 @@ fn compress_streams_as_the_zstd_tool_does_with_bounded_memory() {
     let n = std::fs::read(d.path().join("n.zst")).unwrap();
     assert_eq!(n[4] & 4, 0);
     assert_eq!(got[4] & 4, 4);
+}
+
+#[test]
+fn compress_with_a_dictionary_streams_as_zstd_d_does() {
+    let dict_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/goldens/dict/formatted.dict");
+    let dict_bytes = std::fs::read(&dict_path).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("notes.txt");
+    let text: Vec<u8> = (0..20_000u32)
+        .flat_map(|i| format!("note {} of the archive, block {}\n", i % 977, i % 13).into_bytes())
+        .collect();
+    std::fs::write(&input, &text).unwrap();
+    for level in [3, 19] {
+        let out = d.path().join(format!("notes.{level}.zst"));
+        let o = run!(
+            "compress",
+            "-D",
+            &dict_path,
+            "-l",
+            level.to_string(),
+            &input,
+            "-o",
+            &out
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let dict = zarkit::zstd::EncoderDictionary::new(&dict_bytes, level).unwrap();
+        let expected = zstd_tool_frame_with(
+            zarkit::zstd::StreamEncoder::with_dictionary(&dict),
+            &text,
+            true,
+        );
+        assert!(
+            std::fs::read(&out).unwrap() == expected,
+            "level {level}: not the zstd tool's frame"
+        );
+    }
 }
 
 #[test]

@@ -101,6 +101,19 @@ impl StreamEncoder {
         self.state.call(input, EndOp::End, out)
     }
 
+    /// A context that compresses every frame after `dict`, at the dictionary's level, as
+    /// libzstd does after `ZSTD_CCtx_loadDictionary(dict)` on a context at that level (the
+    /// `zstd` tool's `-D`): the dictionary is attached while the size is unknown or small,
+    /// its tables copied otherwise; frames name a zstd-format dictionary's ID.
+    pub fn with_dictionary(dict: &super::EncoderDictionary) -> Self {
+        let mut state = StreamState::new(dict.level(), false);
+        state.set_dict(Some(dict.prepared.clone()));
+        StreamEncoder {
+            state,
+            level: dict.level(),
+        }
+    }
+
     /// Abandon the frame in progress, if any (`ZSTD_CCtx_reset(ZSTD_reset_session_only)`):
     /// the next call starts a new frame, with no size pledged.
     pub fn reset(&mut self) {
@@ -144,6 +157,16 @@ impl<W: Write> Encoder<W> {
             writer,
             buf: Vec::new(),
         })
+    }
+
+    /// An encoder writing to `writer` with a dictionary (see
+    /// [`StreamEncoder::with_dictionary`]).
+    pub fn with_dictionary(writer: W, dict: &super::EncoderDictionary) -> Self {
+        Encoder {
+            stream: StreamEncoder::with_dictionary(dict),
+            writer,
+            buf: Vec::new(),
+        }
     }
 
     /// Whether the frame ends with a content checksum (before the first write).

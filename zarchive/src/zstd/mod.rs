@@ -176,10 +176,12 @@ impl Compressor {
 }
 
 /// A dictionary prepared once for one compression level, to compress many sources with
+/// (cheap to clone: the prepared tables are shared)
 /// (`ZSTD_createCDict`): its parameters, its header's entropy tables and repeat offsets,
 /// and its content's match-finder tables.
+#[derive(Clone)]
 pub struct EncoderDictionary {
-    prepared: compress::dict::PreparedDict,
+    pub(crate) prepared: std::sync::Arc<compress::dict::PreparedDict>,
 }
 
 impl std::fmt::Debug for EncoderDictionary {
@@ -206,7 +208,7 @@ impl EncoderDictionary {
             level
         };
         Ok(EncoderDictionary {
-            prepared: compress::dict::PreparedDict::new(dict, level)?,
+            prepared: std::sync::Arc::new(compress::dict::PreparedDict::new(dict, level)?),
         })
     }
 

@@ -327,7 +327,7 @@ fn compress_frame_cdict(
 }
 
 /// The CDict's tables as the dictMatchState finders read them in place.
-fn attached_tables(pd: &dict::PreparedDict) -> AttachedTables<'_> {
+pub(crate) fn attached_tables(pd: &dict::PreparedDict) -> AttachedTables<'_> {
     let content_len = pd.content().len();
     let lazy = pd.tables.attached_lazy(&pd.cp).map(|l| match l {
         AttachedLazy::Chains(c) => AttachedLazy::Chains(DictChains { content_len, ..c }),

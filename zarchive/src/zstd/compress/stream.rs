@@ -17,10 +17,14 @@
 //! drops the oldest bytes once they lie below the window's low limit, a move libzstd does
 //! not make but which changes no output byte.
 
-use super::block::BLOCK_SIZE_MAX;
+use std::sync::Arc;
+
+use super::block::{BLOCK_SIZE_MAX, EntropyTables};
+use super::dict::PreparedDict;
 use super::frame::{
     self, ChunkState, FrameChunk, FrameState, write_block_header, write_frame_header_with,
 };
+use super::huf::HufRepeat;
 use super::params::{self, CParams, Strategy};
 use super::split;
 use super::window::Window;
@@ -63,6 +67,8 @@ pub(crate) struct StreamState {
     /// The size pledged for the next frame (`ZSTD_CCtx_setPledgedSrcSize`).
     pledged: Option<u64>,
     run: Option<Box<FrameRun>>,
+    /// The dictionary loaded into the context (`ZSTD_CCtx_loadDictionary`), for every frame.
+    dict: Option<Arc<PreparedDict>>,
     st: FrameState,
     /// The finders' slice, kept allocated across frames.
     spare: Vec<u8>,
@@ -75,6 +81,7 @@ impl StreamState {
             checksum,
             pledged: None,
             run: None,
+            dict: None,
             st: FrameState::default(),
             spare: Vec::new(),
         }
@@ -94,6 +101,16 @@ impl StreamState {
     pub(crate) fn set_checksum(&mut self, on: bool) {
         debug_assert!(self.run.is_none());
         self.checksum = on;
+    }
+
+    /// Compress every frame after `dict` (`ZSTD_CCtx_loadDictionary`, the level being the
+    /// dictionary's); only between frames.
+    pub(crate) fn set_dict(&mut self, dict: Option<Arc<PreparedDict>>) {
+        debug_assert!(self.run.is_none());
+        if let Some(pd) = &dict {
+            self.level = pd.level;
+        }
+        self.dict = dict.filter(|pd| !pd.bytes.is_empty());
     }
 
     /// Drop the frame in progress, if any (`ZSTD_CCtx_reset(ZSTD_reset_session_only)`).
@@ -152,9 +169,11 @@ impl StreamState {
         } else {
             self.pledged
         };
-        let cp = match pledged {
-            Some(n) => params::cparams(self.level, n),
-            None => params::cparams_unknown_size(self.level),
+        let dict_size = self.dict.as_ref().map_or(0, |pd| pd.bytes.len() as u64);
+        let cp = match (pledged, &self.dict) {
+            (Some(n), None) => params::cparams(self.level, n),
+            (None, _) => params::cparams_unknown_size(self.level),
+            (Some(n), Some(pd)) => params::loaded_dict_cparams(&pd.cp, pd.level, n, dict_size),
         };
         if cp.strategy >= Strategy::BtOpt && cp.window_log >= LDM_MIN_WINDOW_LOG {
             return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
@@ -165,9 +184,26 @@ impl StreamState {
             None => 1 << cp.window_log,
         };
         let block_max = BLOCK_SIZE_MAX.min(window_size);
-        self.st.ms.reset(&cp);
+        let split_enabled = split::enabled(&cp);
         let mut hist = std::mem::take(&mut self.spare);
         hist.clear();
+        let setup = match &self.dict {
+            None => {
+                self.st.ms.reset(&cp);
+                self.st.prev = EntropyTables::default();
+                DictSetup {
+                    cp,
+                    window: Window::new(cp.window_log),
+                    chunk: ChunkState::default(),
+                    attach: false,
+                    dict_id: 0,
+                }
+            }
+            Some(pd) => setup_dict(&mut self.st, pd, cp.window_log, pledged),
+        };
+        if let Some(pd) = &self.dict {
+            hist.extend_from_slice(pd.content());
+        }
         // The most the slice holds (see `shift_if_worthwhile`): the input buffer, the bytes
         // below the low limit kept until a shift is worth it, a last chunk. Reserved at
         // once, so growth never doubles it.
@@ -176,8 +212,11 @@ impl StreamState {
         let most = pledged.map_or(most, |n| most.min(n as usize));
         hist.reserve_exact(most);
         let run = FrameRun {
-            cp,
-            split_enabled: split::enabled(&cp),
+            cp: setup.cp,
+            split_enabled,
+            dict: self.dict.clone(),
+            attach: setup.attach,
+            dict_id: setup.dict_id,
             pledged,
             checksum: self.checksum,
             block_max,
@@ -194,12 +233,11 @@ impl StreamState {
             consumed: 0,
             produced: 0,
             hasher: Xxh64::new(0),
-            window: Window::new(cp.window_log),
-            chunk: ChunkState::default(),
+            window: setup.window,
+            chunk: setup.chunk,
             hist,
             phys: None,
         };
-        self.st.prev = Default::default();
         self.run = Some(Box::new(run));
         Ok(())
     }
@@ -233,6 +271,11 @@ struct Phys {
 struct FrameRun {
     cp: CParams,
     split_enabled: bool,
+    /// The context's dictionary, and whether it is attached (its tables read in place)
+    /// rather than copied.
+    dict: Option<Arc<PreparedDict>>,
+    attach: bool,
+    dict_id: u32,
     pledged: Option<u64>,
     checksum: bool,
     block_max: usize,
@@ -350,7 +393,8 @@ impl FrameRun {
     ) -> Result<usize, ZstdError> {
         let out_start = out.len();
         if !self.header_written {
-            write_frame_header_with(out, self.cp.window_log, self.pledged, 0, self.checksum);
+            let window_log = self.cp.window_log;
+            write_frame_header_with(out, window_log, self.pledged, self.dict_id, self.checksum);
             self.header_written = true;
         }
         let header_size = out.len() - out_start;
@@ -378,12 +422,18 @@ impl FrameRun {
                 split_enabled: self.split_enabled,
             };
             let blocks_start = out.len();
+            let attached = match &self.dict {
+                Some(pd) if self.attach && !pd.content().is_empty() => {
+                    Some(frame::attached_tables(pd))
+                }
+                _ => None,
+            };
             frame::compress_frame_chunk(
                 st,
                 &self.cp,
                 job,
                 &mut self.window,
-                None,
+                attached.as_ref(),
                 &mut self.chunk,
                 out,
             );
@@ -480,6 +530,10 @@ impl FrameRun {
     /// at least a whole buffer (and a cycle) long, so the slice stays within about twice
     /// libzstd's input buffer.
     fn shift_if_worthwhile(&mut self, st: &mut FrameState) {
+        if self.window.dict_loaded() {
+            // An attached dictionary's content sits at the slice's start.
+            return;
+        }
         let cycle_log = frame::cycle_log(&self.cp);
         let free = self.window.free_shift(cycle_log);
         if (free as usize) < shift_threshold(&self.cp, self.zcs.in_size) {
@@ -488,6 +542,70 @@ impl FrameRun {
         self.window.shift_down(free);
         st.ms.reduce_index(&self.cp, free, free as usize);
         self.drop_front(free as usize);
+    }
+}
+
+/// A frame's start after a dictionary was loaded into the context.
+struct DictSetup {
+    cp: CParams,
+    window: Window,
+    chunk: ChunkState,
+    attach: bool,
+    dict_id: u32,
+}
+
+/// Mirrors ZSTD_resetCCtx_usingCDict for the context's local CDict `pd` (made from the
+/// loaded dictionary at the context's level): attached when the size is unknown or small
+/// (ZSTD_shouldAttachDict; the context's tables sized for the source alone, the window
+/// starting after the content), else its tables copied and its content the extDict
+/// segment; its entropy tables and repeat offsets seed the first block. As
+/// `compress_frame_cdict` does for one call.
+fn setup_dict(
+    st: &mut FrameState,
+    pd: &PreparedDict,
+    window_log: u32,
+    pledged: Option<u64>,
+) -> DictSetup {
+    let content_len = pd.content().len();
+    let cp = CParams {
+        window_log,
+        ..pd.cp
+    };
+    let src_size = pledged.unwrap_or(u64::MAX);
+    let attach = pledged.is_none_or(|n| n <= params::attach_dict_cutoff(pd.cp.strategy));
+    let own = CParams {
+        window_log,
+        ..params::adjust(pd.cp, src_size)
+    };
+    if attach {
+        st.ms.reset_with_row(&own, pd.tables.lazy_row());
+    } else {
+        st.ms.copy_tables_from(&pd.tables, &cp, content_len);
+    }
+    let mut chunk = ChunkState::default();
+    match &pd.start {
+        Some(start) => {
+            if start.entropy.huf.repeat == HufRepeat::Valid {
+                st.ms.seed_from_dict(&start.entropy);
+            }
+            st.prev = start.entropy.clone();
+            chunk.prev_rep = start.reps;
+        }
+        None => st.prev = EntropyTables::default(),
+    }
+    let window = if attach && content_len > 0 {
+        Window::attached(window_log, content_len)
+    } else if content_len == 0 {
+        Window::new(window_log)
+    } else {
+        Window::with_dict(window_log, content_len)
+    };
+    DictSetup {
+        cp: if attach { own } else { cp },
+        window,
+        chunk,
+        attach,
+        dict_id: pd.start.as_ref().map_or(0, |s| s.id),
     }
 }
 
