@@ -14,3 +14,12 @@ pub mod rows;
 pub mod stream_cases;
 pub mod train_cases;
 pub mod trees;
+
+/// The SHA-256 of `bytes` in lower-case hex (the goldens' frame hashes).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -212,10 +212,10 @@ impl Case {
         format!(
             "level {}, {}{}, pledged {:?}, checksum {}, {}, {} calls, end {}",
             self.level,
+            self.input,
             self.dict
                 .as_ref()
                 .map_or(String::new(), |(_, d)| format!(" with dictionary {d}")),
-            self.input,
             self.pledged,
             self.checksum,
             self.plan.describe,
@@ -382,6 +382,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A flush of one byte stores a block too small to compress; libzstd still demotes the
+    /// dictionary's offset table from valid to check for the next block (the harness found
+    /// our second block coded with the table as still valid).
+    #[test]
+    fn a_tiny_flushed_block_demotes_the_dictionarys_offset_table() {
+        oracle::assert_version();
+        let src = generate(Shape::Skewed, 65, 14_116_788_436_908_965_096);
+        let dict = trained_dictionary();
+        let calls = [
+            StreamCall::Continue(&src[..1]),
+            StreamCall::Flush,
+            StreamCall::Flush,
+            StreamCall::Continue(&src[1..]),
+            StreamCall::Flush,
+            StreamCall::End(&[]),
+        ];
+        let native =
+            oracle::compress_stream_with_dict(4, false, Some(65), Some(dict), &calls).unwrap();
+        let mine = ours(4, false, Some(65), Some(dict), &calls).unwrap();
+        assert_eq!(mine, native);
     }
 
     /// Past the window and its input buffer: the extDict segment after the buffer wraps,

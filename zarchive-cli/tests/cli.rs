@@ -460,31 +460,14 @@ fn decompress_streams_its_input_with_bounded_memory() {
     drop(data);
 
     let out = d.path().join("back.bin");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+    let child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
         .args([std::ffi::OsStr::new("decompress"), frame.as_os_str()])
         .arg("-o")
         .arg(&out)
         .spawn()
         .unwrap();
     // The peak resident size so far (VmHWM), polled until the process ends.
-    let status = format!("/proc/{}/status", child.id());
-    let mut peak_kib = 0u64;
-    let exit = loop {
-        if let Ok(text) = std::fs::read_to_string(&status)
-            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
-        {
-            let kib: u64 = line
-                .split_whitespace()
-                .nth(1)
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            peak_kib = peak_kib.max(kib);
-        }
-        if let Some(exit) = child.try_wait().unwrap() {
-            break exit;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    };
+    let (exit, peak_kib) = wait_with_peak_rss(child);
     assert!(exit.success());
     assert_eq!(
         std::fs::metadata(&out).unwrap().len(),
@@ -538,29 +521,12 @@ fn compress_streams_as_the_zstd_tool_does_with_bounded_memory() {
     }
     std::fs::write(&input, &data).unwrap();
     let frame = d.path().join("log.txt.zst");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+    let child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
         .args([std::ffi::OsStr::new("compress"), input.as_os_str()])
         .args(["-l", "3"])
         .spawn()
         .unwrap();
-    let status = format!("/proc/{}/status", child.id());
-    let mut peak_kib = 0u64;
-    let exit = loop {
-        if let Ok(text) = std::fs::read_to_string(&status)
-            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
-        {
-            let kib: u64 = line
-                .split_whitespace()
-                .nth(1)
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            peak_kib = peak_kib.max(kib);
-        }
-        if let Some(exit) = child.try_wait().unwrap() {
-            break exit;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    };
+    let (exit, peak_kib) = wait_with_peak_rss(child);
     assert!(exit.success());
     let got = std::fs::read(&frame).unwrap();
     assert!(

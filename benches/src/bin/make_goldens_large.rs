@@ -7,7 +7,6 @@
 
 use std::fmt::Write as _;
 
-use sha2::{Digest, Sha256};
 use zarkit_benches::oracle;
 use zarkit_corpus::{GOLDEN_LARGE_FRAMES_FILE, long_range};
 
@@ -42,10 +41,7 @@ fn main() {
         let src = long_range(size, seed);
         for &level in levels {
             let frame = oracle::compress(&src, level);
-            let hash: String = Sha256::digest(&frame)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
+            let hash = zarkit_benches::sha256_hex(&frame);
             writeln!(
                 text,
                 "longrange {size} {seed:x} {level} {} {hash}",

@@ -8,7 +8,6 @@
 
 use std::fmt::Write as _;
 
-use sha2::{Digest, Sha256};
 use zarkit_benches::oracle::{self, StreamCall};
 use zarkit_benches::stream_cases::cli_plan;
 use zarkit_corpus::{GOLDEN_STREAM_FRAMES_FILE, long_range};
@@ -66,10 +65,7 @@ fn main() {
                 }
                 let pledged = file.then_some(size as u64);
                 let frame = oracle::compress_stream(level, true, pledged, &calls).unwrap();
-                let hash: String = Sha256::digest(&frame)
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect();
+                let hash = zarkit_benches::sha256_hex(&frame);
                 writeln!(
                     text,
                     "stream {size} {seed:x} {level} {mode} {} {hash}",

@@ -42,3 +42,26 @@ pub fn fixture(rel: &str) -> PathBuf {
 
 #[allow(unused_imports)]
 pub use zarkit_tests::copy_tree;
+
+/// Wait for `child`, polling its peak resident size (VmHWM, in KiB) until it ends.
+#[allow(dead_code)]
+pub fn wait_with_peak_rss(mut child: std::process::Child) -> (std::process::ExitStatus, u64) {
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kib: u64 = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(exit) = child.try_wait().unwrap() {
+            return (exit, peak_kib);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}

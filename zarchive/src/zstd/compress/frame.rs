@@ -594,6 +594,11 @@ pub(crate) fn compress_frame_chunk(
                 chunk.prev_rep = next_rep;
             }
             block::demote_offcode_repeat(&mut st.prev);
+        } else {
+            // Too small to compress (ZSTDbss_noCompress): stored, and the offset table of a
+            // dictionary no longer counts as valid for the next block all the same. Only a
+            // stream's flush puts such a block before another.
+            block::demote_offcode_repeat(&mut st.prev);
         }
         match c_size {
             0 => {
