@@ -524,6 +524,132 @@ pub mod exercise {
         }
     }
 
+    /// One call of a `stream_differential` input.
+    #[derive(Clone, Copy, Debug)]
+    pub enum StreamCall<'a> {
+        Continue(&'a [u8]),
+        Flush,
+        End(&'a [u8]),
+    }
+
+    /// A `stream_differential` input: byte 0 picks the level, byte 1 the flags (bit 0
+    /// checksum, bit 1 pledge the size, bit 2 end with the last chunk, bit 3 a dictionary:
+    /// the first `byte 4` × 16 bytes of the rest), bytes 2-3 seed the chunk sizes, byte 5
+    /// repeats the data (1 to 64 times, so streams pass small windows); the calls cut the
+    /// source into chunks of 1 byte to 128 KiB, with a flush after one chunk in eight.
+    pub fn stream_input(input: &[u8]) -> Option<(i32, u8, Option<&[u8]>, Vec<u8>, Vec<usize>)> {
+        let (head, rest) = input.split_at_checked(6)?;
+        // Levels up to 18: the slowest would starve the fuzzer.
+        let levels: Vec<i32> = supported_levels()
+            .into_iter()
+            .filter(|&l| l <= 18)
+            .collect();
+        let level = *levels.get(head[0] as usize % levels.len().max(1))?;
+        let flags = head[1];
+        let (dict, data) = if flags & 8 != 0 {
+            let n = (head[4] as usize * 16).min(rest.len());
+            let (d, r) = rest.split_at(n);
+            (Some(d), r)
+        } else {
+            (None, rest)
+        };
+        let repeat = 1 + head[5] as usize % 64;
+        let src: Vec<u8> = data.repeat(repeat);
+        let mut seed = u16::from_le_bytes([head[2], head[3]]) as u64 | 0x9E37_0000;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut cuts = Vec::new();
+        let mut left = src.len();
+        while left > 0 {
+            let bits = next() % 18;
+            let n = (1 + next() % (1usize << bits)).min(left);
+            // A flush marker: the high bit of the cut.
+            let flush = next() % 8 == 0;
+            cuts.push(n | if flush { 1 << 63 } else { 0 });
+            left -= n;
+        }
+        Some((level, flags, dict, src, cuts))
+    }
+
+    /// The calls of a [`stream_input`].
+    pub fn stream_calls<'a>(flags: u8, src: &'a [u8], cuts: &[usize]) -> Vec<StreamCall<'a>> {
+        let mut calls = Vec::new();
+        let mut pos = 0;
+        for (i, &cut) in cuts.iter().enumerate() {
+            let n = cut & !(1 << 63);
+            let chunk = &src[pos..pos + n];
+            pos += n;
+            if i + 1 == cuts.len() && flags & 4 != 0 {
+                calls.push(StreamCall::End(chunk));
+                return calls;
+            }
+            calls.push(StreamCall::Continue(chunk));
+            if cut >> 63 == 1 {
+                calls.push(StreamCall::Flush);
+            }
+        }
+        calls.push(StreamCall::End(&[]));
+        calls
+    }
+
+    /// Stream through our encoder: `None` when it refuses (a damaged dictionary, level 22's
+    /// long-distance matching). A frame made decodes back to the source.
+    pub fn stream_ours(
+        level: i32,
+        flags: u8,
+        dict: Option<&[u8]>,
+        src: &[u8],
+        calls: &[StreamCall<'_>],
+    ) -> Option<Vec<u8>> {
+        use zarkit::zstd::{EncoderDictionary, StreamEncoder, ZstdError};
+        let mut enc = match dict {
+            Some(d) => match EncoderDictionary::new(d, level) {
+                Ok(d) => StreamEncoder::with_dictionary(&d),
+                Err(ZstdError::BadDictionary { .. }) => return None,
+                Err(e) => panic!("{e}"),
+            },
+            None => StreamEncoder::new(level).expect("a supported level"),
+        };
+        enc.set_checksum(flags & 1 != 0).unwrap();
+        enc.set_pledged_size((flags & 2 != 0).then_some(src.len() as u64))
+            .unwrap();
+        let mut frame = Vec::new();
+        for call in calls {
+            let r = match *call {
+                StreamCall::Continue(d) => enc.compress(d, &mut frame),
+                StreamCall::Flush => enc.flush(&mut frame),
+                StreamCall::End(d) => enc.finish(d, &mut frame),
+            };
+            match r {
+                Ok(()) => {}
+                Err(ZstdError::NeedsLongDistanceMatching { .. }) => return None,
+                Err(e) => panic!("level {level}, {} bytes: {e}", src.len()),
+            }
+        }
+        let mut decoder = zarkit::zstd::Decoder::new();
+        decoder.set_max_window_size(1 << 30);
+        let dd = dict.map(|d| zarkit::zstd::DecoderDictionary::new(d).expect("a dictionary"));
+        decoder.set_dictionary(dd.as_ref());
+        let mut back = vec![0u8; src.len()];
+        decoder
+            .decompress_exact(&frame, &mut back)
+            .expect("our streams decode");
+        assert!(back == src, "level {level}: round trip differs");
+        Some(frame)
+    }
+
+    /// Replay a `stream_differential` input through our side.
+    pub fn stream(input: &[u8]) {
+        if let Some((level, flags, dict, src, cuts)) = stream_input(input) {
+            let calls = stream_calls(flags, &src, &cuts);
+            let _ = stream_ours(level, flags, dict, &src, &calls);
+        }
+    }
+
     /// Levels the encoder implements, in a fixed order (the round-trip target picks one).
     pub fn supported_levels() -> Vec<i32> {
         [-131072, -1000, -100, -7, -5, -3, -2, -1]

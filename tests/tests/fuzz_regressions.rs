@@ -112,3 +112,11 @@ fn dict_differential_inputs_replay() {
 fn train_differential_inputs_replay() {
     replay("train_differential", exercise::train);
 }
+
+/// The streaming differential target compares with native libzstd (fuzz crate only); its
+/// inputs replay here through our side (the calls through the encoder, the frame decoded
+/// back).
+#[test]
+fn stream_differential_inputs_replay() {
+    replay("stream_differential", exercise::stream);
+}

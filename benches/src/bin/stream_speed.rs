@@ -30,6 +30,34 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(600u64);
     let budget = Duration::from_millis(budget_ms);
+    // `--prof ours|native LEVEL ITERS`: only compress text1m in 64 KiB calls, for callgrind.
+    if let Some(i) = args.iter().position(|a| a == "--prof") {
+        let side = args[i + 1].as_str();
+        let level: i32 = args[i + 2].parse().expect("level");
+        let iters: usize = args[i + 3].parse().expect("iterations");
+        let src = generate(Shape::Text, 1 << 20, 11);
+        let calls: Vec<StreamCall<'_>> = src
+            .chunks(65536)
+            .map(StreamCall::Continue)
+            .chain([StreamCall::End(&[])])
+            .collect();
+        let mut ours = StreamEncoder::new(level).unwrap();
+        let mut native = NativeStream::new(level, false);
+        let mut out = Vec::new();
+        for _ in 0..iters {
+            out.clear();
+            if side == "native" {
+                native.compress(None, &calls, &mut out).unwrap();
+            } else {
+                for chunk in src.chunks(65536) {
+                    ours.compress(chunk, &mut out).unwrap();
+                }
+                ours.finish(&[], &mut out).unwrap();
+            }
+        }
+        println!("{} bytes", out.len());
+        return;
+    }
 
     let text1m = generate(Shape::Text, 1 << 20, 11);
     let hetero = generate(Shape::Hetero, 1 << 16, 12);
