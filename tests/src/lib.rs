@@ -532,12 +532,16 @@ pub mod exercise {
         End(&'a [u8]),
     }
 
+    /// A decoded `stream_differential` input: level, flags, dictionary, source and cuts
+    /// (chunk lengths, the high bit marking a flush after the chunk).
+    pub type StreamInput<'a> = (i32, u8, Option<&'a [u8]>, Vec<u8>, Vec<usize>);
+
     /// A `stream_differential` input: byte 0 picks the level, byte 1 the flags (bit 0
     /// checksum, bit 1 pledge the size, bit 2 end with the last chunk, bit 3 a dictionary:
     /// the first `byte 4` × 16 bytes of the rest), bytes 2-3 seed the chunk sizes, byte 5
     /// repeats the data (1 to 64 times, so streams pass small windows); the calls cut the
     /// source into chunks of 1 byte to 128 KiB, with a flush after one chunk in eight.
-    pub fn stream_input(input: &[u8]) -> Option<(i32, u8, Option<&[u8]>, Vec<u8>, Vec<usize>)> {
+    pub fn stream_input(input: &[u8]) -> Option<StreamInput<'_>> {
         let (head, rest) = input.split_at_checked(6)?;
         // Levels up to 18: the slowest would starve the fuzzer.
         let levels: Vec<i32> = supported_levels()
