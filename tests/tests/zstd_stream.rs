@@ -248,3 +248,23 @@ fn streams_match_oracle_goldens() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn one_stream_decoder_reset_onto_many_streams() {
+    use std::io::Read;
+    let big = generate(Shape::Text, 700_000, 1);
+    let small = generate(Shape::Hetero, 5_000, 2);
+    let frames: Vec<(Vec<u8>, &[u8])> = vec![
+        (zstd::compress(&big, 19).unwrap(), &big),
+        (zstd::compress(&small, 1).unwrap(), &small),
+        (stream(3, &big, &[1000; 20], None), &big),
+        (zstd::compress(&small, 6).unwrap(), &small),
+    ];
+    let mut dec = zstd::StreamDecoder::new(&[][..]);
+    for (frame, src) in &frames {
+        dec.reset(&frame[..]);
+        let mut back = Vec::new();
+        dec.read_to_end(&mut back).unwrap();
+        assert!(&back == src, "a reset decoder decodes the next stream");
+    }
+}

@@ -8,8 +8,8 @@
 //! empty `ZSTD_e_end` (no size pledged, no checksum); 10 MiB of text at 1 and 6 in 64 KiB
 //! calls. Ours is a reused [`StreamEncoder`], native a reused `ZSTD_CCtx`; the frames are
 //! first checked equal to a fresh native context's. Decompress: each frame read back 64 KiB
-//! at a time, ours through [`zstd::StreamDecoder`] (made per frame), native through a
-//! reused `ZSTD_DCtx` and `ZSTD_decompressStream`.
+//! at a time, ours through a reused [`zstd::StreamDecoder`] (`reset` per frame), native
+//! through a reused `ZSTD_DCtx` and `ZSTD_decompressStream`.
 
 use std::hint::black_box;
 use std::io::Read;
@@ -119,6 +119,7 @@ fn main() {
     }
     let mut buf = vec![0u8; 1 << 16];
     let mut native = NativeStreamDecoder::new();
+    let mut ours = zstd::StreamDecoder::new(&[][..]);
     for (name, frame, size) in &frames {
         let mut got = 0usize;
         let mut check = |piece: &[u8]| got += piece.len();
@@ -127,10 +128,10 @@ fn main() {
         let mut nbuf = vec![0u8; 1 << 16];
         let r = interleaved(
             &mut || {
-                let mut dec = zstd::StreamDecoder::new(black_box(&frame[..]));
+                ours.reset(black_box(&frame[..]));
                 let mut total = 0;
                 loop {
-                    let n = dec.read(&mut buf).unwrap();
+                    let n = ours.read(&mut buf).unwrap();
                     if n == 0 {
                         break;
                     }

@@ -277,6 +277,13 @@ impl<R: std::io::Read> StreamDecoder<R> {
     pub fn into_inner(self) -> R {
         self.inner.into_inner()
     }
+
+    /// Decode `src` next, from its start, reusing this decoder's buffers (its window's
+    /// allocation, its tables, its dictionary and window limit); returns the previous
+    /// reader. Many small streams decode faster through one decoder.
+    pub fn reset(&mut self, src: R) -> R {
+        self.inner.reset(src)
+    }
 }
 
 impl<R: std::io::Read> std::io::Read for StreamDecoder<R> {

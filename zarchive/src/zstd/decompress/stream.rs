@@ -33,10 +33,17 @@ impl Ring {
     ///
     /// Mirrors ZSTD_decodingBufferSize_internal.
     pub(crate) fn for_frame(hdr: &FrameHeader) -> Ring {
+        Ring::for_frame_reusing(hdr, Vec::new())
+    }
+
+    /// [`Ring::for_frame`] in the buffer of an earlier frame (its stale bytes are never
+    /// read: a block only reads history it wrote or its dictionary's).
+    pub(crate) fn for_frame_reusing(hdr: &FrameHeader, mut buf: Vec<u8>) -> Ring {
         let history = hdr.content_size.map_or(hdr.window, |c| c.min(hdr.window)) as usize;
         let size = history + 2 * hdr.block_max + 2 * WILDCOPY_OVERLENGTH;
+        buf.resize(size, 0);
         Ring {
-            buf: vec![0u8; size],
+            buf,
             win: Window {
                 dict: true,
                 ..Window::default()
@@ -259,6 +266,16 @@ impl<R: std::io::Read> StreamReader<R> {
         self.src
     }
 
+    /// Start over on `src`, keeping the context and the ring buffer; returns the old input.
+    pub(crate) fn reset(&mut self, src: R) -> R {
+        self.input.clear();
+        self.at = 0;
+        self.stage = Stage::BetweenFrames;
+        self.pending = 0..0;
+        self.frames = 0;
+        std::mem::replace(&mut self.src, src)
+    }
+
     /// Read exactly `n` more bytes of input into `self.input` (after what it holds);
     /// returns how many arrived (fewer only at the end of the input).
     fn fill(&mut self, n: usize) -> std::io::Result<usize> {
@@ -349,7 +366,8 @@ impl<R: std::io::Read> StreamReader<R> {
             .map_err(invalid)?;
         self.at += hdr.len;
         self.ctx.reset_for_frame();
-        self.ring = Some(Ring::for_frame(&hdr));
+        let old = self.ring.take().map(|r| r.buf).unwrap_or_default();
+        self.ring = Some(Ring::for_frame_reusing(&hdr, old));
         let frame = FrameState {
             hasher: hdr.checksum.then(|| xxhash_rust::xxh64::Xxh64::new(0)),
             hdr,
