@@ -3,7 +3,8 @@
 //! byte.
 //!
 //! `cargo run --release -p zarkit-benches --bin stream_diff [-- --cases N --seed S
-//! --max SIZE --levels 1,3,19 --case K --verbose]` (`--case K`: only the K-th case drawn)
+//! --max SIZE --levels 1,3,19 --case K --verbose]` (`--case K`: only the K-th case drawn);
+//! `... -- --files A,B --levels 1,19`: real files, streamed as the `zstd` tool streams them.
 //!
 //! Each case draws a level, an input (every generated shape, and inputs whose matches reach
 //! back across every window size), a size up to `--max` (default 4M), a pledged size or
@@ -17,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use zarkit_benches::oracle;
-use zarkit_benches::stream_cases::{Case, LEVELS, Outcome};
+use zarkit_benches::stream_cases::{Case, LEVELS, Outcome, cli_plan};
 use zarkit_corpus::SplitMix64;
 
 fn parse_size(s: &str) -> usize {
@@ -27,6 +28,47 @@ fn parse_size(s: &str) -> usize {
         _ => (s, 1),
     };
     digits.parse::<usize>().expect("size") * unit
+}
+
+/// `--files A,B --levels 1,19`: each file as `zarchive compress` and `zstd --single-thread`
+/// stream it (file: size pledged, last read ending the frame; stdin: unknown size), checksum
+/// on, ours against the oracle.
+fn check_files(files: &str, levels: &[i32]) -> ExitCode {
+    let mut failures = 0;
+    for path in files.split(',') {
+        let src = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for &level in levels {
+            for file in [true, false] {
+                let case = Case {
+                    level,
+                    input: format!("{path} ({} bytes)", src.len()),
+                    pledged: file.then_some(src.len() as u64),
+                    checksum: true,
+                    plan: cli_plan(src.len(), file),
+                    dict: None,
+                    src: src.clone(),
+                };
+                let start = Instant::now();
+                let outcome = case.check();
+                let took = start.elapsed().as_secs_f64();
+                match outcome {
+                    Outcome::Identical(n) => {
+                        println!("{}: identical, {n} bytes ({took:.1} s)", case.describe())
+                    }
+                    Outcome::Refused(why) => println!("{}: refused ({why})", case.describe()),
+                    Outcome::Failed(why) => {
+                        failures += 1;
+                        println!("{}: {why}", case.describe());
+                    }
+                }
+            }
+        }
+    }
+    if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn main() -> ExitCode {
@@ -46,6 +88,9 @@ fn main() -> ExitCode {
     let verbose = args.iter().any(|a| a == "--verbose");
     let only: Option<usize> = arg("--case").map(|s| s.parse().expect("--case"));
 
+    if let Some(files) = arg("--files") {
+        return check_files(&files, &levels);
+    }
     let mut rng = SplitMix64::new(seed);
     let mut per_level: BTreeMap<i32, (usize, usize, usize)> = BTreeMap::new();
     let mut failures = 0usize;
