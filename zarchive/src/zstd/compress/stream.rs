@@ -227,7 +227,6 @@ impl StreamState {
                 in_target: block_max + (Some(block_max as u64) == pledged) as usize,
                 to_flush: 0,
             },
-            loaded: Vec::new(),
             header_written: false,
             frame_ended: false,
             consumed: 0,
@@ -280,8 +279,6 @@ struct FrameRun {
     checksum: bool,
     block_max: usize,
     zcs: Zcs,
-    /// Input taken into the buffer and not yet compressed (`inBuff[inToCompress..inBuffPos]`).
-    loaded: Vec<u8>,
     header_written: bool,
     /// The last chunk was compressed; its bytes may still wait in `outBuff`.
     frame_ended: bool,
@@ -290,8 +287,8 @@ struct FrameRun {
     hasher: Xxh64,
     window: Window,
     chunk: ChunkState,
-    /// Every byte the window may still reach, then the chunk being compressed; finder
-    /// position 0 has index [`Window::base`].
+    /// Every byte the window may still reach, then the input taken and not yet compressed
+    /// (`inBuff[inToCompress..inBuffPos]`); finder position 0 has index [`Window::base`].
     hist: Vec<u8>,
     /// The last chunk's place in libzstd's input buffer; `None` before the first chunk.
     phys: Option<Phys>,
@@ -338,13 +335,15 @@ impl FrameRun {
                 && self.zcs.in_pos == 0
             {
                 // The shortcut: the rest goes straight from the caller's memory.
-                let c_size = self.compress_chunk(st, Source::Caller, rest, true, out)?;
+                self.hist.extend_from_slice(rest);
+                let c_size = self.compress_chunk(st, Source::Caller, rest.len(), true, out)?;
                 *ip = input.len();
                 debug_assert!(c_size <= OUT_BUFFER_SIZE - op);
                 return Ok(true);
             }
             let load = (self.zcs.in_target - self.zcs.in_pos).min(rest.len());
-            self.loaded.extend_from_slice(&rest[..load]);
+            // Loaded input waits at the end of the finders' slice.
+            self.hist.extend_from_slice(&rest[..load]);
             self.zcs.in_pos += load;
             *ip += load;
             if end_op == EndOp::Continue && self.zcs.in_pos < self.zcs.in_target {
@@ -356,12 +355,8 @@ impl FrameRun {
             let i_size = self.zcs.in_pos - self.zcs.in_to_compress;
             let direct = OUT_BUFFER_SIZE - op >= compress_bound(i_size);
             let last = end_op == EndOp::End && *ip == input.len();
-            let loaded = std::mem::take(&mut self.loaded);
             let from = Source::Buffer(self.zcs.in_to_compress);
-            let result = self.compress_chunk(st, from, &loaded, last, out);
-            self.loaded = loaded;
-            self.loaded.clear();
-            let c_size = result?;
+            let c_size = self.compress_chunk(st, from, i_size, last, out)?;
             self.zcs.in_target = self.zcs.in_pos + self.block_max;
             if self.zcs.in_target > self.zcs.in_size {
                 self.zcs.in_pos = 0;
@@ -382,12 +377,13 @@ impl FrameRun {
 
     /// Mirrors ZSTD_compressContinue_internal (and, for the last chunk, ZSTD_compressEnd's
     /// epilogue): the frame header before the first chunk, the window update, the chunk's
-    /// blocks, the size checks. Returns the bytes appended to `out`.
+    /// blocks, the size checks. The chunk is the last `len` bytes of the finders' slice.
+    /// Returns the bytes appended to `out`.
     fn compress_chunk(
         &mut self,
         st: &mut FrameState,
         from: Source,
-        data: &[u8],
+        len: usize,
         last: bool,
         out: &mut Vec<u8>,
     ) -> Result<usize, ZstdError> {
@@ -399,23 +395,22 @@ impl FrameRun {
         }
         let header_size = out.len() - out_start;
         if let Some(pledged) = self.pledged
-            && self.consumed + data.len() as u64 > pledged
+            && self.consumed + len as u64 > pledged
         {
             return Err(ZstdError::PledgedSizeMismatch {
                 pledged,
-                got: self.consumed + data.len() as u64,
+                got: self.consumed + len as u64,
             });
         }
-        if !data.is_empty() {
-            self.update_window(st, from, data.len());
-            self.hist.extend_from_slice(data);
+        let end = self.hist.len();
+        if len > 0 {
+            self.update_window(st, from, len);
             if self.checksum {
-                self.hasher.update(data);
+                self.hasher.update(&self.hist[end - len..]);
             }
-            let end = self.hist.len();
             let job = FrameChunk {
                 buf: &self.hist,
-                range: end - data.len()..end,
+                range: end - len..end,
                 last,
                 savings: self.consumed as i64 - self.produced as i64,
                 block_size_max: self.block_max,
@@ -440,7 +435,7 @@ impl FrameRun {
             // A correction of libzstd's indices moved the finders' first position.
             let moved = self.window.take_origin();
             self.drop_front(moved);
-            self.consumed += data.len() as u64;
+            self.consumed += len as u64;
             self.produced += (out.len() - blocks_start + header_size) as u64;
             self.shift_if_worthwhile(st);
         } else {
@@ -456,7 +451,7 @@ impl FrameRun {
                 });
             }
             // ZSTD_writeEpilogue: an empty last block when no block ended the frame.
-            if data.is_empty() {
+            if len == 0 {
                 write_block_header(out, true, BLOCK_RAW, 0);
             }
             if self.checksum {
@@ -470,7 +465,8 @@ impl FrameRun {
     /// Mirrors ZSTD_window_update for a chunk of `len` bytes at `from`, and the restart of
     /// table insertion at a new segment.
     fn update_window(&mut self, st: &mut FrameState, from: Source, len: usize) {
-        let pos = self.hist.len() as i64;
+        // The chunk is already at the end of the slice.
+        let pos = (self.hist.len() - len) as i64;
         let Some(phys) = self.phys else {
             // The first chunk: `Window::new` is the window after its update.
             if let Source::Buffer(at) = from {
@@ -484,7 +480,7 @@ impl FrameRun {
         };
         let contiguous = from == Source::Buffer(phys.next);
         if !contiguous {
-            let next = self.window.index(self.hist.len());
+            let next = self.window.index(pos as usize);
             self.window.start_segment(next);
             st.ms.resume_at_prefix(&self.window);
         }
