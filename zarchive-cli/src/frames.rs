@@ -27,6 +27,9 @@ pub struct CompressArgs {
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
+    /// No progress bar (shown on stderr when it is a terminal).
+    #[arg(short, long)]
+    quiet: bool,
     /// End the frame with a content checksum (the default, as `zstd`).
     #[arg(long, overrides_with = "no_check")]
     check: bool,
@@ -56,6 +59,9 @@ pub struct DecompressArgs {
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
+    /// No progress bar (shown on stderr when it is a terminal).
+    #[arg(short, long)]
+    quiet: bool,
     /// Decode with this dictionary (a zstd-format dictionary, such as `zstd --train`
     /// writes, or raw content), as `zstd -D`.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
@@ -211,7 +217,8 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         ),
         other => fail(EXIT_USAGE, format!("{shown}: {other}")),
     };
-    write_output(&output, a.force, false, |w| {
+    let pb = output::bar(a.quiet, size.unwrap_or(0), true);
+    let result = write_output(&output, a.force, false, |w| {
         let mut chunk = vec![0u8; READ_SIZE];
         let mut frame = Vec::new();
         let mut total = 0u64;
@@ -219,6 +226,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
             let n = read_full(&mut input, &mut chunk)
                 .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
             total += n as u64;
+            pb.inc(n as u64);
             let last = n == 0 || size == Some(total);
             if last {
                 encoder.finish(&chunk[..n], &mut frame).map_err(failed)?;
@@ -232,7 +240,9 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
                 return Ok(());
             }
         }
-    })
+    });
+    pb.finish_and_clear();
+    result
 }
 
 /// Fill `buf` from `r` unless the input ends first (as `fread`); returns the bytes read.
@@ -301,7 +311,8 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         Box::new(file)
     };
     let mut stream = decoder.into_stream(io::BufReader::with_capacity(1 << 17, input));
-    write_output(&output, a.force, true, |w| {
+    let pb = output::bar(a.quiet, 0, true);
+    let result = write_output(&output, a.force, true, |w| {
         let mut buf = vec![0u8; 1 << 17];
         loop {
             let n = match stream.read(&mut buf) {
@@ -312,9 +323,12 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             };
             w.write_all(&buf[..n])
                 .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+            pb.inc(n as u64);
         }
         Ok(())
-    })
+    });
+    pb.finish_and_clear();
+    result
 }
 
 /// The message of a failed decode: the decoder's error (with the `--memory` that would
