@@ -627,7 +627,15 @@ impl NativeStream {
         calls: &[StreamCall<'_>],
         frame: &mut Vec<u8>,
     ) -> Result<(), String> {
-        use zstd_sys::ZSTD_EndDirective as E;
+        self.begin(pledged)?;
+        for call in calls {
+            self.call(*call, frame)?;
+        }
+        Ok(())
+    }
+
+    /// Start a frame (`ZSTD_CCtx_reset` of the session, the pledged size).
+    pub fn begin(&mut self, pledged: Option<u64>) -> Result<(), String> {
         let cctx = self.cctx;
         // SAFETY: `cctx` is live.
         unsafe {
@@ -645,8 +653,15 @@ impl NativeStream {
                 }
             }
         }
-        for call in calls {
-            let (data, op): (&[u8], E) = match *call {
+        Ok(())
+    }
+
+    /// One call, driven as the `zstd` tool drives it, its output appended to `frame`.
+    pub fn call(&mut self, call: StreamCall<'_>, frame: &mut Vec<u8>) -> Result<(), String> {
+        use zstd_sys::ZSTD_EndDirective as E;
+        let cctx = self.cctx;
+        {
+            let (data, op): (&[u8], E) = match call {
                 StreamCall::Continue(d) => (d, E::ZSTD_e_continue),
                 StreamCall::Flush => (&[], E::ZSTD_e_flush),
                 StreamCall::End(d) => (d, E::ZSTD_e_end),

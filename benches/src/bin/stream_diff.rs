@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release -p zarkit-benches --bin stream_diff [-- --cases N --seed S
 //! --max SIZE --levels 1,3,19 --case K --verbose]` (`--case K`: only the K-th case drawn);
-//! `... -- --files A,B --levels 1,19`: real files, streamed as the `zstd` tool streams them.
+//! `... -- --files A,B --levels 1,19`: real files, streamed as the `zstd` tool streams them;
+//! `... -- --huge 3700M --levels 1,3`: one stream past libzstd's index correction.
 //!
 //! Each case draws a level, an input (every generated shape, and inputs whose matches reach
 //! back across every window size), a size up to `--max` (default 4M), a pledged size or
@@ -71,6 +72,76 @@ fn check_files(files: &str, levels: &[i32]) -> ExitCode {
     }
 }
 
+/// `--huge SIZE --levels 1,3`: a stream of SIZE bytes (past 3.5 GiB, libzstd corrects its
+/// indices) made 1 MiB at a time and fed to both sides call by call, no size pledged, the
+/// frames compared as they grow (nothing holds the whole input or frame).
+fn check_huge(size: usize, levels: &[i32]) -> ExitCode {
+    use zarkit::zstd::StreamEncoder;
+    use zarkit_benches::oracle::{NativeStream, StreamCall};
+    const CHUNK: usize = 1 << 20;
+    let base = zarkit_corpus::long_range(8 * CHUNK, 0x4A6E);
+    let mut failures = 0;
+    for &level in levels {
+        let start = Instant::now();
+        let mut ours = StreamEncoder::new(level).expect("level");
+        ours.set_checksum(true).unwrap();
+        let mut native = NativeStream::new(level, true);
+        native.begin(None).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut compared, mut total_out) = (0u64, 0u64);
+        let mut chunk = vec![0u8; CHUNK];
+        let mut pos = 0usize;
+        let mut differ = None;
+        while pos < size && differ.is_none() {
+            let k = pos / CHUNK;
+            let n = CHUNK.min(size - pos);
+            // A window of the base, shifted by the chunk number, with a few edits: matches
+            // near and far, never the same chunk twice.
+            let from = (k * 7919) % (base.len() - CHUNK);
+            chunk[..n].copy_from_slice(&base[from..from + n]);
+            for e in 0..16 {
+                let at = (k * 131 + e * 65_537) % n;
+                chunk[at] ^= (k as u8).wrapping_add(e as u8) | 1;
+            }
+            ours.compress(&chunk[..n], &mut a).unwrap();
+            native.call(StreamCall::Continue(&chunk[..n]), &mut b).unwrap();
+            pos += n;
+            let same = a.len().min(b.len());
+            if a[..same] != b[..same] {
+                let first = a.iter().zip(&b).position(|(x, y)| x != y).unwrap();
+                differ = Some(compared + first as u64);
+            }
+            compared += same as u64;
+            total_out += same as u64;
+            a.drain(..same);
+            b.drain(..same);
+        }
+        if differ.is_none() {
+            ours.finish(&[], &mut a).unwrap();
+            native.call(StreamCall::End(&[]), &mut b).unwrap();
+            total_out += a.len() as u64;
+            if a != b {
+                differ = Some(compared + a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(0) as u64);
+            }
+        }
+        match differ {
+            None => println!(
+                "level {level}: {size} bytes streamed, {total_out}-byte frames identical ({:.1} s)",
+                start.elapsed().as_secs_f64()
+            ),
+            Some(at) => {
+                failures += 1;
+                println!("level {level}: {size} bytes: frames DIFFER at byte {at} (input byte {pos} read)");
+            }
+        }
+    }
+    if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn main() -> ExitCode {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -88,6 +159,9 @@ fn main() -> ExitCode {
     let verbose = args.iter().any(|a| a == "--verbose");
     let only: Option<usize> = arg("--case").map(|s| s.parse().expect("--case"));
 
+    if let Some(size) = arg("--huge") {
+        return check_huge(parse_size(&size), &levels);
+    }
     if let Some(files) = arg("--files") {
         return check_files(&files, &levels);
     }
