@@ -1,4 +1,4 @@
-//! Differential harness for streaming compression: our [`zstd::StreamEncoder`] against
+//! Differential harness for streaming compression: our `zstd::StreamEncoder` against
 //! libzstd 1.5.7's `ZSTD_compressStream2` (one thread), driven by the same calls, byte for
 //! byte.
 //!
