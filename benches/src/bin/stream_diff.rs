@@ -104,7 +104,9 @@ fn check_huge(size: usize, levels: &[i32]) -> ExitCode {
                 chunk[at] ^= (k as u8).wrapping_add(e as u8) | 1;
             }
             ours.compress(&chunk[..n], &mut a).unwrap();
-            native.call(StreamCall::Continue(&chunk[..n]), &mut b).unwrap();
+            native
+                .call(StreamCall::Continue(&chunk[..n]), &mut b)
+                .unwrap();
             pos += n;
             let same = a.len().min(b.len());
             if a[..same] != b[..same] {
@@ -121,7 +123,8 @@ fn check_huge(size: usize, levels: &[i32]) -> ExitCode {
             native.call(StreamCall::End(&[]), &mut b).unwrap();
             total_out += a.len() as u64;
             if a != b {
-                differ = Some(compared + a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(0) as u64);
+                differ =
+                    Some(compared + a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(0) as u64);
             }
         }
         match differ {
@@ -131,7 +134,9 @@ fn check_huge(size: usize, levels: &[i32]) -> ExitCode {
             ),
             Some(at) => {
                 failures += 1;
-                println!("level {level}: {size} bytes: frames DIFFER at byte {at} (input byte {pos} read)");
+                println!(
+                    "level {level}: {size} bytes: frames DIFFER at byte {at} (input byte {pos} read)"
+                );
             }
         }
     }

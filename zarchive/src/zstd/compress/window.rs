@@ -112,6 +112,19 @@ impl Window {
         }
     }
 
+    /// A fresh frame's window whose first byte is finder position `start` (the positions
+    /// before it hold earlier frames' bytes, which no index reaches: every one is below the
+    /// low limit). Index differences and every test of the finders are those of
+    /// [`Window::new`].
+    pub(crate) fn continuing(window_log: u32, start: usize) -> Self {
+        let first = WINDOW_START_INDEX + start as u32;
+        Window {
+            low_limit: first,
+            dict_limit: first,
+            ..Window::new(window_log)
+        }
+    }
+
     /// Whether a dictionary still counts as loaded (`loadedDictEnd != 0`).
     #[inline(always)]
     pub(crate) fn dict_loaded(&self) -> bool {

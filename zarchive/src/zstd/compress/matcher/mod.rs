@@ -121,6 +121,9 @@ pub(crate) struct MatchState {
     lazy: LazyState,
     /// Binary tree, hash-3 table and statistics of the optimal parser.
     opt: OptState,
+    /// The parameters of the last plain one-shot frame when the tables hold nothing else
+    /// (see [`MatchState::continue_after`]).
+    plain: Option<CParams>,
 }
 
 impl MatchState {
@@ -129,6 +132,7 @@ impl MatchState {
     ///
     /// Mirrors the match-state part of ZSTD_resetCCtx_internal.
     pub(crate) fn reset(&mut self, cp: &CParams) {
+        self.plain = None;
         let finder = Finder::select(cp.strategy, DictMode::NoDict);
         self.finder = Some(finder);
         self.hash_table.reset(1 << cp.hash_log);
@@ -141,6 +145,33 @@ impl MatchState {
             Finder::Lazy => self.lazy.reset(cp),
             Finder::Opt => self.opt.reset(cp),
         }
+    }
+
+    /// Prepare for a plain one-shot frame with `cp` whose bytes follow, at finder position
+    /// `start`, those of the plain frames since the tables were last cleared: when the
+    /// tables were last used for such a frame with the same parameters, and the strategy's
+    /// finder reads every stale entry as it reads an empty one (below the low limit: fast,
+    /// dfast, greedy to btlazy2), nothing is cleared and insertion resumes at `start`; the
+    /// window then starts there too ([`Window::continuing`]), so the frame's bytes are a
+    /// fresh context's. Returns whether the tables continue; otherwise they were cleared
+    /// and the frame must start at position 0.
+    ///
+    /// libzstd's reused contexts skip the clearing too (`ZSTDirp_continue`), with other
+    /// bytes (a salted row hash); this keeps a fresh context's.
+    pub(crate) fn continue_after(&mut self, cp: &CParams, start: usize) -> bool {
+        let continues = start > 0
+            && self.plain == Some(*cp)
+            && matches!(
+                self.finder,
+                Some(Finder::Fast | Finder::DFast | Finder::Lazy)
+            );
+        if continues {
+            self.lazy.next_to_update = start;
+            return true;
+        }
+        self.reset(cp);
+        self.plain = Some(*cp);
+        false
     }
 
     /// Load a raw-content dictionary, the first `dict_len` bytes of `src`, into the tables:
