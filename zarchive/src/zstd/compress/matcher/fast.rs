@@ -567,7 +567,8 @@ fn dict_match_state_generic<const MLS: u32>(
                 // A possible dictionary match, taken only when the prefix has no candidate
                 // (as the extDict parse would).
                 let dict_match_index = dict_entry >> TAG_BITS;
-                let mut m = pos(dict_match_index);
+                // An empty entry (index 0) has no position: test the index first.
+                let mut m = pos(dict_match_index.max(dict_start_index));
                 if dict_match_index > dict_start_index
                     && read32(src, m) == read32(src, ip0)
                     && match_index <= prefix_start_index
