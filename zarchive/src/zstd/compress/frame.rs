@@ -634,13 +634,11 @@ pub(crate) fn compress_frame_chunk(
                 std::mem::swap(&mut st.prev, &mut st.next);
                 chunk.prev_rep = next_rep;
             }
-            block::demote_offcode_repeat(&mut st.prev);
-        } else {
-            // Too small to compress (ZSTDbss_noCompress): stored, and the offset table of a
-            // dictionary no longer counts as valid for the next block all the same. Only a
-            // stream's flush puts such a block before another.
-            block::demote_offcode_repeat(&mut st.prev);
         }
+        // ZSTD_compressBlock_internal's exit, for compressed, stored and too-small blocks
+        // alike (a too-small one precedes another only after a stream's flush): a
+        // dictionary's offset table no longer counts as valid for the next block.
+        block::demote_offcode_repeat(&mut st.prev);
         match c_size {
             0 => {
                 out.truncate(out_start);
