@@ -567,7 +567,24 @@ pub fn compress_stream_with_dict(
     dict: Option<&[u8]>,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, String> {
+    compress_stream_with(level, checksum, pledged, dict, None, calls)
+}
+
+/// [`compress_stream_with_dict`] with long-distance matching on and this window log when
+/// `long` is given (`ZSTD_c_enableLongDistanceMatching`, `ZSTD_c_windowLog`: the `zstd`
+/// tool's `--long=W`).
+pub fn compress_stream_with(
+    level: i32,
+    checksum: bool,
+    pledged: Option<u64>,
+    dict: Option<&[u8]>,
+    long: Option<u32>,
+    calls: &[StreamCall<'_>],
+) -> Result<Vec<u8>, String> {
     let mut s = NativeStream::new(level, checksum);
+    if let Some(window_log) = long {
+        s.set_long(window_log)?;
+    }
     if let Some(dict) = dict {
         // SAFETY: `s.cctx` is live; `dict` is a valid slice (libzstd copies it).
         let r = unsafe {
@@ -618,6 +635,28 @@ impl NativeStream {
             cctx,
             buf: vec![0u8; out_cap],
         }
+    }
+
+    /// Long-distance matching on, with this window log, for the next frames.
+    pub fn set_long(&mut self, window_log: u32) -> Result<(), String> {
+        let params = [
+            (
+                zstd_sys::ZSTD_cParameter::ZSTD_c_enableLongDistanceMatching,
+                1,
+            ),
+            (
+                zstd_sys::ZSTD_cParameter::ZSTD_c_windowLog,
+                window_log as i32,
+            ),
+        ];
+        for (param, value) in params {
+            // SAFETY: `self.cctx` is live.
+            let r = unsafe { zstd_sys::ZSTD_CCtx_setParameter(self.cctx, param, value) };
+            if is_error(r) {
+                return Err(error_name(r));
+            }
+        }
+        Ok(())
     }
 
     /// One frame through `calls`, appended to `frame`.

@@ -75,12 +75,14 @@ pub fn draw_plan(rng: &mut SplitMix64, size: usize) -> Plan {
     }
 }
 
-/// Our frame, through the same calls.
+/// Our frame, through the same calls, with long-distance matching and this window log
+/// when `long` is given.
 pub fn ours(
     level: i32,
     checksum: bool,
     pledged: Option<u64>,
     dict: Option<&[u8]>,
+    long: Option<u32>,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, ZstdError> {
     let mut enc = match dict {
@@ -88,6 +90,7 @@ pub fn ours(
         None => StreamEncoder::new(level)?,
     };
     enc.set_checksum(checksum)?;
+    enc.set_long_distance_matching(long)?;
     enc.set_pledged_size(pledged)?;
     let mut out = Vec::new();
     for call in calls {
@@ -111,6 +114,8 @@ pub struct Case {
     pub plan: Plan,
     /// A dictionary loaded into both contexts, and what it is.
     pub dict: Option<(Vec<u8>, String)>,
+    /// Long-distance matching asked for, with this window log (`--long=W`).
+    pub long: Option<u32>,
 }
 
 /// A zstd-format dictionary trained by libzstd on generated text, made once per process.
@@ -146,8 +151,8 @@ fn draw_dict(rng: &mut SplitMix64) -> Option<(Vec<u8>, String)> {
 pub enum Outcome {
     /// Same frame, and ours decodes back to the input.
     Identical(usize),
-    /// Both refused (or ours refuses level 22 where libzstd would need long-distance
-    /// matching).
+    /// Both refused (or ours refuses long-distance matching with a dictionary, which
+    /// libzstd does).
     Refused(String),
     /// Anything else, described.
     Failed(String),
@@ -175,6 +180,7 @@ impl Case {
         let dict = draw_dict(rng);
         Case {
             dict,
+            long: None,
             level,
             src,
             input,
@@ -232,14 +238,22 @@ impl Case {
     pub fn check(&self) -> Outcome {
         let calls = self.calls();
         let dict = self.dict.as_ref().map(|(d, _)| d.as_slice());
-        let native = oracle::compress_stream_with_dict(
+        let native = oracle::compress_stream_with(
             self.level,
             self.checksum,
             self.pledged,
             dict,
+            self.long,
             &calls,
         );
-        let mine = ours(self.level, self.checksum, self.pledged, dict, &calls);
+        let mine = ours(
+            self.level,
+            self.checksum,
+            self.pledged,
+            dict,
+            self.long,
+            &calls,
+        );
         match (native, mine) {
             (Ok(a), Ok(b)) if a == b => {
                 let mut decoder = zstd::Decoder::new();
@@ -252,15 +266,22 @@ impl Case {
                     Err(e) => Outcome::Failed(format!("our frame does not decode: {e}")),
                 }
             }
-            (Ok(_), Err(ZstdError::NeedsLongDistanceMatching { .. })) if self.level == 22 => {
-                Outcome::Refused("level 22 needs long-distance matching".into())
+            (Ok(_), Err(ZstdError::NeedsLongDistanceMatching { .. })) if self.dict.is_some() => {
+                Outcome::Refused("long-distance matching with a dictionary".into())
             }
             (Ok(a), Ok(b)) => {
                 let first = a.iter().zip(&b).position(|(x, y)| x != y);
+                let around = |f: &[u8]| {
+                    let at = first.unwrap_or(0);
+                    let lo = at.saturating_sub(4);
+                    format!("{:02x?}", &f[lo..(at + 8).min(f.len())])
+                };
                 Outcome::Failed(format!(
-                    "DIFFER (native {} bytes, ours {}; first difference at {first:?})",
+                    "DIFFER (native {} bytes, ours {}; first difference at {first:?}: native {}, ours {})",
                     a.len(),
-                    b.len()
+                    b.len(),
+                    around(&a),
+                    around(&b)
                 ))
             }
             (Err(a), Err(b)) => Outcome::Refused(format!("{a} / {b}")),
@@ -321,6 +342,7 @@ mod tests {
                         checksum: true,
                         plan: cli_plan(src.len(), regular_file),
                         dict: None,
+                        long: None,
                     };
                     if let Outcome::Failed(why) = case.check() {
                         panic!("{}: {why}", case.describe());
@@ -328,6 +350,7 @@ mod tests {
                     // `zstd -D`: the same calls after ZSTD_CCtx_loadDictionary.
                     let case = Case {
                         dict: Some((trained_dictionary().to_vec(), "trained".into())),
+                        long: None,
                         ..case
                     };
                     if let Outcome::Failed(why) = case.check() {
@@ -373,6 +396,7 @@ mod tests {
                             checksum: true,
                             plan: draw_plan(&mut rng, size),
                             dict: Some((dict.to_vec(), kind.into())),
+                            long: None,
                             src: src.clone(),
                         };
                         if let Outcome::Failed(why) = case.check() {
@@ -402,7 +426,7 @@ mod tests {
         ];
         let native =
             oracle::compress_stream_with_dict(4, false, Some(65), Some(dict), &calls).unwrap();
-        let mine = ours(4, false, Some(65), Some(dict), &calls).unwrap();
+        let mine = ours(4, false, Some(65), Some(dict), None, &calls).unwrap();
         assert_eq!(mine, native);
     }
 
@@ -438,6 +462,7 @@ mod tests {
                 checksum: true,
                 plan,
                 dict: None,
+                long: None,
             };
             if let Outcome::Failed(why) = case.check() {
                 panic!("{}: {why}", case.describe());

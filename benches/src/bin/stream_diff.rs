@@ -5,7 +5,9 @@
 //! `cargo run --release -p zarkit-benches --bin stream_diff [-- --cases N --seed S
 //! --max SIZE --levels 1,3,19 --case K --verbose]` (`--case K`: only the K-th case drawn);
 //! `... -- --files A,B --levels 1,19`: real files, streamed as the `zstd` tool streams them;
-//! `... -- --huge 3700M --levels 1,3`: one stream past libzstd's index correction.
+//! `... -- --huge 3700M --levels 1,3`: one stream past libzstd's index correction;
+//! `--dump FILE` with `--case K`: that case's input written to FILE;
+//! `--long W` in any of these: long-distance matching on with window log W (`zstd --long=W`).
 //!
 //! Each case draws a level, an input (every generated shape, and inputs whose matches reach
 //! back across every window size), a size up to `--max` (default 4M), a pledged size or
@@ -34,7 +36,7 @@ fn parse_size(s: &str) -> usize {
 /// `--files A,B --levels 1,19`: each file as `zarchive compress` and `zstd --single-thread`
 /// stream it (file: size pledged, last read ending the frame; stdin: unknown size), checksum
 /// on, ours against the oracle.
-fn check_files(files: &str, levels: &[i32]) -> ExitCode {
+fn check_files(files: &str, levels: &[i32], long: Option<u32>) -> ExitCode {
     let mut failures = 0;
     for path in files.split(',') {
         let src = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -47,6 +49,7 @@ fn check_files(files: &str, levels: &[i32]) -> ExitCode {
                     checksum: true,
                     plan: cli_plan(src.len(), file),
                     dict: None,
+                    long,
                     src: src.clone(),
                 };
                 let start = Instant::now();
@@ -75,7 +78,7 @@ fn check_files(files: &str, levels: &[i32]) -> ExitCode {
 /// `--huge SIZE --levels 1,3`: a stream of SIZE bytes (past 3.5 GiB, libzstd corrects its
 /// indices) made 1 MiB at a time and fed to both sides call by call, no size pledged, the
 /// frames compared as they grow (nothing holds the whole input or frame).
-fn check_huge(size: usize, levels: &[i32]) -> ExitCode {
+fn check_huge(size: usize, levels: &[i32], long: Option<u32>) -> ExitCode {
     use zarkit::zstd::StreamEncoder;
     use zarkit_benches::oracle::{NativeStream, StreamCall};
     const CHUNK: usize = 1 << 20;
@@ -85,7 +88,11 @@ fn check_huge(size: usize, levels: &[i32]) -> ExitCode {
         let start = Instant::now();
         let mut ours = StreamEncoder::new(level).expect("level");
         ours.set_checksum(true).unwrap();
+        ours.set_long_distance_matching(long).unwrap();
         let mut native = NativeStream::new(level, true);
+        if let Some(w) = long {
+            native.set_long(w).unwrap();
+        }
         native.begin(None).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let (mut compared, mut total_out) = (0u64, 0u64);
@@ -163,21 +170,26 @@ fn main() -> ExitCode {
     });
     let verbose = args.iter().any(|a| a == "--verbose");
     let only: Option<usize> = arg("--case").map(|s| s.parse().expect("--case"));
+    let long: Option<u32> = arg("--long").map(|s| s.parse().expect("--long"));
 
     if let Some(size) = arg("--huge") {
-        return check_huge(parse_size(&size), &levels);
+        return check_huge(parse_size(&size), &levels, long);
     }
     if let Some(files) = arg("--files") {
-        return check_files(&files, &levels);
+        return check_files(&files, &levels, long);
     }
     let mut rng = SplitMix64::new(seed);
     let mut per_level: BTreeMap<i32, (usize, usize, usize)> = BTreeMap::new();
     let mut failures = 0usize;
     let start = Instant::now();
     for i in 0..cases {
-        let case = Case::draw(&mut rng, &levels, max);
+        let mut case = Case::draw(&mut rng, &levels, max);
+        case.long = long;
         if only.is_some_and(|c| c != i) {
             continue;
+        }
+        if let Some(path) = arg("--dump") {
+            std::fs::write(&path, &case.src).expect("--dump");
         }
         let entry = per_level.entry(case.level).or_default();
         match case.check() {

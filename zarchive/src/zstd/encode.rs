@@ -5,6 +5,10 @@ use super::compress::stream::{EndOp, StreamState};
 use super::error::ZstdError;
 use std::io::{self, Write};
 
+/// Window logs a frame may use (`ZSTD_WINDOWLOG_MIN`, `ZSTD_WINDOWLOG_MAX_64`).
+const WINDOW_LOG_MIN: u32 = 10;
+const WINDOW_LOG_MAX: u32 = 31;
+
 /// A streaming compression context, byte-identical to libzstd 1.5.7's
 /// `ZSTD_compressStream2` with one thread (`nbWorkers = 0`) at the same level, checksum flag
 /// and pledged size, each method being one call of it the way the `zstd` tool makes it
@@ -21,10 +25,12 @@ use std::io::{self, Write};
 /// changes the header and the window).
 ///
 /// The context holds the window, one input buffer of about twice the window plus a block,
-/// and the level's tables, whatever the stream's length. Levels 20 to 22 on streams larger
-/// than their window work; level 22 where libzstd would turn on long-distance matching
-/// (an unknown size, or a pledge above 64 MiB) is refused with
-/// [`ZstdError::NeedsLongDistanceMatching`].
+/// and the level's tables, whatever the stream's length. Long-distance matching
+/// ([`StreamEncoder::set_long_distance_matching`], the `zstd` tool's `--long`) adds its own
+/// table: `2^(windowLog - hashRateLog)` entries of 8 bytes (64 MiB at level 22, 8 MiB at
+/// level 1 with a 2^27 window). libzstd turns it on by itself at level 22 on an unknown
+/// size or a pledge above 64 MiB, and so does this encoder; with a dictionary loaded, such
+/// a frame is refused with [`ZstdError::NeedsLongDistanceMatching`].
 pub struct StreamEncoder {
     state: StreamState,
     level: i32,
@@ -72,6 +78,25 @@ impl StreamEncoder {
     pub fn set_pledged_size(&mut self, size: Option<u64>) -> Result<(), ZstdError> {
         self.between_frames("the pledged size")?;
         self.state.set_pledged(size);
+        Ok(())
+    }
+
+    /// Long-distance matching for the next frames, with a window of `2^window_log` bytes
+    /// (`ZSTD_c_enableLongDistanceMatching` and `ZSTD_c_windowLog`; the `zstd` tool's
+    /// `--long=window_log`, and 27 for a bare `--long`), or off with `None` (libzstd's own
+    /// choice then: on only at level 22 for large or unknown sizes). A pledged or known
+    /// size shrinks the window to what the frame needs, as libzstd does. The window log
+    /// must lie in 10..=31 ([`ZstdError::UnsupportedWindowLog`]); decoders refuse windows
+    /// above their memory limit (the `zstd` tool: 2^27 unless told `--long` or `--memory`).
+    /// Only between frames.
+    pub fn set_long_distance_matching(&mut self, window_log: Option<u32>) -> Result<(), ZstdError> {
+        self.between_frames("long-distance matching")?;
+        if let Some(w) = window_log
+            && !(WINDOW_LOG_MIN..=WINDOW_LOG_MAX).contains(&w)
+        {
+            return Err(ZstdError::UnsupportedWindowLog { window_log: w });
+        }
+        self.state.set_long(window_log);
         Ok(())
     }
 
@@ -172,6 +197,12 @@ impl<W: Write> Encoder<W> {
     /// Whether the frame ends with a content checksum (before the first write).
     pub fn set_checksum(&mut self, on: bool) -> Result<(), ZstdError> {
         self.stream.set_checksum(on)
+    }
+
+    /// Long-distance matching with a window of `2^window_log` bytes, or off (before the
+    /// first write; see [`StreamEncoder::set_long_distance_matching`]).
+    pub fn set_long_distance_matching(&mut self, window_log: Option<u32>) -> Result<(), ZstdError> {
+        self.stream.set_long_distance_matching(window_log)
     }
 
     /// Pledge the frame's size (before the first write): see

@@ -35,14 +35,21 @@ pub enum ZstdError {
         /// The bytes given so far.
         got: u64,
     },
-    /// The level's window for this stream (128 MiB, level 22 on large or unknown sizes) makes
-    /// libzstd turn on long-distance matching, which this encoder does not implement.
+    /// Long-distance matching was asked for, or libzstd would turn it on (level 22 on a
+    /// large or unknown size), together with a dictionary: this encoder does not implement
+    /// that combination.
     #[error(
-        "compression level {level} on a stream this large needs long-distance matching, which this encoder does not implement (use level 21 or below, or pledge a size of at most 64 MiB)"
+        "compression level {level} with long-distance matching (which level 22 turns on for streams above 64 MiB or of unknown size) cannot be combined with a dictionary in this encoder"
     )]
     NeedsLongDistanceMatching {
         /// The level asked for.
         level: i32,
+    },
+    /// A window log outside what a zstd frame may use.
+    #[error("zstd window log {window_log} is outside the range of 10 to 31")]
+    UnsupportedWindowLog {
+        /// The window log asked for.
+        window_log: u32,
     },
     /// A setting that only applies between frames was changed in the middle of one.
     #[error("zstd stream: {what} can only be set before a frame's first byte")]

@@ -11,6 +11,7 @@ pub(crate) mod frame;
 pub(crate) mod fse;
 pub(crate) mod hist;
 pub(crate) mod huf;
+pub(crate) mod ldm;
 pub(crate) mod literals;
 pub(crate) mod matcher;
 pub mod params;

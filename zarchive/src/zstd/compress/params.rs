@@ -347,6 +347,30 @@ pub fn attach_dict_cutoff(strategy: Strategy) -> u64 {
     }
 }
 
+/// The parameters with long-distance matching asked for (`ZSTD_c_enableLongDistanceMatching`)
+/// and window log `window_log` (libzstd's default with it is 27, `ZSTD_LDM_DEFAULT_WINDOW_LOG`):
+/// the level's parameters for the size, that window, adjusted again for the size (a known
+/// size shrinks the window back to what the source needs and caps the hash and chain logs
+/// by it; an unknown size leaves them as they are, even above the window).
+///
+/// Mirrors ZSTD_getCParamsFromCCtxParams with LDM enabled.
+pub fn long_cparams(level: i32, src_size: Option<u64>, window_log: u32) -> CParams {
+    match src_size {
+        Some(n) => adjust(
+            CParams {
+                window_log,
+                ..cparams(level, n)
+            },
+            n,
+        ),
+        // An unknown size caps nothing by the window (ZSTD_adjustCParams_internal).
+        None => CParams {
+            window_log: window_log.max(WINDOW_LOG_ABSOLUTE_MIN),
+            ..cparams_unknown_size(level)
+        },
+    }
+}
+
 /// Mirrors ZSTD_getCParams_internal + ZSTD_adjustCParams_internal as used by `ZSTD_compress`.
 pub fn cparams(level: i32, src_size: u64) -> CParams {
     adjust(table_row(level, src_size), src_size)

@@ -85,6 +85,19 @@ impl SeqStore {
         });
     }
 
+    /// A match of `match_len` bytes after the last `lit_len` literals stored, which are
+    /// already in the literal buffer (a block compressor's trailing literals, stored by
+    /// it before long-distance matching adds its match).
+    ///
+    /// Mirrors the ZSTD_storeSeq of ZSTD_ldm_blockCompress.
+    pub(crate) fn push_after_literals(&mut self, lit_len: u32, off_base: u32, match_len: usize) {
+        self.sequences.push(Sequence {
+            lit_len,
+            off_base,
+            ml_base: match_len as u32 - MINMATCH,
+        });
+    }
+
     /// Mirrors ZSTD_storeLastLiterals.
     pub(crate) fn store_last_literals(&mut self, src: &[u8], start: usize, end: usize) {
         self.copy_literals(src, start, end);

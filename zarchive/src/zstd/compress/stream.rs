@@ -25,7 +25,8 @@ use super::frame::{
     self, ChunkState, FrameChunk, FrameState, write_block_header, write_frame_header_with,
 };
 use super::huf::HufRepeat;
-use super::params::{self, CParams, Strategy};
+use super::ldm;
+use super::params::{self, CParams};
 use super::split;
 use super::window::Window;
 use crate::zstd::common::format::BLOCK_RAW;
@@ -69,6 +70,10 @@ pub(crate) struct StreamState {
     run: Option<Box<FrameRun>>,
     /// The dictionary loaded into the context (`ZSTD_CCtx_loadDictionary`), for every frame.
     dict: Option<Arc<PreparedDict>>,
+    /// Long-distance matching asked for, with this window log
+    /// (`ZSTD_c_enableLongDistanceMatching`, `ZSTD_c_windowLog`); without it libzstd
+    /// still turns it on for btopt and above with a window of 2^27.
+    long: Option<u32>,
     st: FrameState,
     /// The finders' slice, kept allocated across frames.
     spare: Vec<u8>,
@@ -82,6 +87,7 @@ impl StreamState {
             pledged: None,
             run: None,
             dict: None,
+            long: None,
             st: FrameState::default(),
             spare: Vec::new(),
         }
@@ -101,6 +107,13 @@ impl StreamState {
     pub(crate) fn set_checksum(&mut self, on: bool) {
         debug_assert!(self.run.is_none());
         self.checksum = on;
+    }
+
+    /// Long-distance matching with window log `window_log` for every frame, or off (then
+    /// libzstd's automatic choice); only between frames.
+    pub(crate) fn set_long(&mut self, window_log: Option<u32>) {
+        debug_assert!(self.run.is_none());
+        self.long = window_log;
     }
 
     /// Compress every frame after `dict` (`ZSTD_CCtx_loadDictionary`, the level being the
@@ -170,12 +183,15 @@ impl StreamState {
             self.pledged
         };
         let dict_size = self.dict.as_ref().map_or(0, |pd| pd.bytes.len() as u64);
-        let cp = match (pledged, &self.dict) {
-            (Some(n), None) => params::cparams(self.level, n),
-            (None, _) => params::cparams_unknown_size(self.level),
-            (Some(n), Some(pd)) => params::loaded_dict_cparams(&pd.cp, pd.level, n, dict_size),
+        let cp = match (pledged, &self.dict, self.long) {
+            (_, None, Some(window_log)) => params::long_cparams(self.level, pledged, window_log),
+            (Some(n), None, None) => params::cparams(self.level, n),
+            (None, _, _) => params::cparams_unknown_size(self.level),
+            (Some(n), Some(pd), _) => params::loaded_dict_cparams(&pd.cp, pd.level, n, dict_size),
         };
-        if cp.strategy >= Strategy::BtOpt && cp.window_log >= LDM_MIN_WINDOW_LOG {
+        // ZSTD_resolveEnableLdm.
+        let ldm_on = self.long.is_some() || ldm::auto_enabled(&cp);
+        if ldm_on && self.dict.is_some() {
             return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
         }
         // ZSTD_resetCCtx_internal: the window and block sizes, the input buffer.
@@ -201,6 +217,9 @@ impl StreamState {
             }
             Some(pd) => setup_dict(&mut self.st, pd, cp.window_log, pledged),
         };
+        if ldm_on {
+            self.st.ms.enable_ldm(&setup.cp, &setup.window);
+        }
         if let Some(pd) = &self.dict {
             hist.extend_from_slice(pd.content());
         }
@@ -241,10 +260,6 @@ impl StreamState {
         Ok(())
     }
 }
-
-/// `ZSTD_resolveEnableLdm`: the window log from which btopt and above turn on long-distance
-/// matching, which this encoder does not implement.
-const LDM_MIN_WINDOW_LOG: u32 = 27;
 
 /// libzstd's streaming positions (`inBuffPos`, `inToCompress`, `inBuffTarget`,
 /// `inBuffSize`) and the compressed bytes its `outBuff` still holds for the caller.
@@ -507,6 +522,7 @@ impl FrameRun {
         if end > ext_start && start < ext_end {
             let overwritten_end = w.index((ext_pos0 + end) as usize);
             self.window.drop_overwritten(overwritten_end);
+            st.ms.drop_overwritten(overwritten_end);
         }
     }
 

@@ -274,6 +274,13 @@ impl Window {
         pos as u32 + self.base
     }
 
+    /// libzstd's index of finder position `pos`: ours plus what [`Window::shift_down`]
+    /// took off.
+    #[inline(always)]
+    pub(crate) fn libzstd_index(&self, pos: usize) -> u64 {
+        self.index(pos) as u64 + self.virt
+    }
+
     /// Finder position of index `idx` (at or above the index of position 0).
     #[inline(always)]
     pub(crate) fn pos_of(&self, idx: u32) -> usize {

@@ -194,24 +194,25 @@ fn generic<const MLS: u32>(
     iend - anchor
 }
 
-/// Mirrors ZSTD_fillDoubleHashTable: every third position of `src[start..end]` goes into
+/// Mirrors ZSTD_fillDoubleHashTable: every third position of `src[range]` goes into
 /// both tables, up to where a hash could read past `end`; with `full` (`ZSTD_dtlm_full`,
 /// a CDict) the two positions after each also go into the long table where their entry is
 /// still empty. (A CDict's tags are left out, see [`super::fast::fill_hash_table`].)
+/// Position 0 has index `base`.
 pub(crate) fn fill_hash_tables(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
     src: &[u8],
-    start: usize,
-    end: usize,
+    range: std::ops::Range<usize>,
     cp: &CParams,
     full: bool,
+    base: u32,
 ) {
     match cp.min_match {
-        5 => fill_generic::<5>(hash_long, hash_small, src, start, end, cp, full),
-        6 => fill_generic::<6>(hash_long, hash_small, src, start, end, cp, full),
-        7.. => fill_generic::<7>(hash_long, hash_small, src, start, end, cp, full),
-        _ => fill_generic::<4>(hash_long, hash_small, src, start, end, cp, full),
+        5 => fill_generic::<5>(hash_long, hash_small, src, range, cp, full, base),
+        6 => fill_generic::<6>(hash_long, hash_small, src, range, cp, full, base),
+        7.. => fill_generic::<7>(hash_long, hash_small, src, range, cp, full, base),
+        _ => fill_generic::<4>(hash_long, hash_small, src, range, cp, full, base),
     }
 }
 
@@ -222,24 +223,25 @@ fn fill_generic<const MLS: u32>(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
     src: &[u8],
-    start: usize,
-    end: usize,
+    range: std::ops::Range<usize>,
     cp: &CParams,
     full: bool,
+    base: u32,
 ) {
+    let (start, end) = (range.start, range.end);
     let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];
     // `ip + fastHashFillStep - 1 <= iend` with `iend = end - HASH_READ_SIZE`.
     let mut ip = start;
     while ip + FILL_STEP - 1 + HASH_READ_SIZE <= end {
-        hash_small[hash_ptr::<MLS>(src, ip, h_bits_s)] = index_of(ip);
-        hash_long[hash_ptr::<LONG_MLS>(src, ip, h_bits_l)] = index_of(ip);
+        hash_small[hash_ptr::<MLS>(src, ip, h_bits_s)] = ip as u32 + base;
+        hash_long[hash_ptr::<LONG_MLS>(src, ip, h_bits_l)] = ip as u32 + base;
         if full {
             for p in ip + 1..ip + FILL_STEP {
                 let h = hash_ptr::<LONG_MLS>(src, p, h_bits_l);
                 if hash_long[h] == 0 {
-                    hash_long[h] = index_of(p);
+                    hash_long[h] = p as u32 + base;
                 }
             }
         }

@@ -207,7 +207,7 @@ fn new_offset(
 /// still empty. A context loading a raw-content dictionary for `ZSTD_compress_usingDict`
 /// fills with `ZSTD_dtlm_fast`. A CDict's entries carry tags (`ZSTD_fillHashTableForCDict`);
 /// they hash to the same entries and are stripped when the CDict is copied, so none are
-/// kept here.
+/// kept here. Position 0 has index `base`.
 pub(crate) fn fill_hash_table(
     hash_table: &mut [u32],
     src: &[u8],
@@ -215,12 +215,13 @@ pub(crate) fn fill_hash_table(
     end: usize,
     cp: &CParams,
     full: bool,
+    base: u32,
 ) {
     match cp.min_match {
-        5 => fill_hash_table_generic::<5>(hash_table, src, start, end, cp.hash_log, full),
-        6 => fill_hash_table_generic::<6>(hash_table, src, start, end, cp.hash_log, full),
-        7.. => fill_hash_table_generic::<7>(hash_table, src, start, end, cp.hash_log, full),
-        _ => fill_hash_table_generic::<4>(hash_table, src, start, end, cp.hash_log, full),
+        5 => fill_hash_table_generic::<5>(hash_table, src, start, end, cp.hash_log, full, base),
+        6 => fill_hash_table_generic::<6>(hash_table, src, start, end, cp.hash_log, full, base),
+        7.. => fill_hash_table_generic::<7>(hash_table, src, start, end, cp.hash_log, full, base),
+        _ => fill_hash_table_generic::<4>(hash_table, src, start, end, cp.hash_log, full, base),
     }
 }
 
@@ -234,17 +235,18 @@ fn fill_hash_table_generic<const MLS: u32>(
     end: usize,
     hlog: u32,
     full: bool,
+    base: u32,
 ) {
     let hash_table = &mut hash_table[..1 << hlog];
     // `ip + fastHashFillStep < iend + 2` with `iend = end - HASH_READ_SIZE`.
     let mut ip = start;
     while ip + FILL_STEP + HASH_READ_SIZE < end + 2 {
-        hash_table[hash_ptr::<MLS>(src, ip, hlog)] = index_of(ip);
+        hash_table[hash_ptr::<MLS>(src, ip, hlog)] = ip as u32 + base;
         if full {
             for p in ip + 1..ip + FILL_STEP {
                 let h = hash_ptr::<MLS>(src, p, hlog);
                 if hash_table[h] == 0 {
-                    hash_table[h] = index_of(p);
+                    hash_table[h] = p as u32 + base;
                 }
             }
         }

@@ -7,8 +7,9 @@ pub(crate) mod opt;
 pub(crate) mod table;
 
 use super::block::EntropyTables;
+use super::ldm::{self, LdmState};
 use super::params::{CParams, Strategy};
-use super::seq_store::{REP_NUM, SeqStore};
+use super::seq_store::{OFFSET_TO_OFFBASE, REP_NUM, SeqStore};
 use super::window::{Window, index_of};
 use fast::AttachedTables;
 use lazy::LazyState;
@@ -124,6 +125,10 @@ pub(crate) struct MatchState {
     /// The parameters of the last plain one-shot frame when the tables hold nothing else
     /// (see [`MatchState::continue_after`]).
     plain: Option<CParams>,
+    /// The long-distance finder, kept allocated across frames.
+    ldm: Option<Box<LdmState>>,
+    /// Whether the current frame uses it.
+    ldm_on: bool,
 }
 
 impl MatchState {
@@ -133,6 +138,7 @@ impl MatchState {
     /// Mirrors the match-state part of ZSTD_resetCCtx_internal.
     pub(crate) fn reset(&mut self, cp: &CParams) {
         self.plain = None;
+        self.ldm_on = false;
         let finder = Finder::select(cp.strategy, DictMode::NoDict);
         self.finder = Some(finder);
         self.hash_table.reset(1 << cp.hash_log);
@@ -145,6 +151,18 @@ impl MatchState {
             Finder::Lazy => self.lazy.reset(cp),
             Finder::Opt => self.opt.reset(cp),
         }
+    }
+
+    /// Turn long-distance matching on for the frame just reset with `cp`, whose window is
+    /// `window` (fresh tables).
+    ///
+    /// Mirrors the LDM part of ZSTD_resetCCtx_internal.
+    pub(crate) fn enable_ldm(&mut self, cp: &CParams, window: &Window) {
+        match &mut self.ldm {
+            Some(l) => l.reset(cp, window),
+            None => self.ldm = Some(Box::new(LdmState::new(cp, window))),
+        }
+        self.ldm_on = true;
     }
 
     /// Prepare for a plain one-shot frame with `cp` whose bytes follow, at finder position
@@ -199,15 +217,16 @@ impl MatchState {
                 dict_len,
                 cp,
                 full,
+                window.base(),
             ),
             Strategy::DFast => double_fast::fill_hash_tables(
                 self.hash_table.as_mut_slice(),
                 &mut self.hash_small,
                 src,
-                start,
-                dict_len,
+                start..dict_len,
                 cp,
                 full,
+                window.base(),
             ),
             Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2 | Strategy::BtLazy2 => {
                 let hash = self.hash_table.as_mut_slice();
@@ -335,6 +354,18 @@ impl MatchState {
     pub(crate) fn resume_at_prefix(&mut self, window: &Window) {
         self.lazy.next_to_update = window.pos_of(window.dict_limit());
         self.opt.next_to_update = window.dict_limit();
+        if let Some(l) = self.ldm.as_mut().filter(|_| self.ldm_on) {
+            l.start_segment(window.dict_limit(), window);
+        }
+    }
+
+    /// New input wrote over the extDict segment up to index `overwritten_end`: the
+    /// long-distance finder's window drops those bytes too (ZSTD_window_update on
+    /// `ldmState.window`).
+    pub(crate) fn drop_overwritten(&mut self, overwritten_end: u32) {
+        if let Some(l) = self.ldm.as_mut().filter(|_| self.ldm_on) {
+            l.drop_overwritten(overwritten_end);
+        }
     }
 
     /// Mirrors ZSTD_reduceIndex and the `nextToUpdate` update of
@@ -350,6 +381,9 @@ impl MatchState {
             Some(Finder::Opt) => self.opt.reduce_index(correction),
             Some(Finder::Fast | Finder::FastExtDict | Finder::FastDictMatchState) | None => {}
         }
+        if let Some(l) = self.ldm.as_mut().filter(|_| self.ldm_on) {
+            l.reduce_index(correction, moved);
+        }
     }
 
     /// Find the sequences of `b` with the frame's block compressor (after the limited
@@ -361,6 +395,28 @@ impl MatchState {
         b: Block<'_>,
         window: &mut Window,
         attached: Option<&fast::AttachedTables<'_>>,
+    ) -> usize {
+        if self.ldm_on {
+            return self.compress_block_ldm(b, window);
+        }
+        let mode = DictMode::of(window, attached.is_some());
+        match Finder::select(b.cp.strategy, mode) {
+            Finder::Lazy => self.lazy.limit_catch_up(b.start, window),
+            Finder::Opt => self.opt.limit_catch_up(b.start, window),
+            _ => {}
+        }
+        self.run_finder(b, window, attached, &[])
+    }
+
+    /// The block compressor alone on `b`, a block or (with long-distance matching) the
+    /// literals between two long matches; `ldm_seqs` are the long matches the optimal
+    /// parser weighs as candidates.
+    fn run_finder(
+        &mut self,
+        b: Block<'_>,
+        window: &mut Window,
+        attached: Option<&fast::AttachedTables<'_>>,
+        ldm_seqs: &[ldm::RawSeq],
     ) -> usize {
         let hash = self.hash_table.as_mut_slice();
         let mode = DictMode::of(window, attached.is_some());
@@ -387,7 +443,6 @@ impl MatchState {
                 None => double_fast::compress_block(hash, &mut self.hash_small, b, window),
             },
             Finder::Lazy => {
-                self.lazy.limit_catch_up(b.start, window);
                 let dms = match attached {
                     Some(AttachedTables { lazy: Some(l), .. })
                         if DictMode::of(window, true) == DictMode::DictMatchState =>
@@ -399,7 +454,6 @@ impl MatchState {
                 lazy::compress_block(hash, &mut self.lazy, b, window, dms)
             }
             Finder::Opt => {
-                self.opt.limit_catch_up(b.start, window);
                 let dms = match attached {
                     Some(AttachedTables { opt: Some(t), .. })
                         if mode == DictMode::DictMatchState =>
@@ -408,7 +462,134 @@ impl MatchState {
                     }
                     _ => None,
                 };
-                opt::compress_block(hash, &mut self.opt, b, window, dms)
+                opt::compress_block(hash, &mut self.opt, b, window, dms, ldm_seqs)
+            }
+        }
+    }
+
+    /// [`MatchState::compress_block`] with long-distance matching: the long matches of the
+    /// block first; the optimal parser weighs them as candidates, the other strategies
+    /// take them and parse only the literals between them (the hash tables of fast and
+    /// dfast filled up to each stretch first, the insertion of the lazy ones limited after
+    /// each long match).
+    ///
+    /// Mirrors the LDM branch of ZSTD_buildSeqStore with ZSTD_ldm_blockCompress.
+    fn compress_block_ldm(&mut self, b: Block<'_>, window: &mut Window) -> usize {
+        let Some(mut l) = self.ldm.take() else {
+            unreachable!("long-distance matching is on only with its state")
+        };
+        l.generate(b.src, b.start, b.end, window);
+        let cp = b.cp;
+        // The clamp to the low limit (ZSTD_compress_frameChunk) and the limited catch-up
+        // (ZSTD_buildSeqStore), once per block.
+        match cp.strategy {
+            Strategy::Fast | Strategy::DFast => {
+                let next = l.fast_next.max(window.low_limit_pos());
+                l.fast_next = limited_catch_up(b.start, next);
+            }
+            Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
+                self.opt.limit_catch_up(b.start, window);
+                let (start, before) = (b.start, window.index(b.start));
+                let last = self.run_finder(b, window, None, &l.seqs);
+                let after = window.index(start);
+                if after != before {
+                    l.shift_up(after - before);
+                }
+                self.ldm = Some(l);
+                return last;
+            }
+            _ => self.lazy.limit_catch_up(b.start, window),
+        }
+        let Block {
+            src,
+            start,
+            end,
+            cp,
+            seqs,
+            rep,
+        } = b;
+        let mut ip = start;
+        while l.has_more() && ip < end {
+            let Some(seq) = l.next_for_block((end - ip) as u32, cp.min_match) else {
+                break;
+            };
+            if seq.offset == 0 {
+                break;
+            }
+            self.ldm_prepare_stretch(&mut l, src, ip, window, cp);
+            let lit_end = ip + seq.lit_len as usize;
+            let job = Block {
+                src,
+                start: ip,
+                end: lit_end,
+                cp,
+                seqs: &mut *seqs,
+                rep: &mut *rep,
+            };
+            // The block compressor stored the stretch's trailing literals already: they
+            // are the long match's.
+            let trailing = self.run_finder(job, window, None, &[]);
+            *rep = [seq.offset, rep[0], rep[1]];
+            seqs.push_after_literals(
+                trailing as u32,
+                seq.offset + OFFSET_TO_OFFBASE,
+                seq.match_len as usize,
+            );
+            ip = lit_end + seq.match_len as usize;
+        }
+        self.ldm_prepare_stretch(&mut l, src, ip, window, cp);
+        let job = Block {
+            src,
+            start: ip,
+            end,
+            cp,
+            seqs,
+            rep,
+        };
+        let last = self.run_finder(job, window, None, &[]);
+        self.ldm = Some(l);
+        last
+    }
+
+    /// Before a stretch of literals at `ip`: limit the insertion lag (lazy strategies) or
+    /// fill the hash tables up to `ip` (fast, dfast).
+    ///
+    /// Mirrors ZSTD_ldm_limitTableUpdate + ZSTD_ldm_fillFastTables.
+    fn ldm_prepare_stretch(
+        &mut self,
+        l: &mut LdmState,
+        src: &[u8],
+        ip: usize,
+        window: &Window,
+        cp: &CParams,
+    ) {
+        match cp.strategy {
+            Strategy::Fast => {
+                l.fast_next = ldm::limit_table_update(ip, l.fast_next);
+                fast::fill_hash_table(
+                    self.hash_table.as_mut_slice(),
+                    src,
+                    l.fast_next,
+                    ip,
+                    cp,
+                    false,
+                    window.base(),
+                );
+            }
+            Strategy::DFast => {
+                l.fast_next = ldm::limit_table_update(ip, l.fast_next);
+                double_fast::fill_hash_tables(
+                    self.hash_table.as_mut_slice(),
+                    &mut self.hash_small,
+                    src,
+                    l.fast_next..ip,
+                    cp,
+                    false,
+                    window.base(),
+                );
+            }
+            _ => {
+                self.lazy.next_to_update = ldm::limit_table_update(ip, self.lazy.next_to_update);
             }
         }
     }

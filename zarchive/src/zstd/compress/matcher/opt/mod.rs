@@ -11,6 +11,7 @@ mod stats;
 pub(crate) mod tree;
 
 use super::Block;
+use crate::zstd::compress::ldm::RawSeq;
 use crate::zstd::compress::params::{CParams, Strategy};
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
@@ -156,6 +157,7 @@ pub(crate) fn compress_block(
     b: Block<'_>,
     window: &mut Window,
     dms: Option<OptDictTree<'_>>,
+    ldm_seqs: &[RawSeq],
 ) -> usize {
     let Block {
         src,
@@ -194,7 +196,7 @@ pub(crate) fn compress_block(
             seqs: &mut *seqs,
             rep: &mut scratch_rep,
         };
-        run(hash, state, scratch, window, level, None);
+        run(hash, state, scratch, window, level, None, ldm_seqs);
         seqs.reset(block_size);
         window.forget_prefix(block_size as u32);
         state.next_to_update = window.low_limit();
@@ -207,7 +209,7 @@ pub(crate) fn compress_block(
         seqs,
         rep,
     };
-    run(hash, state, b, window, level, dms)
+    run(hash, state, b, window, level, dms, ldm_seqs)
 }
 
 /// Picks the tree's `mls` (minMatch clamped to 3..=6, `ZSTD_selectBtGetAllMatches`).
@@ -218,12 +220,139 @@ fn run(
     window: &Window,
     level: OptLevel,
     dms: Option<OptDictTree<'_>>,
+    ldm_seqs: &[RawSeq],
 ) -> usize {
     match b.cp.min_match.clamp(3, 6) {
-        3 => opt_generic::<3>(hash, state, b, window, level, dms),
-        4 => opt_generic::<4>(hash, state, b, window, level, dms),
-        5 => opt_generic::<5>(hash, state, b, window, level, dms),
-        _ => opt_generic::<6>(hash, state, b, window, level, dms),
+        3 => opt_generic::<3>(hash, state, b, window, level, dms, ldm_seqs),
+        4 => opt_generic::<4>(hash, state, b, window, level, dms, ldm_seqs),
+        5 => opt_generic::<5>(hash, state, b, window, level, dms, ldm_seqs),
+        _ => opt_generic::<6>(hash, state, b, window, level, dms, ldm_seqs),
+    }
+}
+
+/// The long-distance finder's matches of a block as candidates of the optimal parser:
+/// the one ahead or under the parse, its span in block positions (`u32::MAX` when none is
+/// left), and how far the parse has moved into the sequence store.
+///
+/// Mirrors ZSTD_optLdm_t with its own copy of the store (`pos`, `posInSequence`).
+struct OptLdm<'a> {
+    seqs: &'a [RawSeq],
+    pos: usize,
+    pos_in_seq: u32,
+    start: u32,
+    end: u32,
+    offset: u32,
+}
+
+impl<'a> OptLdm<'a> {
+    /// The store's first match for a block of `block_size` bytes.
+    fn new(seqs: &'a [RawSeq], block_size: u32) -> Self {
+        let mut l = OptLdm {
+            seqs,
+            pos: 0,
+            pos_in_seq: 0,
+            start: 0,
+            end: 0,
+            offset: 0,
+        };
+        l.next_match(0, block_size);
+        l
+    }
+
+    /// Mirrors ZSTD_optLdm_skipRawSeqStoreBytes.
+    fn skip(&mut self, n: u32) {
+        let mut curr = self.pos_in_seq + n;
+        while curr > 0 && self.pos < self.seqs.len() {
+            let s = self.seqs[self.pos];
+            if curr >= s.lit_len + s.match_len {
+                curr -= s.lit_len + s.match_len;
+                self.pos += 1;
+            } else {
+                self.pos_in_seq = curr;
+                break;
+            }
+        }
+        if curr == 0 || self.pos == self.seqs.len() {
+            self.pos_in_seq = 0;
+        }
+    }
+
+    /// The span of the next match from block position `curr`, with `remaining` bytes of
+    /// the block left, and the store moved past it.
+    ///
+    /// Mirrors ZSTD_opt_getNextMatchAndUpdateSeqStore.
+    fn next_match(&mut self, curr: u32, remaining: u32) {
+        let Some(&s) = self.seqs.get(self.pos) else {
+            (self.start, self.end) = (u32::MAX, u32::MAX);
+            return;
+        };
+        let block_end = curr + remaining;
+        let lits_left = s.lit_len.saturating_sub(self.pos_in_seq);
+        let match_left = if lits_left == 0 {
+            s.match_len - (self.pos_in_seq - s.lit_len)
+        } else {
+            s.match_len
+        };
+        if lits_left >= remaining {
+            (self.start, self.end) = (u32::MAX, u32::MAX);
+            self.skip(remaining);
+            return;
+        }
+        // Matches may come out shorter than minMatch here; they are not offered.
+        self.start = curr + lits_left;
+        self.end = self.start + match_left;
+        self.offset = s.offset;
+        if self.end > block_end {
+            self.end = block_end;
+            self.skip(block_end - curr);
+        } else {
+            self.skip(lits_left + match_left);
+        }
+    }
+
+    /// Offer the match under block position `curr` when it is long enough from there and
+    /// longer than the longest found (the candidates stay sorted by length).
+    ///
+    /// Mirrors ZSTD_optLdm_maybeAddMatch.
+    fn maybe_add(&self, matches: &mut Vec<Match>, curr: u32, min_match: u32) {
+        if curr < self.start || curr >= self.end {
+            return;
+        }
+        let len = self.end - curr;
+        if len < min_match {
+            return;
+        }
+        let longer = matches
+            .last()
+            .is_none_or(|m| len > m.len && matches.len() < OPT_NUM);
+        if longer {
+            matches.push(Match {
+                off: self.offset + OFFSET_TO_OFFBASE,
+                len,
+            });
+        }
+    }
+
+    /// Mirrors ZSTD_optLdm_processMatchCandidate at block position `curr` with
+    /// `remaining` bytes of the block left.
+    fn process_candidate(
+        &mut self,
+        matches: &mut Vec<Match>,
+        curr: u32,
+        remaining: u32,
+        min_match: u32,
+    ) {
+        if self.pos >= self.seqs.len() {
+            return;
+        }
+        if curr >= self.end {
+            if curr > self.end {
+                // The parse went past the match's end: move the store as far.
+                self.skip(curr - self.end);
+            }
+            self.next_match(curr, remaining);
+        }
+        self.maybe_add(matches, curr, min_match);
     }
 }
 
@@ -256,6 +385,7 @@ fn opt_generic<const MLS: u32>(
     window: &Window,
     level: OptLevel,
     dms: Option<OptDictTree<'_>>,
+    ldm_seqs: &[RawSeq],
 ) -> usize {
     let Block {
         src,
@@ -297,6 +427,7 @@ fn opt_generic<const MLS: u32>(
 
     let mut ip = block_start;
     let mut anchor = block_start;
+    let mut ldm = OptLdm::new(ldm_seqs, (iend - ip) as u32);
     // The very first position of the frame (or of btultra2's second pass) is never searched.
     ip += (ip == window.pos_of(window.dict_limit())) as usize;
     let mut last_stretch = Optimal::default();
@@ -308,6 +439,8 @@ fn opt_generic<const MLS: u32>(
         // First match at `ip`.
         let litlen = (ip - anchor) as u32;
         tree.get_all_matches(matches, ip, rep, litlen == 0, min_match);
+        let at = (ip - block_start) as u32;
+        ldm.process_candidate(matches, at, (iend - ip) as u32, min_match);
         if matches.is_empty() {
             ip += 1;
             continue;
@@ -412,6 +545,8 @@ fn opt_generic<const MLS: u32>(
                 let base_price = opt[cur].price + stats.ll_price(0, level);
                 let cur_rep = opt[cur].rep;
                 tree.get_all_matches(matches, inr, &cur_rep, opt[cur].litlen == 0, min_match);
+                let at = (inr - block_start) as u32;
+                ldm.process_candidate(matches, at, (iend - inr) as u32, min_match);
                 let Some(&longest) = matches.last() else {
                     cur += 1;
                     continue;
