@@ -430,6 +430,59 @@ mod tests {
         assert_eq!(mine, native);
     }
 
+    /// Long-distance matching asked for (`zstd --long=W`) at every level family, with
+    /// windows from 2^27 down to 2^18 (the finder's own low limit then slides), pledged and
+    /// not, and level 22's own on streams of unknown size. Among them the three the harness
+    /// found: 129 zero bytes at level 1 (libzstd's gear-hash reset stores nothing, so the
+    /// hash starts from its initial value and splits where a fed hash would not), level 10
+    /// with a 2^20 window and no pledge (an unknown size caps neither the hash nor the chain
+    /// log by the window), and level 19 (btultra2's first block moves the match state's
+    /// indices, not the finder's).
+    #[test]
+    fn long_distance_matching_matches_the_oracle() {
+        oracle::assert_version();
+        let seed = 0x10D6_D157;
+        let cases: [(i32, Option<u32>, usize, bool); 16] = [
+            (1, Some(27), 129, true),
+            (1, Some(27), 1_500_000, true),
+            (2, Some(20), 1_500_000, false),
+            (3, Some(18), 1_500_000, true),
+            (-5, Some(27), 1_000_000, false),
+            (5, Some(27), 1_200_000, false),
+            (6, Some(19), 1_200_000, true),
+            (9, Some(27), 1_000_000, true),
+            (10, Some(20), 490_263, false),
+            (13, Some(18), 800_000, false),
+            (15, Some(20), 800_000, true),
+            (16, Some(27), 600_000, false),
+            (18, Some(19), 500_000, true),
+            (19, Some(27), 400_000, false),
+            (22, None, 300_000, false),
+            (22, Some(24), 200_000, true),
+        ];
+        let mut rng = SplitMix64::new(seed);
+        for (level, long, size, pledge) in cases {
+            let src = if size == 129 {
+                vec![0; size]
+            } else {
+                long_range(size, seed + size as u64)
+            };
+            let case = Case {
+                level,
+                input: format!("long_range({size})"),
+                pledged: pledge.then_some(size as u64),
+                checksum: false,
+                plan: draw_plan(&mut rng, size),
+                dict: None,
+                long,
+                src,
+            };
+            if let Outcome::Failed(why) = case.check() {
+                panic!("{} with --long {long:?}: {why}", case.describe());
+            }
+        }
+    }
+
     /// Past the window and its input buffer: the extDict segment after the buffer wraps,
     /// and the indices lowered as the stream goes on. The level-15 case is the one where
     /// btlazy2 sorted a candidate of the extDict segment past that segment's end.

@@ -42,7 +42,23 @@ pub struct CompressArgs {
     /// dictionary's ID.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
+    /// Long-distance matching with a window of 2^WINDOWLOG bytes (10 to 31; 27 when bare),
+    /// as `zstd --long`: finds repeats far back in large inputs. Frames with a window above
+    /// 2^27 need `decompress --long=WINDOWLOG` (or `--memory`) to decode, as with `zstd`.
+    #[arg(
+        long,
+        value_name = "WINDOWLOG",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "27",
+        value_parser = clap::value_parser!(u32).range(10..=31)
+    )]
+    long: Option<u32>,
 }
+
+/// The window log of a bare `--long` (`ZSTD_LDM_DEFAULT_WINDOW_LOG`), and the largest
+/// window `decompress` accepts unless told otherwise (128 MiB, as `zstd`).
+const LONG_DEFAULT_WINDOW_LOG: u32 = 27;
 
 /// The size of each read, as the `zstd` tool's (`ZSTD_CStreamInSize()`, 128 KiB).
 const READ_SIZE: usize = 1 << 17;
@@ -68,10 +84,21 @@ pub struct DecompressArgs {
     dict: Option<PathBuf>,
     /// Largest window a frame may ask for, as `zstd --memory`: bytes, or with a K, M or G
     /// suffix (KiB, MiB, GiB; `KB`, `MB`, `GB` and `KiB`, `MiB`, `GiB` too). Decoding holds
-    /// about this much. Default 128M, as `zstd` (every level's frames fit but level 22 with
-    /// `--long` above 27).
-    #[arg(long, value_name = "SIZE", default_value = "128M", value_parser = parse_memory)]
-    memory: u64,
+    /// about this much. Default 128M, as `zstd` (every level's frames fit but those made
+    /// with `--long` above 27).
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    memory: Option<u64>,
+    /// Accept windows up to 2^WINDOWLOG bytes (27 when bare), as `zstd -d --long`: for
+    /// frames made with `compress --long=WINDOWLOG`. `--memory` wins when both are given.
+    #[arg(
+        long,
+        value_name = "WINDOWLOG",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "27",
+        value_parser = clap::value_parser!(u32).range(10..=31)
+    )]
+    long: Option<u32>,
 }
 
 /// Parse a memory size the way `zstd --memory` does: a number with an optional K, M or G
@@ -175,6 +202,9 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     encoder
         .set_checksum(a.check || !a.no_check)
         .map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
+    encoder
+        .set_long_distance_matching(a.long)
+        .map_err(|e| fail(EXIT_USAGE, format!("--long: {e}")))?;
     let shown = if is_dash(&a.input) {
         "standard input".to_string()
     } else {
@@ -211,8 +241,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         zstd::ZstdError::NeedsLongDistanceMatching { level } => fail(
             EXIT_USAGE,
             format!(
-                "{shown}: at level {level}, an input this large (or of unknown size) needs long-distance matching, which this encoder does not implement: it compresses at most {} at this level; use level 21 or below",
-                count(zstd::max_source_size(level) as u64, "byte", "bytes"),
+                "{shown}: long-distance matching (asked with --long, or level {level} on an input above 64 MiB or of unknown size) cannot be combined with a dictionary (-D) in this encoder; drop one of them, or use level 21 or below"
             ),
         ),
         other => fail(EXIT_USAGE, format!("{shown}: {other}")),
@@ -282,7 +311,12 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         return Err(zarkit::zar::ZarError::Exists { path: output }.into());
     }
     let mut decoder = zstd::Decoder::new();
-    decoder.set_max_window_size(a.memory);
+    // `zstd -d --long=W` raises the limit to 2^W unless `--memory` says otherwise.
+    let memory = a
+        .memory
+        .or(a.long.map(|w| 1u64 << w))
+        .unwrap_or(1 << LONG_DEFAULT_WINDOW_LOG);
+    decoder.set_max_window_size(memory);
     if let Some(path) = &a.dict {
         let bytes = std::fs::read(path)
             .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;

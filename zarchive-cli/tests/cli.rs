@@ -585,6 +585,86 @@ fn compress_streams_as_the_zstd_tool_does_with_bounded_memory() {
     assert_eq!(got[4] & 4, 4);
 }
 
+/// `compress --long[=W]` streams as `zstd --single-thread --long=W` (the oracle test
+/// `long_distance_matching_matches_the_oracle` in `zarkit-benches` checks the library's
+/// bytes against libzstd's), finds repeats beyond the level's own window, and a frame whose
+/// window passes 128 MiB decodes only with `decompress --long=W` (or `--memory`).
+#[test]
+fn compress_long_finds_far_repeats_and_decompress_long_accepts_its_window() {
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("far.bin");
+    // 3 MiB of noise twice: the repeat lies 3 MiB back, past level 1's 512 KiB window.
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let noise: Vec<u8> = (0..3 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    let data = [noise.as_slice(), noise.as_slice()].concat();
+    std::fs::write(&input, &data).unwrap();
+    let plain = d.path().join("plain.zst");
+    let o = run!("compress", "-l", "1", &input, "-o", &plain);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let long = d.path().join("long.zst");
+    let o = run!("compress", "-l", "1", "--long", &input, "-o", &long);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut enc = zarkit::zstd::StreamEncoder::new(1).unwrap();
+    enc.set_long_distance_matching(Some(27)).unwrap();
+    let got = std::fs::read(&long).unwrap();
+    assert!(
+        got == zstd_tool_frame_with(enc, &data, true),
+        "not the zstd tool's frame"
+    );
+    let plain_len = std::fs::metadata(&plain).unwrap().len();
+    assert!(
+        (got.len() as u64) < plain_len * 6 / 10,
+        "--long: {} bytes, without: {plain_len}",
+        got.len()
+    );
+    let back = d.path().join("back.bin");
+    let o = run!("decompress", &long, "-o", &back);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(&back).unwrap() == data);
+
+    // From standard input (no size to shrink the window to) with a 2^28 window: beyond
+    // what `decompress` accepts unless told, as `zstd -d`.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["compress", "-", "-l", "1", "--long=28"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&data[..100_000]).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let wide = d.path().join("wide.zst");
+    std::fs::write(&wide, &o.stdout).unwrap();
+    let o = run!("decompress", "-f", &wide, "-o", &back);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--memory"), "{}", stderr(&o));
+    let o = run!("decompress", "-f", "--long=28", &wide, "-o", &back);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(&back).unwrap() == data[..100_000]);
+
+    // Not with a dictionary; a window log out of range is a usage error.
+    let dict_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/goldens/dict/formatted.dict");
+    let o = run!(
+        "compress", "-f", "--long", "-D", &dict_path, &input, "-o", &long
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("dictionary"), "{}", stderr(&o));
+    let o = run!("compress", "-f", "--long=40", &input, "-o", &long);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+}
+
 #[test]
 fn compress_with_a_dictionary_streams_as_zstd_d_does() {
     let dict_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
