@@ -151,19 +151,40 @@ fn settings_wait_for_the_next_frame() {
 }
 
 #[test]
-fn level_22_refuses_what_needs_long_distance_matching() {
+fn level_22_turns_on_long_distance_matching_but_not_with_a_dictionary() {
+    // An unknown size: the 128 MiB window, long-distance matching on, as libzstd.
     let mut enc = StreamEncoder::new(22).unwrap();
+    let mut out = Vec::new();
+    enc.finish(b"x", &mut out).unwrap();
+    assert_eq!(decode(&out, 1), b"x");
+    let mut enc = StreamEncoder::new(22).unwrap();
+    let mut out = Vec::new();
+    enc.compress(b"xyz", &mut out).unwrap();
+    enc.finish(&[], &mut out).unwrap();
+    assert_eq!(decode(&out, 3), b"xyz");
+    // With a dictionary, that combination is refused by type.
+    let dict = zarkit::zstd::EncoderDictionary::new(&[7u8; 4000], 22).unwrap();
+    let mut enc = StreamEncoder::with_dictionary(&dict);
     let err = enc.compress(b"x", &mut Vec::new()).unwrap_err();
     assert!(matches!(
         err,
         ZstdError::NeedsLongDistanceMatching { level: 22 }
     ));
-    // With a small pledge the window stays below 128 MiB.
-    let mut enc = StreamEncoder::new(22).unwrap();
+    // With a small pledge the window stays below 128 MiB: no long-distance matching.
+    let mut enc = StreamEncoder::with_dictionary(&dict);
     enc.set_pledged_size(Some(1)).unwrap();
     let mut out = Vec::new();
     enc.finish(b"x", &mut out).unwrap();
-    assert_eq!(decode(&out, 1), b"x");
+    // Asked for at any level, and a window log out of range refused.
+    let mut enc = StreamEncoder::new(1).unwrap();
+    assert!(matches!(
+        enc.set_long_distance_matching(Some(32)),
+        Err(ZstdError::UnsupportedWindowLog { window_log: 32 })
+    ));
+    enc.set_long_distance_matching(Some(10)).unwrap();
+    let mut out = Vec::new();
+    enc.finish(&[9u8; 5000], &mut out).unwrap();
+    assert_eq!(decode(&out, 5000), [9u8; 5000]);
 }
 
 /// One line of the stream goldens file.
@@ -174,6 +195,8 @@ struct StreamGolden {
     file: bool,
     frame_size: usize,
     sha256: String,
+    /// Long-distance matching asked for with this window log (`long=W`).
+    long: Option<u32>,
 }
 
 /// Multi-megabyte streams past their window and input buffer, driven as the `zstd` tool
@@ -190,7 +213,7 @@ fn streams_match_oracle_goldens() {
         .map(|line| {
             let f: Vec<&str> = line.split_whitespace().collect();
             assert!(
-                f.len() == 7 && f[0] == "stream",
+                (f.len() == 7 || f.len() == 8) && f[0] == "stream",
                 "malformed stream golden: {line:?}"
             );
             StreamGolden {
@@ -200,6 +223,10 @@ fn streams_match_oracle_goldens() {
                 file: f[4] == "file",
                 frame_size: f[5].parse().expect("frame size"),
                 sha256: f[6].to_string(),
+                long: f.get(7).map(|l| {
+                    let w = l.strip_prefix("long=").expect("long=W");
+                    w.parse().expect("window log")
+                }),
             }
         })
         .collect();
@@ -213,6 +240,7 @@ fn streams_match_oracle_goldens() {
         let src = &input.as_ref().unwrap().2;
         let mut enc = StreamEncoder::new(g.level).unwrap();
         enc.set_checksum(true).unwrap();
+        enc.set_long_distance_matching(g.long).unwrap();
         enc.set_pledged_size(g.file.then_some(src.len() as u64))
             .unwrap();
         let mut frame = Vec::new();
@@ -233,10 +261,11 @@ fn streams_match_oracle_goldens() {
             .collect();
         if frame.len() != g.frame_size || hash != g.sha256 {
             failures.push(format!(
-                "{} bytes L{} {}: {} bytes vs oracle {}",
+                "{} bytes L{} {} (long {:?}): {} bytes vs oracle {}",
                 g.size,
                 g.level,
                 if g.file { "file" } else { "stdin" },
+                g.long,
                 frame.len(),
                 g.frame_size
             ));

@@ -23,6 +23,17 @@ const CASES: &[(usize, u64, &[i32])] = &[
     ((9 << 20) + 1, 0x5EED_5009, &[17, 19]),
 ];
 
+/// (input size, seed, levels, window log): long-distance matching asked for
+/// (`ZSTD_c_enableLongDistanceMatching` with `ZSTD_c_windowLog`, `zstd --long=W`) at every
+/// strategy family, with a window the input passes (the finder's low limit slides) and one
+/// it does not; `None`: level 22's own (an unknown size turns it on).
+const LONG_CASES: &[(usize, u64, &[i32], Option<u32>)] = &[
+    ((5 << 20) + 3, 0x5EED_5005, &[1, 3, 6, 13, 16], Some(27)),
+    ((5 << 20) + 3, 0x5EED_5005, &[2, 10], Some(20)),
+    ((2 << 20) + 5, 0x5EED_5002, &[19], Some(27)),
+    ((2 << 20) + 5, 0x5EED_5002, &[22], None),
+];
+
 fn main() {
     oracle::assert_version();
     let mut text = String::new();
@@ -39,9 +50,17 @@ fn main() {
         "# cargo run --release -p zarkit-benches --bin make_goldens_stream"
     )
     .unwrap();
-    writeln!(text, "# Format: stream <input size> <seed, hex> <level> <file|stdin> <frame size> <SHA-256 of the frame, hex>").unwrap();
+    writeln!(text, "# Format: stream <input size> <seed, hex> <level> <file|stdin> <frame size> <SHA-256 of the frame, hex> [long=W]").unwrap();
+    writeln!(
+        text,
+        "# (long=W: ZSTD_c_enableLongDistanceMatching with ZSTD_c_windowLog W, zstd --long=W)."
+    )
+    .unwrap();
     let mut n = 0;
-    for &(size, seed, levels) in CASES {
+    let plain = CASES
+        .iter()
+        .map(|&(size, seed, levels)| (size, seed, levels, None));
+    for (size, seed, levels, long) in plain.chain(LONG_CASES.iter().copied()) {
         let src = long_range(size, seed);
         for &level in levels {
             for mode in ["file", "stdin"] {
@@ -64,11 +83,13 @@ fn main() {
                     calls.push(StreamCall::End(&[]));
                 }
                 let pledged = file.then_some(size as u64);
-                let frame = oracle::compress_stream(level, true, pledged, &calls).unwrap();
+                let frame =
+                    oracle::compress_stream_with(level, true, pledged, None, long, &calls).unwrap();
                 let hash = zarkit_benches::sha256_hex(&frame);
+                let suffix = long.map_or(String::new(), |w| format!(" long={w}"));
                 writeln!(
                     text,
-                    "stream {size} {seed:x} {level} {mode} {} {hash}",
+                    "stream {size} {seed:x} {level} {mode} {} {hash}{suffix}",
                     frame.len()
                 )
                 .unwrap();

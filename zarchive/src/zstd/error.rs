@@ -18,8 +18,9 @@ pub enum ZstdError {
         limit: usize,
     },
     /// The level is implemented, but not for a source of this size: above
-    /// [`super::max_source_size`] (64 MiB at level 22, where libzstd turns on long-distance
-    /// matching; [`super::MAX_SOURCE_SIZE`] where index overflow correction is not checked).
+    /// [`super::max_source_size`] ([`super::MAX_SOURCE_SIZE`] where index overflow
+    /// correction is not checked), or level 22 above 64 MiB with a dictionary (libzstd turns
+    /// on long-distance matching there, which this encoder does not combine with one).
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize {
         /// The compression level asked for.

@@ -44,7 +44,7 @@ pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
-/// Largest source [`Compressor`] accepts at every level but 22 (see [`max_source_size`]):
+/// Largest source [`Compressor`] accepts at the levels not checked past it (see [`max_source_size`]):
 /// up to here libzstd never corrects (rebases) its `u32` window indices, which it does once a
 /// block would end beyond index 3500 MiB (`ZSTD_CURRENT_MAX`, `ZSTD_overflowCorrectIfNeeded`).
 /// The margin covers the start index and btultra2's first-block shift. Larger sources are
@@ -53,10 +53,6 @@ pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX
     - window::WINDOW_START_INDEX as u64
     - block::BLOCK_SIZE_MAX as u64) as usize;
 
-/// Largest source libzstd compresses at level 22 without long-distance matching: above it
-/// the window is `2^27` and `ZSTD_resolveEnableLdm` turns LDM on (strategy >= btopt and
-/// windowLog >= 27), which this encoder does not implement.
-const LDM_FREE_SOURCE_SIZE: usize = 1 << 26;
 /// `ZSTD_resolveEnableLdm`: windowLog from which btopt and above enable LDM.
 const LDM_MIN_WINDOW_LOG: u32 = 27;
 /// Strategies whose frames were checked byte-identical through an index overflow correction
@@ -72,18 +68,16 @@ const OVERFLOW_CORRECTION_CHECKED: &[Strategy] = &[
 ];
 
 /// Largest source [`Compressor::compress_into`] accepts at `level`: unlimited where the
-/// index overflow correction was checked, else [`MAX_SOURCE_SIZE`]; 64 MiB at level 22.
-/// Larger sources are refused with [`ZstdError::UnsupportedLevelForSize`]. Zero for a level
-/// that is not implemented.
+/// index overflow correction was checked, else [`MAX_SOURCE_SIZE`]. Larger sources are
+/// refused with [`ZstdError::UnsupportedLevelForSize`]. Zero for a level that is not
+/// implemented. (Level 22 above 64 MiB turns on long-distance matching, as in libzstd.)
 pub fn max_source_size(level: i32) -> usize {
     if !is_level_supported(level) {
         return 0;
     }
     // Every source above 256 KiB uses the same row; above 1 GiB the window is not shrunk.
     let cp = params::cparams(level, MAX_SOURCE_SIZE as u64);
-    if uses_ldm(&cp) {
-        LDM_FREE_SOURCE_SIZE
-    } else if OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy) {
+    if OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy) {
         usize::MAX
     } else {
         MAX_SOURCE_SIZE
@@ -159,8 +153,9 @@ impl Compressor {
     /// also seeds the entropy tables and repeat offsets, and the frame names its ID; one
     /// whose header is damaged is refused with [`ZstdError::BadDictionary`]. The combined
     /// size of dictionary and source is bounded by [`MAX_SOURCE_SIZE`], and sources that
-    /// would turn on long-distance matching are refused as [`Compressor::compress_into`]
-    /// refuses them.
+    /// would turn on long-distance matching (level 22 above 64 MiB) are refused with
+    /// [`ZstdError::UnsupportedLevelForSize`]: this encoder does not combine it with a
+    /// dictionary.
     pub fn compress_with_dict_into(
         &mut self,
         src: &[u8],
@@ -274,7 +269,8 @@ impl Compressor {
 }
 
 /// Refuse a source that with its dictionary (of `dict_len` bytes) and the parameters `cp`
-/// would need long-distance matching or pass [`MAX_SOURCE_SIZE`].
+/// would turn on long-distance matching (not implemented together with a dictionary) or
+/// pass [`MAX_SOURCE_SIZE`].
 fn dict_size_supported(
     cp: &CParams,
     level: i32,
@@ -292,10 +288,9 @@ fn dict_size_supported(
 
 /// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
 /// byte-identically (see [`max_source_size`]): the window slides past `2^windowLog` as in
-/// libzstd at every size; indices are corrected only for the strategies checked that far;
-/// long-distance matching is not implemented.
+/// libzstd at every size; indices are corrected only for the strategies checked that far.
 fn size_supported(cp: &CParams, len: usize) -> bool {
-    !uses_ldm(cp) && (len <= MAX_SOURCE_SIZE || OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy))
+    len <= MAX_SOURCE_SIZE || OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy)
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal

@@ -4,6 +4,7 @@
 use super::block::{self, BLOCK_SIZE_MAX, EntropyTables, MIN_COMPRESS_BLOCK_SIZE, RLE_MAX_LENGTH};
 use super::dict;
 use super::huf::{HufRepeat, HufWorkspace};
+use super::ldm;
 use super::matcher::fast::AttachedTables;
 use super::matcher::lazy::{AttachedLazy, DictChains, DictTree};
 use super::matcher::opt::OptDictTree;
@@ -499,6 +500,10 @@ fn compress_frame_after(
     } else {
         Window::with_dict(cp.window_log, dict_len)
     };
+    // ZSTD_resolveEnableLdm: level 22 on a source above 64 MiB (no dictionary here).
+    if ldm::auto_enabled(cp) && dict_len == 0 && attached.is_none() {
+        st.ms.enable_ldm(cp, &window);
+    }
     let mut chunk = ChunkState::default();
     match start {
         Some(start) => {
