@@ -1,11 +1,12 @@
 #![no_main]
 //! Differential streaming: our `StreamEncoder` against libzstd 1.5.7's
 //! `ZSTD_compressStream2` (one thread), driven by the same calls as the `zstd` tool drives
-//! it (a fresh `ZSTD_CStreamOutSize()` buffer per call), with or without a dictionary:
+//! it (a fresh `ZSTD_CStreamOutSize()` buffer per call), with or without a dictionary,
+//! with or without long-distance matching:
 //! the same bytes, or both refuse (see `zarkit_tests::exercise::stream_input`).
 
 use std::ffi::c_void;
-use zarkit_tests::exercise::{StreamCall, stream_calls, stream_input, stream_ours};
+use zarkit_tests::exercise::{StreamCall, stream_calls, stream_input, stream_long, stream_ours};
 
 fn oracle(
     level: i32,
@@ -28,6 +29,16 @@ fn oracle(
         );
         if flags & 2 != 0 {
             zstd_sys::ZSTD_CCtx_setPledgedSrcSize(cctx, size as u64);
+        }
+        if let Some(window_log) = stream_long(flags) {
+            set(
+                zstd_sys::ZSTD_cParameter::ZSTD_c_enableLongDistanceMatching,
+                1,
+            );
+            set(
+                zstd_sys::ZSTD_cParameter::ZSTD_c_windowLog,
+                window_log as i32,
+            );
         }
         let mut ok = true;
         if let Some(d) = dict

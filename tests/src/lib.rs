@@ -579,6 +579,12 @@ pub mod exercise {
         Some((level, flags, dict, src, cuts))
     }
 
+    /// Long-distance matching of a [`stream_input`]: with flag 16, on with a window log of
+    /// 10 to 24 (the flags' top three bits), so small inputs pass the window too.
+    pub fn stream_long(flags: u8) -> Option<u32> {
+        (flags & 16 != 0).then_some(10 + 2 * (flags >> 5) as u32)
+    }
+
     /// The calls of a [`stream_input`].
     pub fn stream_calls<'a>(flags: u8, src: &'a [u8], cuts: &[usize]) -> Vec<StreamCall<'a>> {
         let mut calls = Vec::new();
@@ -600,8 +606,8 @@ pub mod exercise {
         calls
     }
 
-    /// Stream through our encoder: `None` when it refuses (a damaged dictionary, level 22's
-    /// long-distance matching). A frame made decodes back to the source.
+    /// Stream through our encoder: `None` when it refuses (a damaged dictionary,
+    /// long-distance matching with a dictionary). A frame made decodes back to the source.
     pub fn stream_ours(
         level: i32,
         flags: u8,
@@ -621,6 +627,7 @@ pub mod exercise {
         enc.set_checksum(flags & 1 != 0).unwrap();
         enc.set_pledged_size((flags & 2 != 0).then_some(src.len() as u64))
             .unwrap();
+        enc.set_long_distance_matching(stream_long(flags)).unwrap();
         let mut frame = Vec::new();
         for call in calls {
             let r = match *call {

@@ -6,7 +6,8 @@
 //! Compress: 1 MiB of text and 1 MiB of tiled hetero data (the 64 KiB hetero payload 16
 //! times) at levels 1 and 6, pumped in 4 KiB and in 64 KiB `ZSTD_e_continue` calls, then an
 //! empty `ZSTD_e_end` (no size pledged, no checksum); 10 MiB of text at 1 and 6 in 64 KiB
-//! calls. Ours is a reused [`StreamEncoder`], native a reused `ZSTD_CCtx`; the frames are
+//! calls; 16 MiB of far repeats (`long_range`) at 1 and 6 with long-distance matching
+//! (`--long`, window 2^27). Ours is a reused [`StreamEncoder`], native a reused `ZSTD_CCtx`; the frames are
 //! first checked equal to a fresh native context's. Decompress: each frame read back 64 KiB
 //! at a time, ours through a reused [`zstd::StreamDecoder`] (`reset` per frame), native
 //! through a reused `ZSTD_DCtx` and `ZSTD_decompressStream`.
@@ -116,6 +117,48 @@ fn main() {
                 }
             }
         }
+    }
+    // Long-distance matching (`--long`, a 2^27 window) on 16 MiB whose repeats lie up to
+    // megabytes back, in 64 KiB calls.
+    let far = zarkit_corpus::long_range(16 << 20, 14);
+    for level in [1, 6] {
+        let calls: Vec<StreamCall<'_>> = far
+            .chunks(65536)
+            .map(StreamCall::Continue)
+            .chain([StreamCall::End(&[])])
+            .collect();
+        let expected =
+            oracle::compress_stream_with(level, false, None, None, Some(27), &calls).unwrap();
+        let mut ours = StreamEncoder::new(level).unwrap();
+        ours.set_long_distance_matching(Some(27)).unwrap();
+        let mut out = Vec::with_capacity(far.len());
+        let mut run_ours = |out: &mut Vec<u8>| {
+            out.clear();
+            for chunk in far.chunks(65536) {
+                ours.compress(black_box(chunk), out).unwrap();
+            }
+            ours.finish(&[], out).unwrap();
+        };
+        run_ours(&mut out);
+        assert!(out == expected, "long L{level}: our frame equals libzstd's");
+        let mut native = NativeStream::new(level, false);
+        native.set_long(27).unwrap();
+        let mut nout = Vec::with_capacity(far.len());
+        let r = interleaved(
+            &mut || run_ours(&mut out),
+            &mut || {
+                nout.clear();
+                native.compress(None, &calls, &mut nout).unwrap();
+            },
+            budget,
+            9,
+        );
+        println!(
+            "| compress/L{level}/longrange16m/long27/pump64k | {:.2} | {:.2} | {:.2} |",
+            r.ours_ns / 1e6,
+            r.native_ns / 1e6,
+            r.ratio
+        );
     }
     let mut buf = vec![0u8; 1 << 16];
     let mut native = NativeStreamDecoder::new();
