@@ -345,23 +345,33 @@ fn pack_and_compress_word_a_bad_level_the_same_way() {
 }
 
 #[test]
-fn compress_size_refusal_states_the_limit() {
-    // Level 22 refuses sources above 64 MiB (long-distance matching is not implemented):
-    // the message states the limit. A sparse file keeps the test cheap.
+fn level_22_above_64_mib_compresses_and_refuses_only_with_a_dictionary() {
+    // Level 22 above 64 MiB turns on long-distance matching, as libzstd does (it used to
+    // be refused). With a dictionary that combination is refused, by name, and no output
+    // is left. A sparse file keeps the test cheap.
     let d = tempfile::tempdir().unwrap();
     let big = d.path().join("big.bin");
     std::fs::File::create(&big)
         .unwrap()
         .set_len((64 << 20) + 1)
         .unwrap();
-    let o = run!("compress", "-l", "22", big);
+    let dict = d.path().join("d.dict");
+    std::fs::write(&dict, vec![3u8; 4096]).unwrap();
+    let o = run!("compress", "-l", "22", "-D", &dict, &big);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("at most 67108864 bytes"),
+        stderr(&o).contains("long-distance matching") && stderr(&o).contains("dictionary"),
         "{}",
         stderr(&o)
     );
     assert!(!d.path().join("big.bin.zst").exists());
+    let o = run!("compress", "-l", "22", &big);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let frame = std::fs::read(d.path().join("big.bin.zst")).unwrap();
+    let mut decoder = zarkit::zstd::Decoder::new();
+    decoder.set_max_window_size(1 << 27);
+    let back = decoder.decompress(&frame, (64 << 20) + 1).unwrap();
+    assert!(back.len() == (64 << 20) + 1 && back.iter().all(|&b| b == 0));
 }
 
 #[cfg(unix)]
