@@ -26,13 +26,15 @@ const MAX_WEIGHTS: usize = 255;
 /// from them when a section is worth it.
 ///
 /// Single-symbol cell `bits >> (64 - log)` holds `(symbol << 8) | nbBits` (HUF_DEltX1).
-/// Double-symbol cell holds `nbBits | symbols << 8 | length << 24`: the `log` bits name a
-/// first symbol and, when the rest of them hold a whole second code, that symbol too
-/// (HUF_DEltX2; `length` is 1 or 2, `nbBits` covers every symbol decoded).
+/// Double-symbol cell holds the bytes `[symbol, second symbol, nbBits, length]`: the `log`
+/// bits name a first symbol and, when the rest of them hold a whole second code, that
+/// symbol too (HUF_DEltX2's `sequence`, `nbBits`, `length`; `length` is 1 or 2, `nbBits`
+/// covers every symbol decoded). Each field is read on its own, so the decode step needs
+/// no shifts to take the cell apart.
 #[derive(Clone, Debug)]
 pub(crate) struct HufTable {
     cells: [u16; HUF_TABLE_CELLS],
-    pairs: [u32; HUF_TABLE_CELLS],
+    pairs: [[u8; 4]; HUF_TABLE_CELLS],
     log: u32,
     /// `pairs` matches `cells` (built for the current tree).
     pairs_ready: bool,
@@ -42,7 +44,7 @@ impl Default for HufTable {
     fn default() -> Self {
         HufTable {
             cells: [0; HUF_TABLE_CELLS],
-            pairs: [0; HUF_TABLE_CELLS],
+            pairs: [[0; 4]; HUF_TABLE_CELLS],
             log: 1,
             pairs_ready: false,
         }
@@ -386,17 +388,17 @@ impl SentinelBits<'_> {
     #[inline(always)]
     fn decode_pair<const LOG: u32>(
         &mut self,
-        pairs: &[u32; HUF_TABLE_CELLS],
+        pairs: &[[u8; 4]; HUF_TABLE_CELLS],
         lit: &mut [u8; LIT_BUFFER_SIZE],
         at: &mut usize,
     ) {
-        let cell = pairs[(self.bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
-        self.bits <<= cell & 0x3F;
+        let cell = &pairs[(self.bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
+        self.bits <<= cell[2] & 0x3F;
         // Positions stay below BLOCK_SIZE_MAX, so the mask changes nothing and the 2-byte
         // store needs no bounds check.
         let p = *at & (BLOCK_SIZE_MAX - 1);
-        lit[p..p + 2].copy_from_slice(&((cell >> 8) as u16).to_le_bytes());
-        *at += (cell >> 24) as usize;
+        lit[p..p + 2].copy_from_slice(&cell[..2]);
+        *at += cell[3] as usize;
     }
 
     /// Decode one symbol with a `LOG`-bit lookup.
@@ -412,18 +414,18 @@ impl SentinelBits<'_> {
 
 /// Fill the first `2^LOG` double-symbol cells from the single-symbol ones.
 #[inline(always)]
-fn fill_pairs<const LOG: u32>(cells: &[u16; HUF_TABLE_CELLS], pairs: &mut [u32; HUF_TABLE_CELLS]) {
+fn fill_pairs<const LOG: u32>(
+    cells: &[u16; HUF_TABLE_CELLS],
+    pairs: &mut [[u8; 4]; HUF_TABLE_CELLS],
+) {
     let mask = (1usize << LOG) - 1;
     for (c, pair) in pairs[..=mask].iter_mut().enumerate() {
-        let first = cells[c] as u32;
-        let n1 = first & 0xFF;
-        let second = cells[(c << n1) & mask] as u32;
-        let n2 = second & 0xFF;
-        let symbols = (first >> 8) | (second & 0xFF00);
-        *pair = if n1 + n2 <= LOG {
-            (n1 + n2) | symbols << 8 | 2 << 24
+        let [n1, s1] = cells[c].to_le_bytes();
+        let [n2, s2] = cells[(c << n1) & mask].to_le_bytes();
+        *pair = if (n1 + n2) as u32 <= LOG {
+            [s1, s2, n1 + n2, 2]
         } else {
-            n1 | (symbols & 0xFF) << 8 | 1 << 24
+            [s1, 0, n1, 1]
         };
     }
 }
