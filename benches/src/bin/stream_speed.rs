@@ -31,12 +31,18 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(600u64);
     let budget = Duration::from_millis(budget_ms);
-    // `--prof ours|native LEVEL ITERS`: only compress text1m in 64 KiB calls, for callgrind.
+    // `--prof ours|native LEVEL ITERS [long]`: only compress text1m in 64 KiB calls (with
+    // `long`: 16 MiB of far repeats with `--long`), for callgrind.
     if let Some(i) = args.iter().position(|a| a == "--prof") {
         let side = args[i + 1].as_str();
         let level: i32 = args[i + 2].parse().expect("level");
         let iters: usize = args[i + 3].parse().expect("iterations");
-        let src = generate(Shape::Text, 1 << 20, 11);
+        let long = args.get(i + 4).is_some_and(|a| a == "long");
+        let src = if long {
+            zarkit_corpus::long_range(16 << 20, 14)
+        } else {
+            generate(Shape::Text, 1 << 20, 11)
+        };
         let calls: Vec<StreamCall<'_>> = src
             .chunks(65536)
             .map(StreamCall::Continue)
@@ -44,6 +50,10 @@ fn main() {
             .collect();
         let mut ours = StreamEncoder::new(level).unwrap();
         let mut native = NativeStream::new(level, false);
+        if long {
+            ours.set_long_distance_matching(Some(27)).unwrap();
+            native.set_long(27).unwrap();
+        }
         let mut out = Vec::new();
         for _ in 0..iters {
             out.clear();

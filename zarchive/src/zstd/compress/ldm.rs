@@ -204,8 +204,24 @@ impl Gear {
     fn feed(&mut self, data: &[u8], splits: &mut Vec<usize>) -> usize {
         let mut hash = self.rolling;
         let mask = self.stop_mask;
+        // Four bytes per step (as libzstd unrolls it): the count and the end test once per
+        // step, the split test after every byte.
+        let mut chunks = data.chunks_exact(4);
         let mut n = 0;
-        for &b in data {
+        for c in &mut chunks {
+            for (k, &b) in c.iter().enumerate() {
+                hash = (hash << 1).wrapping_add(GEAR[b as usize]);
+                if hash & mask == 0 {
+                    splits.push(n + k + 1);
+                    if splits.len() == BATCH_SIZE {
+                        self.rolling = hash;
+                        return n + k + 1;
+                    }
+                }
+            }
+            n += 4;
+        }
+        for &b in chunks.remainder() {
             hash = (hash << 1).wrapping_add(GEAR[b as usize]);
             n += 1;
             if hash & mask == 0 {
