@@ -432,7 +432,7 @@ mod tests {
 
     /// Long-distance matching asked for (`zstd --long=W`) at every level family, with
     /// windows from 2^27 down to 2^18 (the finder's own low limit then slides), pledged and
-    /// not, and level 22's own on streams of unknown size. Among them the three the harness
+    /// not, and level 22's own on streams of unknown size; with a dictionary too. Among them the three the harness
     /// found: 129 zero bytes at level 1 (libzstd's gear-hash reset stores nothing, so the
     /// hash starts from its initial value and splits where a fed hash would not), level 10
     /// with a 2^20 window and no pledge (an unknown size caps neither the hash nor the chain
@@ -476,6 +476,30 @@ mod tests {
                 dict: None,
                 long,
                 src,
+            };
+            if let Outcome::Failed(why) = case.check() {
+                panic!("{} with --long {long:?}: {why}", case.describe());
+            }
+        }
+        // With a dictionary loaded (`zstd --long -D`): the CDict attached or copied, the
+        // long-distance finder empty (libzstd never loads a context's own dictionary into it).
+        for (level, long, size, pledge) in [
+            (1, Some(27), 300_000, false),
+            (2, Some(27), 524_288, true),
+            (6, Some(20), 40_000, true),
+            (16, Some(27), 1_409_092, true),
+            (19, Some(22), 200_000, false),
+            (22, None, 100_000, false),
+        ] {
+            let case = Case {
+                level,
+                input: format!("long_range({size})"),
+                pledged: pledge.then_some(size as u64),
+                checksum: true,
+                plan: draw_plan(&mut rng, size),
+                dict: Some((trained_dictionary().to_vec(), "trained".into())),
+                long,
+                src: long_range(size, seed ^ size as u64),
             };
             if let Outcome::Failed(why) = case.check() {
                 panic!("{} with --long {long:?}: {why}", case.describe());

@@ -238,10 +238,10 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
                 count(got, "byte", "bytes")
             ),
         ),
-        zstd::ZstdError::NeedsLongDistanceMatching { level } => fail(
+        zstd::ZstdError::NeedsLongDistanceMatching { .. } => fail(
             EXIT_USAGE,
             format!(
-                "{shown}: long-distance matching (asked with --long, or level {level} on an input above 64 MiB or of unknown size) cannot be combined with a dictionary (-D) in this encoder; drop one of them, or use level 21 or below"
+                "{shown}: --long with a window smaller than the dictionary's own cannot be combined with that dictionary (-D) in this encoder; use a larger --long=WINDOWLOG, or no dictionary"
             ),
         ),
         other => fail(EXIT_USAGE, format!("{shown}: {other}")),

@@ -653,11 +653,31 @@ fn compress_long_finds_far_repeats_and_decompress_long_accepts_its_window() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(std::fs::read(&back).unwrap() == data[..100_000]);
 
-    // Not with a dictionary; a window log out of range is a usage error.
+    // With a dictionary too, as `zstd --long -D` (the oracle test covers those bytes); a
+    // window below the dictionary's own, or a window log out of range, is a usage error.
     let dict_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../corpus/goldens/dict/formatted.dict");
+    let dict_bytes = std::fs::read(&dict_path).unwrap();
     let o = run!(
-        "compress", "-f", "--long", "-D", &dict_path, &input, "-o", &long
+        "compress", "-f", "-l", "1", "--long", "-D", &dict_path, &input, "-o", &long
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let dict = zarkit::zstd::EncoderDictionary::new(&dict_bytes, 1).unwrap();
+    let mut enc = zarkit::zstd::StreamEncoder::with_dictionary(&dict);
+    enc.set_long_distance_matching(Some(27)).unwrap();
+    assert!(
+        std::fs::read(&long).unwrap() == zstd_tool_frame_with(enc, &data, true),
+        "-D: not the zstd tool's frame"
+    );
+    let o = run!(
+        "compress",
+        "-f",
+        "--long=10",
+        "-D",
+        &dict_path,
+        &input,
+        "-o",
+        &long
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("dictionary"), "{}", stderr(&o));

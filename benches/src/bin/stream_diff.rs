@@ -6,7 +6,8 @@
 //! --max SIZE --levels 1,3,19 --case K --verbose]` (`--case K`: only the K-th case drawn);
 //! `... -- --files A,B --levels 1,19`: real files, streamed as the `zstd` tool streams them;
 //! `... -- --huge 3700M --levels 1,3`: one stream past libzstd's index correction;
-//! `--dump FILE` with `--case K`: that case's input written to FILE;
+//! `--dump FILE` with `--case K`: that case's input written to FILE (its dictionary to
+//! FILE.dict);
 //! `--long W` in any of these: long-distance matching on with window log W (`zstd --long=W`).
 //!
 //! Each case draws a level, an input (every generated shape, and inputs whose matches reach
@@ -190,6 +191,9 @@ fn main() -> ExitCode {
         }
         if let Some(path) = arg("--dump") {
             std::fs::write(&path, &case.src).expect("--dump");
+            if let Some((dict, _)) = &case.dict {
+                std::fs::write(format!("{path}.dict"), dict).expect("--dump");
+            }
         }
         let entry = per_level.entry(case.level).or_default();
         match case.check() {

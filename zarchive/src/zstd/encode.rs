@@ -29,8 +29,10 @@ const WINDOW_LOG_MAX: u32 = 31;
 /// ([`StreamEncoder::set_long_distance_matching`], the `zstd` tool's `--long`) adds its own
 /// table: `2^(windowLog - hashRateLog)` entries of 8 bytes (64 MiB at level 22, 8 MiB at
 /// level 1 with a 2^27 window). libzstd turns it on by itself at level 22 on an unknown
-/// size or a pledge above 64 MiB, and so does this encoder; with a dictionary loaded, such
-/// a frame is refused with [`ZstdError::NeedsLongDistanceMatching`].
+/// size or a pledge above 64 MiB, and so does this encoder, with or without a dictionary
+/// (the dictionary stays the match state's; the long-distance finder starts empty, as in
+/// libzstd). Asked for with a window log below the dictionary's own, it is refused with
+/// [`ZstdError::NeedsLongDistanceMatching`].
 pub struct StreamEncoder {
     state: StreamState,
     level: i32,

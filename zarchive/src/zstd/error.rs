@@ -36,11 +36,11 @@ pub enum ZstdError {
         /// The bytes given so far.
         got: u64,
     },
-    /// Long-distance matching was asked for, or libzstd would turn it on (level 22 on a
-    /// large or unknown size), together with a dictionary: this encoder does not implement
-    /// that combination.
+    /// Long-distance matching was asked for with a window log below the one the
+    /// dictionary's prepared tables were made for: libzstd would make its dictionary with
+    /// that window (other tables), which this encoder does not do.
     #[error(
-        "compression level {level} with long-distance matching (which level 22 turns on for streams above 64 MiB or of unknown size) cannot be combined with a dictionary in this encoder"
+        "compression level {level}: long-distance matching with a window smaller than the dictionary's own cannot be combined with that dictionary in this encoder (use a larger window log, or no dictionary)"
     )]
     NeedsLongDistanceMatching {
         /// The level asked for.

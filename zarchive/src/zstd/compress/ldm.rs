@@ -313,7 +313,9 @@ impl LdmState {
         self.table.resize(entries, Entry::default());
         self.bucket_offsets.clear();
         self.bucket_offsets.resize(buckets, 0);
-        self.low_limit = window.low_limit();
+        // A fresh window: its first segment is the frame's input (a dictionary the match
+        // state holds, attached or copied, is not this finder's).
+        self.low_limit = window.dict_limit();
         self.dict_limit = window.dict_limit();
         self.fast_next = window.pos_of(window.dict_limit());
         self.seqs.clear();
@@ -370,6 +372,8 @@ impl LdmState {
     fn enforce_max_dist(&mut self, window: &Window, end: usize) {
         let max_dist = 1u64 << self.p.window_log;
         // libzstd's own index decides; ours may lie below it (see `Window::shift_down`).
+        // No dictionary is ever loaded into this finder (`loadedDictEnd` stays 0): a
+        // stream's dictionary is a CDict, attached or copied into the match state only.
         if window.libzstd_index(end) > max_dist {
             let new_low = window.index(end).saturating_sub(max_dist as u32);
             self.low_limit = self.low_limit.max(new_low);

@@ -320,6 +320,32 @@ pub fn loaded_dict_cparams(cdict: &CParams, level: i32, src_size: u64, dict_size
     }
 }
 
+/// [`loaded_dict_cparams`] with long-distance matching asked for with window log
+/// `window_log`: that window, adjusted again for the source (and the dictionary, when it
+/// is not attached).
+///
+/// Mirrors ZSTD_getCParamsFromCCtxParams with LDM enabled and a dictionary.
+pub fn loaded_dict_long_cparams(
+    cdict: &CParams,
+    level: i32,
+    src_size: u64,
+    dict_size: u64,
+    window_log: u32,
+) -> CParams {
+    if dict_size > 0 && src_size <= attach_dict_cutoff(cdict.strategy) {
+        long_cparams(level, Some(src_size), window_log)
+    } else {
+        adjust_with_dict(
+            CParams {
+                window_log,
+                ..cparams_with_dict(level, src_size, dict_size)
+            },
+            src_size,
+            dict_size,
+        )
+    }
+}
+
 /// The window raised to fit a `src_size`-byte source up to 512 KiB (the end of
 /// ZSTD_compressBegin_usingCDict_internal).
 pub fn raise_window_for_source(mut cp: CParams, src_size: u64) -> CParams {

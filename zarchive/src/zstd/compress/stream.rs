@@ -186,13 +186,31 @@ impl StreamState {
         let cp = match (pledged, &self.dict, self.long) {
             (_, None, Some(window_log)) => params::long_cparams(self.level, pledged, window_log),
             (Some(n), None, None) => params::cparams(self.level, n),
-            (None, _, _) => params::cparams_unknown_size(self.level),
-            (Some(n), Some(pd), _) => params::loaded_dict_cparams(&pd.cp, pd.level, n, dict_size),
+            (None, _, None) => params::cparams_unknown_size(self.level),
+            (None, Some(_), Some(window_log)) => params::long_cparams(self.level, None, window_log),
+            (Some(n), Some(pd), None) => {
+                params::loaded_dict_cparams(&pd.cp, pd.level, n, dict_size)
+            }
+            (Some(n), Some(pd), Some(window_log)) => {
+                params::loaded_dict_long_cparams(&pd.cp, pd.level, n, dict_size, window_log)
+            }
         };
         // ZSTD_resolveEnableLdm.
         let ldm_on = self.long.is_some() || ldm::auto_enabled(&cp);
-        if ldm_on && self.dict.is_some() {
-            return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
+        if let (Some(pd), Some(window_log)) = (&self.dict, self.long) {
+            // libzstd makes its local CDict with the context's parameters, the window log
+            // of long-distance matching included: a window below the dictionary's own
+            // changes the CDict's tables, which the prepared dictionary does not have.
+            let with_long = params::cdict_cparams_from(
+                CParams {
+                    window_log,
+                    ..pd.cp
+                },
+                pd.content().len() as u64,
+            );
+            if with_long != pd.cp {
+                return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
+            }
         }
         // ZSTD_resetCCtx_internal: the window and block sizes, the input buffer.
         let window_size = match pledged {
@@ -221,6 +239,9 @@ impl StreamState {
             self.st.ms.enable_ldm(&setup.cp, &setup.window);
         }
         if let Some(pd) = &self.dict {
+            // The local CDict is always attached or copied (it has no level of its own, so
+            // ZSTD_compressBegin_internal never loads the dictionary into the context): the
+            // long-distance finder starts empty, after the dictionary's content.
             hist.extend_from_slice(pd.content());
         }
         // The most the slice holds (see `shift_if_worthwhile`): the input buffer, the bytes

@@ -397,7 +397,7 @@ impl MatchState {
         attached: Option<&fast::AttachedTables<'_>>,
     ) -> usize {
         if self.ldm_on {
-            return self.compress_block_ldm(b, window);
+            return self.compress_block_ldm(b, window, attached);
         }
         let mode = DictMode::of(window, attached.is_some());
         match Finder::select(b.cp.strategy, mode) {
@@ -474,7 +474,12 @@ impl MatchState {
     /// each long match).
     ///
     /// Mirrors the LDM branch of ZSTD_buildSeqStore with ZSTD_ldm_blockCompress.
-    fn compress_block_ldm(&mut self, b: Block<'_>, window: &mut Window) -> usize {
+    fn compress_block_ldm(
+        &mut self,
+        b: Block<'_>,
+        window: &mut Window,
+        attached: Option<&fast::AttachedTables<'_>>,
+    ) -> usize {
         let Some(mut l) = self.ldm.take() else {
             unreachable!("long-distance matching is on only with its state")
         };
@@ -490,7 +495,7 @@ impl MatchState {
             Strategy::BtOpt | Strategy::BtUltra | Strategy::BtUltra2 => {
                 self.opt.limit_catch_up(b.start, window);
                 let (start, before) = (b.start, window.index(b.start));
-                let last = self.run_finder(b, window, None, &l.seqs);
+                let last = self.run_finder(b, window, attached, &l.seqs);
                 let after = window.index(start);
                 if after != before {
                     l.shift_up(after - before);
@@ -528,7 +533,7 @@ impl MatchState {
             };
             // The block compressor stored the stretch's trailing literals already: they
             // are the long match's.
-            let trailing = self.run_finder(job, window, None, &[]);
+            let trailing = self.run_finder(job, window, attached, &[]);
             *rep = [seq.offset, rep[0], rep[1]];
             seqs.push_after_literals(
                 trailing as u32,
@@ -546,7 +551,7 @@ impl MatchState {
             seqs,
             rep,
         };
-        let last = self.run_finder(job, window, None, &[]);
+        let last = self.run_finder(job, window, attached, &[]);
         self.ldm = Some(l);
         last
     }
