@@ -86,42 +86,8 @@ fn main() {
     for (name, src, pumps) in inputs {
         for level in [1, 6] {
             for &pump in pumps {
-                let mut calls: Vec<StreamCall<'_>> =
-                    src.chunks(pump).map(StreamCall::Continue).collect();
-                calls.push(StreamCall::End(&[]));
-                let expected = oracle::compress_stream(level, false, None, &calls).unwrap();
-                let mut ours = StreamEncoder::new(level).unwrap();
-                let mut out = Vec::with_capacity(src.len());
-                let mut run_ours = |out: &mut Vec<u8>| {
-                    out.clear();
-                    for chunk in src.chunks(pump) {
-                        ours.compress(black_box(chunk), out).unwrap();
-                    }
-                    ours.finish(&[], out).unwrap();
-                };
-                run_ours(&mut out);
-                assert!(
-                    out == expected,
-                    "{name} L{level} pump {pump}: our frame equals libzstd's"
-                );
-                let mut native = NativeStream::new(level, false);
-                let mut nout = Vec::with_capacity(src.len());
-                let r = interleaved(
-                    &mut || run_ours(&mut out),
-                    &mut || {
-                        nout.clear();
-                        native.compress(None, &calls, &mut nout).unwrap();
-                    },
-                    budget,
-                    9,
-                );
-                println!(
-                    "| compress/L{level}/{name}/pump{}k | {:.2} | {:.2} | {:.2} |",
-                    pump / 1024,
-                    r.ours_ns / 1e6,
-                    r.native_ns / 1e6,
-                    r.ratio
-                );
+                let label = format!("compress/L{level}/{name}/pump{}k", pump / 1024);
+                let expected = compress_row(&label, src, level, pump, None, budget);
                 if pump == 65536 {
                     frames.push((format!("{name}/L{level}"), expected, src.len()));
                 }
@@ -132,43 +98,8 @@ fn main() {
     // megabytes back, in 64 KiB calls.
     let far = zarkit_corpus::long_range(16 << 20, 14);
     for level in [1, 6] {
-        let calls: Vec<StreamCall<'_>> = far
-            .chunks(65536)
-            .map(StreamCall::Continue)
-            .chain([StreamCall::End(&[])])
-            .collect();
-        let expected =
-            oracle::compress_stream_with(level, false, None, None, Some(27), &calls).unwrap();
-        let mut ours = StreamEncoder::new(level).unwrap();
-        ours.set_long_distance_matching(Some(27)).unwrap();
-        let mut out = Vec::with_capacity(far.len());
-        let mut run_ours = |out: &mut Vec<u8>| {
-            out.clear();
-            for chunk in far.chunks(65536) {
-                ours.compress(black_box(chunk), out).unwrap();
-            }
-            ours.finish(&[], out).unwrap();
-        };
-        run_ours(&mut out);
-        assert!(out == expected, "long L{level}: our frame equals libzstd's");
-        let mut native = NativeStream::new(level, false);
-        native.set_long(27).unwrap();
-        let mut nout = Vec::with_capacity(far.len());
-        let r = interleaved(
-            &mut || run_ours(&mut out),
-            &mut || {
-                nout.clear();
-                native.compress(None, &calls, &mut nout).unwrap();
-            },
-            budget,
-            9,
-        );
-        println!(
-            "| compress/L{level}/longrange16m/long27/pump64k | {:.2} | {:.2} | {:.2} |",
-            r.ours_ns / 1e6,
-            r.native_ns / 1e6,
-            r.ratio
-        );
+        let label = format!("compress/L{level}/longrange16m/long27/pump64k");
+        compress_row(&label, &far, level, 65536, Some(27), budget);
     }
     let mut buf = vec![0u8; 1 << 16];
     let mut native = NativeStreamDecoder::new();
@@ -208,4 +139,54 @@ fn main() {
             r.ratio
         );
     }
+}
+
+/// One compress row: `src` pumped in `pump`-byte continue calls then an empty end call (no
+/// size pledged, no checksum; long-distance matching with window log `long` when given),
+/// ours against native, interleaved; our frame is first checked equal to a fresh native
+/// context's, which is returned.
+fn compress_row(
+    label: &str,
+    src: &[u8],
+    level: i32,
+    pump: usize,
+    long: Option<u32>,
+    budget: Duration,
+) -> Vec<u8> {
+    let mut calls: Vec<StreamCall<'_>> = src.chunks(pump).map(StreamCall::Continue).collect();
+    calls.push(StreamCall::End(&[]));
+    let expected = oracle::compress_stream_with(level, false, None, None, long, &calls).unwrap();
+    let mut ours = StreamEncoder::new(level).unwrap();
+    ours.set_long_distance_matching(long).unwrap();
+    let mut out = Vec::with_capacity(src.len());
+    let mut run_ours = |out: &mut Vec<u8>| {
+        out.clear();
+        for chunk in src.chunks(pump) {
+            ours.compress(black_box(chunk), out).unwrap();
+        }
+        ours.finish(&[], out).unwrap();
+    };
+    run_ours(&mut out);
+    assert!(out == expected, "{label}: our frame equals libzstd's");
+    let mut native = NativeStream::new(level, false);
+    if let Some(window_log) = long {
+        native.set_long(window_log).unwrap();
+    }
+    let mut nout = Vec::with_capacity(src.len());
+    let r = interleaved(
+        &mut || run_ours(&mut out),
+        &mut || {
+            nout.clear();
+            native.compress(None, &calls, &mut nout).unwrap();
+        },
+        budget,
+        9,
+    );
+    println!(
+        "| {label} | {:.2} | {:.2} | {:.2} |",
+        r.ours_ns / 1e6,
+        r.native_ns / 1e6,
+        r.ratio
+    );
+    expected
 }
