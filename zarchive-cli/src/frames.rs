@@ -42,9 +42,17 @@ pub struct CompressArgs {
     /// dictionary's ID.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
+    #[command(flatten)]
+    long: LongArg,
+}
+
+/// `--long[=WINDOWLOG]`, shared by `compress` and `decompress` with the `zstd` tool's meaning.
+#[derive(Args, Debug)]
+struct LongArg {
     /// Long-distance matching with a window of 2^WINDOWLOG bytes (10 to 31; 27 when bare),
-    /// as `zstd --long`: finds repeats far back in large inputs. Frames with a window above
-    /// 2^27 need `decompress --long=WINDOWLOG` (or `--memory`) to decode, as with `zstd`.
+    /// as `zstd --long`. `compress` finds repeats far back in large inputs; its frames
+    /// with a window above 2^27 need `decompress --long=WINDOWLOG` (or `--memory`), which
+    /// accepts windows up to 2^WINDOWLOG (`--memory` wins when both are given).
     #[arg(
         long,
         value_name = "WINDOWLOG",
@@ -88,17 +96,8 @@ pub struct DecompressArgs {
     /// with `--long` above 27).
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
-    /// Accept windows up to 2^WINDOWLOG bytes (27 when bare), as `zstd -d --long`: for
-    /// frames made with `compress --long=WINDOWLOG`. `--memory` wins when both are given.
-    #[arg(
-        long,
-        value_name = "WINDOWLOG",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "27",
-        value_parser = clap::value_parser!(u32).range(10..=31)
-    )]
-    long: Option<u32>,
+    #[command(flatten)]
+    long: LongArg,
 }
 
 /// Parse a memory size the way `zstd --memory` does: a number with an optional K, M or G
@@ -203,7 +202,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         .set_checksum(a.check || !a.no_check)
         .map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
     encoder
-        .set_long_distance_matching(a.long)
+        .set_long_distance_matching(a.long.long)
         .map_err(|e| fail(EXIT_USAGE, format!("--long: {e}")))?;
     let shown = if is_dash(&a.input) {
         "standard input".to_string()
@@ -314,7 +313,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     // `zstd -d --long=W` raises the limit to 2^W unless `--memory` says otherwise.
     let memory = a
         .memory
-        .or(a.long.map(|w| 1u64 << w))
+        .or(a.long.long.map(|w| 1u64 << w))
         .unwrap_or(1 << LONG_DEFAULT_WINDOW_LOG);
     decoder.set_max_window_size(memory);
     if let Some(path) = &a.dict {
