@@ -193,11 +193,6 @@ impl Gear {
         }
     }
 
-    /// Mirrors ZSTD_ldm_gear_reset, meant to feed `data` without looking for splits. In
-    /// libzstd 1.5.7 it hashes into a local and never stores the result, so the state is
-    /// left as it was; so it is here, for the same bytes.
-    fn reset(&mut self, _data: &[u8]) {}
-
     /// Mirrors ZSTD_ldm_gear_feed: feed `data` until its end or until `splits` holds
     /// [`BATCH_SIZE`] split points (each the count of bytes fed up to and including the
     /// byte that ends it); returns the bytes fed.
@@ -420,8 +415,10 @@ impl LdmState {
         }
         let ilimit = end - HASH_READ_SIZE;
         let mut anchor = start;
+        // The first `minMatch` bytes are skipped. libzstd 1.5.7 means to feed them to the
+        // hash (ZSTD_ldm_gear_reset), but that function hashes into a local and never
+        // stores it: the hash starts from its initial value, and so it does here.
         let mut gear = Gear::new(&p);
-        gear.reset(&src[start..start + min_match]);
         let mut ip = start + min_match;
         let mut splits = std::mem::take(&mut self.splits);
         let mut candidates = std::mem::take(&mut self.candidates);
@@ -480,8 +477,8 @@ impl LdmState {
                 anchor = c.split + forward;
                 // A match running past what was hashed is a repeating pattern: its other
                 // split points would all match the same way. Resume hashing at its end.
+                // (libzstd's ZSTD_ldm_gear_reset here leaves the hash as it is, see above.)
                 if anchor > ip + hashed {
-                    gear.reset(&src[anchor - min_match..anchor]);
                     ip = anchor - hashed;
                     break;
                 }
@@ -542,11 +539,6 @@ impl LdmState {
             seq.match_len = 0;
             self.pos += 1;
         }
-    }
-
-    /// Whether sequences are left for the block compressor.
-    pub(crate) fn has_more(&self) -> bool {
-        self.pos < self.seqs.len()
     }
 }
 

@@ -514,7 +514,7 @@ impl MatchState {
             rep,
         } = b;
         let mut ip = start;
-        while l.has_more() && ip < end {
+        while ip < end {
             let Some(seq) = l.next_for_block((end - ip) as u32, cp.min_match) else {
                 break;
             };
