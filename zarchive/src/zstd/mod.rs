@@ -14,6 +14,7 @@ mod common;
 mod compress;
 pub mod decode;
 mod decompress;
+mod dispatch;
 mod encode;
 mod error;
 mod train;

@@ -40,25 +40,6 @@ impl<'a> BitWriter<'a> {
         self.nbits += n;
     }
 
-    /// Mirrors BIT_addBitsFast: appends `value`, which must fit in `n` bits.
-    #[inline(always)]
-    pub(crate) fn add_bits_fast(&mut self, value: u64, n: u32) {
-        debug_assert!(value >> n == 0 && self.nbits + n <= 64);
-        self.acc |= value << self.nbits;
-        self.nbits += n;
-    }
-
-    /// Mirrors BIT_flushBits when fewer than 64 bits are pending.
-    #[inline(always)]
-    pub(crate) fn flush_fast(&mut self) {
-        debug_assert!(self.nbits < 64);
-        let nbytes = (self.nbits >> 3) as usize;
-        self.out[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_le_bytes());
-        self.pos += nbytes;
-        self.acc >>= (nbytes * 8) & 63;
-        self.nbits &= 7;
-    }
-
     /// Mirrors BIT_flushBits: writes the whole bytes pending.
     #[inline(always)]
     pub(crate) fn flush(&mut self) {

@@ -1,7 +1,7 @@
 //! Huffman literal coding (`huf_compress.c`): libzstd's exact symbol sort, tree, depth
 //! limiting, canonical codes, the table header and the 1- and 4-stream encoders.
 
-use super::bits::{BitWriter, highbit32};
+use super::bits::highbit32;
 use super::fse::{self, FseCTable};
 use super::hist;
 
@@ -454,31 +454,21 @@ impl HufCTable {
         (0..=max_symbol as usize).all(|s| count[s] == 0 || self.nb_bits[s] != 0)
     }
 
+    /// Each symbol's code as libzstd's `HUF_CElt`: the code left-aligned in the top bits,
+    /// its length in the low byte (0 for a symbol without a code).
+    fn elements(&self) -> [u64; 256] {
+        let mut elts = [0u64; 256];
+        for ((e, &c), &n) in elts.iter_mut().zip(&self.code).zip(&self.nb_bits) {
+            if n > 0 {
+                *e = (c as u64) << (64 - n as u32) | n as u64;
+            }
+        }
+        elts
+    }
+
     /// Mirrors HUF_compress1X_usingCTable: one stream, symbols encoded last to first.
     pub(crate) fn compress_1x(&self, out: &mut Vec<u8>, src: &[u8]) -> usize {
-        let mut bw = BitWriter::new(out, (src.len() * self.table_log as usize) / 8 + 8);
-        // Code and length of each symbol in one entry: `code << 8 | nbBits`.
-        let mut packed = [0u32; 256];
-        for ((p, &c), &n) in packed.iter_mut().zip(&self.code).zip(&self.nb_bits) {
-            *p = (c as u32) << 8 | n as u32;
-        }
-        // Four symbols of at most 12 bits fit between flushes (7 + 48 < 64 bits pending).
-        // Symbols are encoded last to first; `rchunks_exact` walks from the end and leaves
-        // the first `len % 4` symbols, encoded last.
-        let chunks = src.rchunks_exact(4);
-        let head = chunks.remainder();
-        for c in chunks {
-            for &b in c.iter().rev() {
-                let e = packed[b as usize];
-                bw.add_bits_fast((e >> 8) as u64, e & 0xFF);
-            }
-            bw.flush_fast();
-        }
-        for &b in head.iter().rev() {
-            let e = packed[b as usize];
-            bw.add_bits_fast((e >> 8) as u64, e & 0xFF);
-        }
-        bw.close()
+        compress_1x_with(&self.elements(), self.table_log, out, src)
     }
 
     /// Mirrors HUF_compress4X_usingCTable_internal: four streams behind a 6-byte jump table.
@@ -490,8 +480,9 @@ impl HufCTable {
         let start = out.len();
         let segment = src.len().div_ceil(4);
         out.extend_from_slice(&[0; 6]);
+        let elts = self.elements();
         for (i, chunk) in src.chunks(segment).enumerate() {
-            let size = self.compress_1x(out, chunk);
+            let size = compress_1x_with(&elts, self.table_log, out, chunk);
             if size == 0 || size > 65535 {
                 out.truncate(start);
                 return 0;
@@ -502,6 +493,66 @@ impl HufCTable {
         }
         out.len() - start
     }
+}
+
+/// One Huffman stream of `src`, symbols encoded last to first, appended to `out`; returns
+/// its length.
+///
+/// Mirrors HUF_compress1X_usingCTable_internal_body with its `HUF_CStream_t`: the container
+/// holds the pending bits at its top, each symbol shifts it right by its length and ORs in
+/// its element (code on top, length in the low byte, below any pending bit), so adding a
+/// symbol is a shift and an OR; a flush writes the pending bits' whole bytes.
+fn compress_1x_with(elts: &[u64; 256], table_log: u32, out: &mut Vec<u8>, src: &[u8]) -> usize {
+    crate::zstd::dispatch::Isa::detect().run(|| compress_1x_body(elts, table_log, out, src))
+}
+
+#[inline(always)]
+fn compress_1x_body(elts: &[u64; 256], table_log: u32, out: &mut Vec<u8>, src: &[u8]) -> usize {
+    let start = out.len();
+    // Every symbol takes at most `table_log` bits; 8 bytes of slack for the last store.
+    let cap = (src.len() * table_log as usize) / 8 + 16;
+    out.resize(start + cap, 0);
+    let buf = &mut out[start..];
+    let mut acc = 0u64;
+    // Bits pending at the top of `acc` (at most 7 + 4 * 12 = 55: the low byte, where the
+    // lengths land, is never reached).
+    let mut bits = 0u32;
+    let mut pos = 0usize;
+    let add = |acc: &mut u64, bits: &mut u32, symbol: u8| {
+        let e = elts[symbol as usize];
+        *acc = acc.wrapping_shr(e as u32) | e;
+        *bits += e as u32;
+    };
+    let mut flush = |acc: u64, bits: &mut u32, pos: &mut usize| {
+        // With nothing pending the shift is by 64 and wraps: the store writes bytes the
+        // position does not pass, which later stores overwrite.
+        let word = acc.wrapping_shr(64 - *bits);
+        buf[*pos..*pos + 8].copy_from_slice(&word.to_le_bytes());
+        *pos += (*bits >> 3) as usize;
+        *bits &= 7;
+    };
+    // Four symbols of at most 12 bits fit between flushes. `rchunks_exact` walks from the
+    // end and leaves the first `len % 4` symbols, encoded last.
+    let chunks = src.rchunks_exact(4);
+    let head = chunks.remainder();
+    for c in chunks {
+        add(&mut acc, &mut bits, c[3]);
+        add(&mut acc, &mut bits, c[2]);
+        add(&mut acc, &mut bits, c[1]);
+        add(&mut acc, &mut bits, c[0]);
+        flush(acc, &mut bits, &mut pos);
+    }
+    for &b in head.iter().rev() {
+        add(&mut acc, &mut bits, b);
+    }
+    flush(acc, &mut bits, &mut pos);
+    // The end mark: one 1 bit (HUF_closeCStream).
+    acc = (acc >> 1) | 1 << 63;
+    bits += 1;
+    flush(acc, &mut bits, &mut pos);
+    let len = pos + (bits > 0) as usize;
+    out.truncate(start + len);
+    len
 }
 
 /// Mirrors HUF_compressWeights: FSE-compresses the weight list. Returns the size written,

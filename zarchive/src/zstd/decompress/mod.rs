@@ -11,7 +11,6 @@ mod bits;
 mod block;
 mod copy;
 pub(crate) mod dict;
-mod dispatch;
 pub(crate) mod frame;
 pub(crate) mod fse_table;
 pub(crate) mod huf;
@@ -19,9 +18,9 @@ mod literals;
 mod sequences;
 pub(crate) mod stream;
 
+pub(crate) use super::dispatch::Isa;
 use crate::zstd::common::format::REP_START_VALUE;
 use dict::DictTables;
-pub(crate) use dispatch::Isa;
 use fse_table::SeqTables;
 use huf::HufTable;
 use std::sync::Arc;

@@ -11,19 +11,37 @@ const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
 /// Mirrors ZSTD_compressBlock_fast: picks the `mls` specialisation (4..=7).
 /// Returns the number of trailing literals.
 pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Window) -> usize {
-    match b.cp.min_match {
-        5 => compress_block_generic::<5>(hash_table, b, window),
-        6 => compress_block_generic::<6>(hash_table, b, window),
-        7.. => compress_block_generic::<7>(hash_table, b, window),
-        _ => compress_block_generic::<4>(hash_table, b, window),
+    let isa = crate::zstd::dispatch::Isa::detect();
+    match (b.cp.min_match, b.cp.hash_log) {
+        // The shapes that matter most get their hash log compiled in and the CPU's
+        // three-operand shifts: level 1 on 64 KiB blocks (ZAR) and on larger inputs.
+        (6, 13) => isa.run(|| compress_block_generic::<6, 13>(hash_table, b, window)),
+        (7, 14) => isa.run(|| compress_block_generic::<7, 14>(hash_table, b, window)),
+        (5, _) => compress_block_generic::<5, 0>(hash_table, b, window),
+        (6, _) => compress_block_generic::<6, 0>(hash_table, b, window),
+        (7.., _) => compress_block_generic::<7, 0>(hash_table, b, window),
+        _ => compress_block_generic::<4, 0>(hash_table, b, window),
     }
+}
+
+/// Whether the hash table's candidate `match_idx` for `ip` is in the window and agrees on
+/// 4 bytes.
+///
+/// Mirrors ZSTD_match4Found_branch. libzstd takes a branch-free form for windows below
+/// 2^19 (`ZSTD_match4Found_cmov`, reading a dummy for a stale candidate); here the
+/// branch-free forms measured 8-11 % more instructions and no less time on real blocks
+/// (a safe read needs a position in the buffer), so both take the branch.
+#[inline(always)]
+fn match4_found(src: &[u8], ip: usize, match_idx: u32, low: u32) -> bool {
+    match_idx >= low && read32(src, ip) == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
 }
 
 /// Mirrors ZSTD_compressBlock_fast_noDict_generic. Positions are offsets into `src` (the
 /// whole frame input); the block is `src[block_start..block_end]`. Candidates below the
 /// prefix start, which libzstd computes from the block's *end*
 /// (`ZSTD_getLowestPrefixIndex(endIndex)`), are ignored.
-fn compress_block_generic<const MLS: u32>(
+#[inline(always)]
+fn compress_block_generic<const MLS: u32, const HLOG: u32>(
     hash_table: &mut [u32],
     b: Block<'_>,
     window: &Window,
@@ -36,7 +54,8 @@ fn compress_block_generic<const MLS: u32>(
         seqs,
         rep,
     } = b;
-    let hlog = cp.hash_log;
+    debug_assert!(HLOG == 0 || HLOG == cp.hash_log);
+    let hlog = if HLOG == 0 { cp.hash_log } else { HLOG };
     let hash_table = &mut hash_table[..1 << hlog];
     let step_size = cp.target_length as usize + (cp.target_length == 0) as usize + 1;
     let iend = block_end;
@@ -75,7 +94,7 @@ fn compress_block_generic<const MLS: u32>(
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
 
-            if read32(src, ip2) == rval && rep_offset1 > 0 {
+            if (read32(src, ip2) == rval) & (rep_offset1 > 0) {
                 let p = ip2;
                 let m = p - rep_offset1 as usize;
                 // One byte of backward extension, without the anchor check (deliberate).
@@ -87,9 +106,7 @@ fn compress_block_generic<const MLS: u32>(
                 hash_table[hash1] = index_of(ip1);
                 break;
             }
-            if match_idx >= prefix_start_index
-                && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
-            {
+            if match4_found(src, ip0, match_idx, prefix_start_index) {
                 hash_table[hash1] = index_of(ip1);
                 (mstart, match0, off_base, m_length) = new_offset(
                     src,
@@ -112,9 +129,7 @@ fn compress_block_generic<const MLS: u32>(
 
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
-            if match_idx >= prefix_start_index
-                && read32(src, ip0) == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
-            {
+            if match4_found(src, ip0, match_idx, prefix_start_index) {
                 // Only written back when the search cannot resume before ip1 (deliberate).
                 if step <= 4 {
                     hash_table[hash1] = index_of(ip1);
@@ -193,7 +208,7 @@ fn new_offset(
     *rep1 = (p - m) as u32;
     let off_base = *rep1 + 3;
     let mut len = 4;
-    while p > anchor && m > prefix_start && src[p - 1] == src[m - 1] {
+    while ((p > anchor) & (m > prefix_start)) && src[p - 1] == src[m - 1] {
         p -= 1;
         m -= 1;
         len += 1;

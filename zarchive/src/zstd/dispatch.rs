@@ -1,14 +1,15 @@
-//! Runtime choice of code generation for the decoder's block loop.
+//! Runtime choice of code generation for the codec's hottest loops: the decoder's block
+//! loop, the encoder's `fast` match finder and its Huffman stream.
 //!
 //! The portable x86-64 baseline has no three-operand shifts (BMI2 `shlx`/`shrx`/`bzhi`), and
-//! the bit readers of the sequence and Huffman loops are made of variable shifts. With the
-//! `dispatch` feature (on by default) the block decoder is compiled a second time with the
+//! the bit readers and writers of the sequence and Huffman loops are made of variable shifts.
+//! With the `dispatch` feature (on by default) those loops are compiled a second time with the
 //! x86-64-v3 features (AVX2, BMI1/2, LZCNT, MOVBE) and picked once per context when the CPU
 //! has them. The target-feature call, the only `unsafe` this needs, lives inside
 //! `fearless_simd` (`Simd::vectorize`); this module and everything it runs are safe code.
 //!
 //! Mirrors libzstd's `DYNAMIC_BMI2` (`ZSTD_DCtx_get_bmi2`, the `_bmi2` / `_default` pairs
-//! of `ZSTD_decompressSequences` and the Huffman decoders).
+//! of `ZSTD_decompressSequences`, the Huffman decoders and `HUF_compress1X_usingCTable`).
 
 #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
 use fearless_simd::Simd;
@@ -65,10 +66,10 @@ impl Isa {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{DCtx, frame};
     use super::Isa;
     use crate::zstd::compress;
     use crate::zstd::decode::MAX_WINDOW_SIZE;
+    use crate::zstd::decompress::{DCtx, frame};
 
     /// Text-like and binary-like bytes with repeats at many distances.
     fn sample(n: usize, seed: u32) -> Vec<u8> {
