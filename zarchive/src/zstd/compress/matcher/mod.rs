@@ -631,13 +631,20 @@ const PRIME_6_BYTES: u64 = 227_718_039_650_203;
 const PRIME_7_BYTES: u64 = 58_295_818_150_454_627;
 const PRIME_8_BYTES: u64 = 0xCF1B_BCDC_B7A5_6463;
 
+/// No slice holds more than `isize::MAX` bytes, so masking a position with this changes
+/// nothing, but tells the compiler that `pos + 8` cannot overflow: each read then needs one
+/// bounds check instead of two.
+const POS_MASK: usize = isize::MAX as usize;
+
 #[inline(always)]
 pub(crate) fn read32(src: &[u8], pos: usize) -> u32 {
+    let pos = pos & POS_MASK;
     u32::from_le_bytes(src[pos..pos + 4].try_into().unwrap())
 }
 
 #[inline(always)]
 pub(crate) fn read64(src: &[u8], pos: usize) -> u64 {
+    let pos = pos & POS_MASK;
     u64::from_le_bytes(src[pos..pos + 8].try_into().unwrap())
 }
 
