@@ -179,12 +179,33 @@ fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [
     let step = (size >> 1) + (size >> 3) + 3;
     let mut pos = 0usize;
     if high == size - 1 {
-        // No low-probability symbol: every position is free, the walk never skips.
+        // No low-probability symbol: every position is free, the walk never skips. As
+        // libzstd does, first lay the symbols down in order, 8 bytes at a time (most
+        // counts are at most 8), then walk the table two cells per step: no loop whose
+        // length depends on a count, so no mispredicted exits.
+        let mut in_order = [0u8; SEQ_TABLE_ROWS + 8];
+        let mut at = 0usize;
         for (s, &n) in norm.iter().enumerate() {
-            for _ in 0..n.max(0) {
-                cells[pos & (SEQ_TABLE_ROWS - 1)] = s as u8;
-                pos = (pos + step) & mask;
+            let n = n.max(0) as usize;
+            let word = [s as u8; 8];
+            let mut i = 0;
+            loop {
+                // Counts sum to `size`, so `at + i` stays within the table but for a
+                // zero count after the last symbol (`at == size`), which writes the slack.
+                let w = (at + i).min(SEQ_TABLE_ROWS);
+                in_order[w..w + 8].copy_from_slice(&word);
+                i += 8;
+                if i >= n {
+                    break;
+                }
             }
+            at += n;
+        }
+        // `size` is even (the smallest table log is 5).
+        for pair in in_order[..size].chunks_exact(2) {
+            cells[pos & (SEQ_TABLE_ROWS - 1)] = pair[0];
+            cells[(pos + step) & mask & (SEQ_TABLE_ROWS - 1)] = pair[1];
+            pos = (pos + 2 * step) & mask;
         }
         return;
     }
