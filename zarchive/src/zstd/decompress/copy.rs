@@ -18,6 +18,15 @@ fn load16(s: &[u8], i: usize) -> [u8; 16] {
     v
 }
 
+/// Load 32 bytes at `i`.
+#[inline(always)]
+fn load32(s: &[u8], i: usize) -> [u8; 32] {
+    let i = i & IDX;
+    let mut v = [0u8; 32];
+    v.copy_from_slice(&s[i..i + 32]);
+    v
+}
+
 /// Load 8 bytes at `i`.
 #[inline(always)]
 fn load8(s: &[u8], i: usize) -> [u8; 8] {
@@ -79,6 +88,19 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
     let mut s = dst - offset;
     let mut d = dst;
     let end = dst + len;
+    if offset >= 32 {
+        // Chunks never read bytes they have not yet written; 32 bytes per step for the
+        // long matches of repetitive data (libzstd's ZSTD_wildcopy does two 16-byte copies).
+        loop {
+            let v = load32(out, s);
+            store(out, d, &v);
+            d += 32;
+            s += 32;
+            if d >= end {
+                return;
+            }
+        }
+    }
     if offset >= 16 {
         // Chunks never read bytes they have not yet written.
         loop {
