@@ -6,25 +6,50 @@
 //! container and the caller flushes at least every 56 bits; a flush stores 8 bytes into
 //! space reserved up front and advances by the whole bytes filled.
 
-/// Appends a backward-readable bitstream to a byte vector.
+/// Writes a backward-readable bitstream into a region reserved up front.
 pub(crate) struct BitWriter<'a> {
-    out: &'a mut Vec<u8>,
-    start: usize,
+    buf: &'a mut [u8],
     pos: usize,
     acc: u64,
     nbits: u32,
 }
 
+/// Appends to `out` the bitstream `write` produces, of at most `max_bytes` bytes, closed
+/// with its end mark; returns its length. The writer works on a slice reserved in advance,
+/// so its flushes are plain stores. (A loop to be compiled for other CPU features calls
+/// [`reserve`] and [`BitWriter::new`] itself: a closure passed here may stay out of line.)
+///
+/// Mirrors BIT_initCStream .. BIT_closeCStream.
+#[inline(always)]
+pub(crate) fn append_stream(
+    out: &mut Vec<u8>,
+    max_bytes: usize,
+    write: impl FnOnce(&mut BitWriter<'_>),
+) -> usize {
+    let start = reserve(out, max_bytes);
+    let mut bw = BitWriter::new(&mut out[start..]);
+    write(&mut bw);
+    let len = bw.close();
+    out.truncate(start + len);
+    len
+}
+
+/// Reserves room at the end of `out` for a stream of at most `max_bytes` bytes (and the
+/// 8 bytes a flush may store past it); returns where it starts. The caller writes it with
+/// [`BitWriter::new`] over `out[start..]` and truncates `out` to its length.
+pub(crate) fn reserve(out: &mut Vec<u8>, max_bytes: usize) -> usize {
+    let start = out.len();
+    out.resize(start + max_bytes + 8, 0);
+    start
+}
+
 impl<'a> BitWriter<'a> {
-    /// Mirrors BIT_initCStream: the stream starts at the end of `out`, and at most
-    /// `max_bytes` bytes will be written.
-    pub(crate) fn new(out: &'a mut Vec<u8>, max_bytes: usize) -> Self {
-        let start = out.len();
-        out.resize(start + max_bytes + 8, 0);
+    /// A stream at the start of `buf`, a region from [`reserve`].
+    #[inline(always)]
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
         BitWriter {
-            out,
-            start,
-            pos: start,
+            buf,
+            pos: 0,
             acc: 0,
             nbits: 0,
         }
@@ -34,35 +59,32 @@ impl<'a> BitWriter<'a> {
     /// bits may be pending when this is called.
     #[inline(always)]
     pub(crate) fn add_bits(&mut self, value: u64, n: u32) {
-        debug_assert!(n <= 32 && self.nbits + n <= 64);
+        debug_assert!(n <= 32 && self.nbits + n < 64);
         let masked = value & ((1u64 << n) - 1);
         self.acc |= masked << self.nbits;
         self.nbits += n;
     }
 
-    /// Mirrors BIT_flushBits: writes the whole bytes pending.
+    /// Mirrors BIT_flushBits: writes the whole bytes pending (fewer than 64 bits are, as
+    /// libzstd asserts).
     #[inline(always)]
     pub(crate) fn flush(&mut self) {
+        debug_assert!(self.nbits < 64);
         let nbytes = (self.nbits >> 3) as usize;
-        self.out[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_le_bytes());
+        self.buf[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_le_bytes());
         self.pos += nbytes;
-        self.acc = if nbytes == 8 {
-            0
-        } else {
-            self.acc >> (nbytes * 8)
-        };
+        self.acc >>= (nbytes * 8) & 63;
         self.nbits &= 7;
     }
 
     /// Mirrors BIT_closeCStream: adds the end mark and writes the last partial byte.
     /// Returns the number of bytes this stream occupies.
+    #[inline(always)]
     pub(crate) fn close(mut self) -> usize {
         self.flush();
         self.add_bits(1, 1);
         self.flush();
-        let end = self.pos + (self.nbits > 0) as usize;
-        self.out.truncate(end);
-        end - self.start
+        self.pos + (self.nbits > 0) as usize
     }
 }
 
@@ -80,10 +102,10 @@ mod tests {
     #[test]
     fn bits_are_packed_lsb_first_with_end_mark() {
         let mut out = vec![0xEE];
-        let mut w = BitWriter::new(&mut out, 4);
-        w.add_bits(0b101, 3);
-        w.add_bits(0xFF, 8);
-        let n = w.close();
+        let n = append_stream(&mut out, 4, |w| {
+            w.add_bits(0b101, 3);
+            w.add_bits(0xFF, 8);
+        });
         // 3 bits 101, then 8 ones, then the end mark: 0b1_1111_1111_101 = 0xFFD, 12 bits.
         assert_eq!(n, 2);
         assert_eq!(out, vec![0xEE, 0xFD, 0x0F]);
@@ -92,7 +114,7 @@ mod tests {
     #[test]
     fn empty_stream_is_one_end_mark_byte() {
         let mut out = Vec::new();
-        assert_eq!(BitWriter::new(&mut out, 1).close(), 1);
+        assert_eq!(append_stream(&mut out, 1, |_| {}), 1);
         assert_eq!(out, vec![1]);
     }
 }

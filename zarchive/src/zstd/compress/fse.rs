@@ -1,7 +1,7 @@
 //! Finite State Entropy: table-log choice, normalisation, the NCount header, the
 //! compression table and the state encoder (`fse_compress.c`, `fse.h`).
 
-use super::bits::{BitWriter, highbit32};
+use super::bits::{BitWriter, append_stream, highbit32};
 
 pub(crate) use crate::zstd::common::format::FSE_MIN_TABLELOG;
 /// Largest FSE table log the encoder ever builds (`FSE_MAX_TABLELOG`).
@@ -428,27 +428,27 @@ pub(crate) fn compress_using_ctable(out: &mut Vec<u8>, src: &[u8], ct: &FseCTabl
     if src.len() <= 2 {
         return 0;
     }
-    let mut bw = BitWriter::new(out, src.len() * 2 + 8);
-    let mut ip = src.len();
-    let (mut state1, mut state2);
-    if src.len() & 1 == 1 {
-        state1 = ct.init_state(src[ip - 1]);
-        state2 = ct.init_state(src[ip - 2]);
-        ct.encode(&mut bw, &mut state1, src[ip - 3]);
-        bw.flush();
-        ip -= 3;
-    } else {
-        state2 = ct.init_state(src[ip - 1]);
-        state1 = ct.init_state(src[ip - 2]);
-        ip -= 2;
-    }
-    while ip > 0 {
-        ct.encode(&mut bw, &mut state2, src[ip - 1]);
-        ct.encode(&mut bw, &mut state1, src[ip - 2]);
-        bw.flush();
-        ip -= 2;
-    }
-    ct.flush(&mut bw, state2);
-    ct.flush(&mut bw, state1);
-    bw.close()
+    append_stream(out, src.len() * 2 + 8, |bw| {
+        let mut ip = src.len();
+        let (mut state1, mut state2);
+        if src.len() & 1 == 1 {
+            state1 = ct.init_state(src[ip - 1]);
+            state2 = ct.init_state(src[ip - 2]);
+            ct.encode(bw, &mut state1, src[ip - 3]);
+            bw.flush();
+            ip -= 3;
+        } else {
+            state2 = ct.init_state(src[ip - 1]);
+            state1 = ct.init_state(src[ip - 2]);
+            ip -= 2;
+        }
+        while ip > 0 {
+            ct.encode(bw, &mut state2, src[ip - 1]);
+            ct.encode(bw, &mut state1, src[ip - 2]);
+            bw.flush();
+            ip -= 2;
+        }
+        ct.flush(bw, state2);
+        ct.flush(bw, state1);
+    })
 }

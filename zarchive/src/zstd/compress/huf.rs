@@ -503,7 +503,10 @@ impl HufCTable {
 /// its element (code on top, length in the low byte, below any pending bit), so adding a
 /// symbol is a shift and an OR; a flush writes the pending bits' whole bytes.
 fn compress_1x_with(elts: &[u64; 256], table_log: u32, out: &mut Vec<u8>, src: &[u8]) -> usize {
-    crate::zstd::dispatch::Isa::detect().run(|| compress_1x_body(elts, table_log, out, src))
+    crate::zstd::dispatch::Isa::detect().run(
+        #[inline(always)]
+        || compress_1x_body(elts, table_log, out, src),
+    )
 }
 
 #[inline(always)]

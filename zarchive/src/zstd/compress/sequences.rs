@@ -1,7 +1,7 @@
 //! The sequences section of a compressed block (`zstd_compress_sequences.c` and
 //! `ZSTD_buildSequencesStatistics`): per-stream mode choice, tables and the bitstream.
 
-use super::bits::BitWriter;
+use super::bits::{BitWriter, reserve};
 use super::fse::{self, FseCTable};
 use super::params::Strategy;
 use super::seq_store::SeqStore;
@@ -550,7 +550,33 @@ fn encode_sequences(
         &seqs.of_codes[..n],
         &seqs.ml_codes[..n],
     );
-    let mut bw = BitWriter::new(out, n * 12 + 16);
+    // Compiled for the CPU's three-operand shifts where it has them (the writer's shifts
+    // are by variable amounts).
+    let start = reserve(out, n * 12 + 16);
+    let buf = &mut out[start..];
+    let len = crate::zstd::dispatch::Isa::detect().run(
+        #[inline(always)]
+        || {
+            let mut bw = BitWriter::new(buf);
+            write_sequences(&mut bw, seqs, ll_codes, of_codes, ml_codes, [ll, of, ml]);
+            bw.close()
+        },
+    );
+    out.truncate(start + len);
+    len
+}
+
+/// The body of [`encode_sequences`]: the sequences' bitstream, last to first.
+#[inline(always)]
+fn write_sequences(
+    bw: &mut BitWriter<'_>,
+    seqs: &SeqStore,
+    ll_codes: &[u8],
+    of_codes: &[u8],
+    ml_codes: &[u8],
+    [ll, of, ml]: [&FseCTable; 3],
+) {
+    let n = ll_codes.len();
     let last = seqs.sequences[n - 1];
     let mut ml_state = ml.init_state(ml_codes[n - 1]);
     let mut of_state = of.init_state(of_codes[n - 1]);
@@ -573,9 +599,9 @@ fn encode_sequences(
         let ml_bits = ML_BITS[mlc as usize] as u32;
         let of_bits = ofc as u32;
         // States take at most 8 + 9 + 9 bits; flush like libzstd's 64-bit schedule.
-        of.encode(&mut bw, &mut of_state, ofc);
-        ml.encode(&mut bw, &mut ml_state, mlc);
-        ll.encode(&mut bw, &mut ll_state, llc);
+        of.encode(bw, &mut of_state, ofc);
+        ml.encode(bw, &mut ml_state, mlc);
+        ll.encode(bw, &mut ll_state, llc);
         if ll_bits + ml_bits + of_bits >= 31 {
             bw.flush();
         }
@@ -587,8 +613,7 @@ fn encode_sequences(
         bw.add_bits(s.off_base as u64, of_bits);
         bw.flush();
     }
-    ml.flush(&mut bw, ml_state);
-    of.flush(&mut bw, of_state);
-    ll.flush(&mut bw, ll_state);
-    bw.close()
+    ml.flush(bw, ml_state);
+    of.flush(bw, of_state);
+    ll.flush(bw, ll_state);
 }

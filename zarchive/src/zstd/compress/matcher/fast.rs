@@ -15,8 +15,14 @@ pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Wind
     match (b.cp.min_match, b.cp.hash_log) {
         // The shapes that matter most get their hash log compiled in and the CPU's
         // three-operand shifts: level 1 on 64 KiB blocks (ZAR) and on larger inputs.
-        (6, 13) => isa.run(|| compress_block_generic::<6, 13>(hash_table, b, window)),
-        (7, 14) => isa.run(|| compress_block_generic::<7, 14>(hash_table, b, window)),
+        (6, 13) => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<6, 13>(hash_table, b, window),
+        ),
+        (7, 14) => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<7, 14>(hash_table, b, window),
+        ),
         (5, _) => compress_block_generic::<5, 0>(hash_table, b, window),
         (6, _) => compress_block_generic::<6, 0>(hash_table, b, window),
         (7.., _) => compress_block_generic::<7, 0>(hash_table, b, window),
