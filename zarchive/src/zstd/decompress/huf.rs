@@ -213,7 +213,7 @@ impl HufTable {
             used,
             ..
         } = read_weights(src)?;
-        let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
+        let mut rank = [0usize; HUF_TABLELOG_MAX as usize + 2];
         for &w in &weights[..symbols] {
             rank[w as usize] += 1;
         }
@@ -221,25 +221,33 @@ impl HufTable {
         // shorter tree is rescaled, each code filling 2^(lookup - nbBits) cells.
         let lookup = log.max(HUF_DECODER_FAST_TABLELOG);
         let scale = lookup - log;
-        // Each weight's first cell, lowest weights first.
-        let mut start = [0u32; HUF_TABLELOG_MAX as usize + 2];
-        let mut next = 0u32;
+        // The symbols grouped by weight, in symbol order within a group (a counting sort):
+        // the cells are laid out lowest weight first, symbols in order, so walking the
+        // groups fills them front to back with one length per group, as
+        // HUF_readDTableX1_wksp does, instead of a length changing from symbol to symbol.
+        let mut group_start = [0usize; HUF_TABLELOG_MAX as usize + 2];
         for w in 1..=log as usize {
-            start[w] = next;
-            next += rank[w] << (w - 1 + scale as usize);
+            group_start[w + 1] = group_start[w] + rank[w];
         }
+        let mut by_weight = [0u8; 256];
+        let mut fill_at = group_start;
         for (s, &w) in weights[..symbols].iter().enumerate() {
-            if w == 0 {
-                continue;
+            if w != 0 {
+                let at = &mut fill_at[w as usize];
+                by_weight[*at & 255] = s as u8;
+                *at += 1;
             }
-            let w = w as usize;
+        }
+        let mut first = 0usize;
+        for w in 1..=log as usize {
             let len = 1usize << (w - 1 + scale as usize);
-            let first = start[w] as usize;
-            start[w] += len as u32;
-            let cell = ((s as u16) << 8) | (log + 1 - w as u32) as u16;
-            if let Some(dst) = self.cells.get_mut(first..first + len) {
-                dst.fill(cell);
+            let nb_bits = (log + 1 - w as u32) as u16;
+            let group = &by_weight[group_start[w]..group_start[w + 1]];
+            let end = (first + len * group.len()).min(HUF_TABLE_CELLS);
+            for (dst, &s) in self.cells[first..end].chunks_exact_mut(len).zip(group) {
+                dst.fill(((s as u16) << 8) | nb_bits);
             }
+            first = end;
         }
         self.log = lookup;
         self.pairs_ready = false;
