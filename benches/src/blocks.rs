@@ -1,5 +1,6 @@
-//! Sets of distinct 64 KiB blocks for the decode rows, the work a ZAR reader does: every
-//! block is a different frame, so no table or cache can make one frame cheap by repetition.
+//! Sets of distinct 64 KiB blocks for the decode and compress rows, the work a ZAR reader
+//! and packer do: every block is a different frame, so no table or cache can make one
+//! frame cheap by repetition.
 //!
 //! - `gen`: 48 blocks from the frozen corpus generators (text, binary records, mixed and
 //!   low-entropy data), each with its own seed;
@@ -11,7 +12,7 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use zarkit::zstd::Decoder;
+use zarkit::zstd::{Compressor, Decoder};
 use zarkit_corpus::{Shape, generate};
 
 use crate::oracle::{self, NativeDecoder};
@@ -119,6 +120,42 @@ pub fn decode_blocks_row(name: &str, level: i32) -> Row {
                         .decompress_into(black_box(f), &mut buf2)
                         .expect("native decodes"),
                 );
+            }
+        }),
+    }
+}
+
+/// Compressing every block of a set at `level` as a ZAR packer does: our reused
+/// [`Compressor`] against a reused native context (`ZSTD_compressCCtx`), one frame per
+/// block; the frames are checked equal first.
+pub fn compress_blocks_row(name: &str, level: i32) -> Row {
+    let blocks = set(name);
+    assert!(!blocks.is_empty(), "block set {name} is empty");
+    let blocks2 = blocks.clone();
+    let mut ours = Compressor::new(level).expect("a level the encoder implements");
+    let mut native = oracle::NativeCompressor::new(None, level);
+    let (mut out, mut out2) = (Vec::with_capacity(2 * BLOCK), Vec::with_capacity(2 * BLOCK));
+    for b in &blocks {
+        out.clear();
+        out2.clear();
+        ours.compress_into(b, &mut out).expect("ours compresses");
+        native.compress(b, &mut out2);
+        assert!(out == out2, "{name} L{level}: our frame equals libzstd's");
+    }
+    Row {
+        name: format!("compress/L{level}/{name}-blocks"),
+        bytes: (blocks.len() * BLOCK) as u64,
+        ours: Box::new(move || {
+            for b in &blocks {
+                out.clear();
+                ours.compress_into(black_box(b), &mut out)
+                    .expect("ours compresses");
+            }
+        }),
+        native: Box::new(move || {
+            for b in &blocks2 {
+                out2.clear();
+                black_box(native.compress(black_box(b), &mut out2));
             }
         }),
     }
