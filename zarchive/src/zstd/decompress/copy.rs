@@ -88,30 +88,35 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
     let mut s = dst - offset;
     let mut d = dst;
     let end = dst + len;
-    if offset >= 32 {
-        // Chunks never read bytes they have not yet written; 32 bytes per step for the
-        // long matches of repetitive data (libzstd's ZSTD_wildcopy does two 16-byte copies).
-        loop {
-            let v = load32(out, s);
-            store(out, d, &v);
-            d += 32;
-            s += 32;
-            if d >= end {
-                return;
-            }
-        }
-    }
     if offset >= 16 {
-        // Chunks never read bytes they have not yet written.
-        loop {
+        // Chunks never read bytes they have not yet written. One 16-byte copy, then two
+        // per step, as ZSTD_wildcopy; a long match far enough back moves 32 bytes at a
+        // time (measured: 16-byte steps are faster on text, 32-byte moves on long runs).
+        let v = load16(out, s);
+        store(out, d, &v);
+        d += 16;
+        s += 16;
+        if d >= end {
+            return;
+        }
+        if offset >= 32 && end - d > 96 {
+            while d < end {
+                let v = load32(out, s);
+                store(out, d, &v);
+                d += 32;
+                s += 32;
+            }
+            return;
+        }
+        while d < end {
             let v = load16(out, s);
             store(out, d, &v);
-            d += 16;
-            s += 16;
-            if d >= end {
-                return;
-            }
+            let v = load16(out, s + 16);
+            store(out, d + 16, &v);
+            d += 32;
+            s += 32;
         }
+        return;
     }
     if offset < 8 {
         // The 16 bytes from the source hold the 8 to write (`d = s + offset`): one bounds
