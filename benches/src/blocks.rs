@@ -11,10 +11,12 @@
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use zarkit::zstd::{Compressor, Decoder};
 use zarkit_corpus::{Shape, generate};
 
+use crate::measure::interleaved;
 use crate::oracle::{self, NativeDecoder};
 use crate::rows::Row;
 
@@ -158,6 +160,28 @@ pub fn compress_blocks_row(name: &str, level: i32) -> Row {
                 black_box(native.compress(black_box(b), &mut out2));
             }
         }),
+    }
+}
+
+/// Measures the rows `row` makes (one of the `*_blocks_row`) for every block set at each of
+/// `levels`, ours and native interleaved within `budget`, and prints them as a table of
+/// times per block.
+pub fn print_rows(levels: &[i32], budget: Duration, row: fn(&str, i32) -> Row) {
+    println!("| block set | blocks | ours µs/block | native µs/block | × native |");
+    println!("|---|---|---|---|---|");
+    for &level in levels {
+        for name in ["gen", "game", "text"] {
+            let mut row = row(name, level);
+            let n = row.bytes as f64 / BLOCK as f64;
+            let r = interleaved(&mut *row.ours, &mut *row.native, budget, 15);
+            println!(
+                "| {} | {n} | {:.1} | {:.1} | {:.2} |",
+                row.name,
+                r.ours_ns / 1e3 / n,
+                r.native_ns / 1e3 / n,
+                r.ratio
+            );
+        }
     }
 }
 

@@ -78,6 +78,17 @@ pub fn interleaved(
     }
 }
 
+/// The measuring budget a bench binary was given with `--budget-ms N`, or `default_ms`.
+pub fn budget_arg(args: &[String], default_ms: u64) -> Duration {
+    let ms = args
+        .iter()
+        .position(|a| a == "--budget-ms")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default_ms);
+    Duration::from_millis(ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,19 +12,14 @@ use std::hint::black_box;
 use std::time::Duration;
 use zarkit::zstd::{Decoder, DecoderDictionary};
 use zarkit_benches::blocks;
-use zarkit_benches::measure::interleaved;
+use zarkit_benches::measure::{budget_arg, interleaved};
 use zarkit_benches::oracle::{self, NativeDDict, NativeDecoder};
 use zarkit_corpus::{Shape, generate};
 
 fn main() {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().collect();
-    let budget = args
-        .iter()
-        .position(|a| a == "--budget-ms")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|s| s.parse().ok())
-        .map_or(Duration::from_millis(800), Duration::from_millis);
+    let budget = budget_arg(&args, 800);
     println!("accelerated block loop: {}", Decoder::new().accelerated());
     if args.iter().any(|a| a == "--dict-only") {
         dictionary_rows(budget);
@@ -70,22 +65,7 @@ fn main() {
         }
     }
     println!();
-    println!("| block set | blocks | ours µs/block | native µs/block | × native |");
-    println!("|---|---|---|---|---|");
-    for level in [1, 6, 19] {
-        for name in ["gen", "game", "text"] {
-            let mut row = blocks::decode_blocks_row(name, level);
-            let n = row.bytes as f64 / blocks::BLOCK as f64;
-            let r = interleaved(&mut *row.ours, &mut *row.native, budget, 15);
-            println!(
-                "| {} | {n} | {:.1} | {:.1} | {:.2} |",
-                row.name,
-                r.ours_ns / 1e3 / n,
-                r.native_ns / 1e3 / n,
-                r.ratio
-            );
-        }
-    }
+    blocks::print_rows(&[1, 6, 19], budget, blocks::decode_blocks_row);
     dictionary_rows(budget);
 }
 

@@ -14,10 +14,9 @@
 //! timing).
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use zarkit::zstd::{Compressor, Decoder, DecoderDictionary, EncoderDictionary, train_dictionary};
-use zarkit_benches::measure::interleaved;
+use zarkit_benches::measure::{budget_arg, interleaved};
 use zarkit_benches::oracle::{self, NativeCompressor, NativeDDict, NativeDecoder};
 use zarkit_corpus::{Shape, generate};
 
@@ -27,13 +26,7 @@ const LEVEL: i32 = 6;
 fn main() {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().collect();
-    let budget_ms = args
-        .iter()
-        .position(|a| a == "--budget-ms")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(600u64);
-    let budget = Duration::from_millis(budget_ms);
+    let budget = budget_arg(&args, 600);
 
     // Phrase-cycle text files; the raw dictionary is the first 8 KiB of the same cycle
     // ("raw prefix"), the trained one comes from libzstd's trainer on other files.

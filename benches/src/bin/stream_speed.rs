@@ -17,20 +17,14 @@ use std::io::Read;
 use std::time::Duration;
 
 use zarkit::zstd::{self, StreamEncoder};
-use zarkit_benches::measure::interleaved;
+use zarkit_benches::measure::{budget_arg, interleaved};
 use zarkit_benches::oracle::{self, NativeStream, NativeStreamDecoder, StreamCall};
 use zarkit_corpus::{Shape, generate};
 
 fn main() {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().collect();
-    let budget_ms = args
-        .iter()
-        .position(|a| a == "--budget-ms")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(600u64);
-    let budget = Duration::from_millis(budget_ms);
+    let budget = budget_arg(&args, 600);
     // `--prof ours|native LEVEL ITERS [long]`: only compress text1m in 64 KiB calls (with
     // `long`: 16 MiB of far repeats with `--long`), for callgrind.
     if let Some(i) = args.iter().position(|a| a == "--prof") {

@@ -18,13 +18,25 @@ fn load16(s: &[u8], i: usize) -> [u8; 16] {
     v
 }
 
-/// Load 32 bytes at `i`.
+/// Copy `N`-byte chunks from `s` on to `d` on within `out` until `d` reaches `end`, writing
+/// up to `N - 1` bytes past it; returns where both got to. A chunk never reads bytes it has
+/// not yet written when `d - s >= N`.
 #[inline(always)]
-fn load32(s: &[u8], i: usize) -> [u8; 32] {
-    let i = i & IDX;
-    let mut v = [0u8; 32];
-    v.copy_from_slice(&s[i..i + 32]);
-    v
+fn chunks_until<const N: usize>(
+    out: &mut [u8],
+    mut d: usize,
+    mut s: usize,
+    end: usize,
+) -> (usize, usize) {
+    while d < end {
+        let i = s & IDX;
+        let mut v = [0u8; N];
+        v.copy_from_slice(&out[i..i + N]);
+        store(out, d, &v);
+        d += N;
+        s += N;
+    }
+    (d, s)
 }
 
 /// Load 8 bytes at `i`.
@@ -100,12 +112,7 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
             return;
         }
         if offset >= 32 && end - d > 96 {
-            while d < end {
-                let v = load32(out, s);
-                store(out, d, &v);
-                d += 32;
-                s += 32;
-            }
+            chunks_until::<32>(out, d, s, end);
             return;
         }
         while d < end {
@@ -141,28 +148,12 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
     // The distance is now at least 8: 8-byte chunks are safe. A long run widens the
     // distance to a multiple of the period of at least 16 and copies 16 bytes at a time.
     if end - dst > 64 {
-        while d < dst + 24 {
-            let v = load8(out, s);
-            store(out, d, &v);
-            d += 8;
-            s += 8;
-        }
+        let (d, _) = chunks_until::<8>(out, d, s, dst + 24);
         let dist = offset * 16usize.div_ceil(offset);
-        let mut s = d - dist;
-        while d < end {
-            let v = load16(out, s);
-            store(out, d, &v);
-            d += 16;
-            s += 16;
-        }
+        chunks_until::<16>(out, d, d - dist, end);
         return;
     }
-    while d < end {
-        let v = load8(out, s);
-        store(out, d, &v);
-        d += 8;
-        s += 8;
-    }
+    chunks_until::<8>(out, d, s, end);
 }
 
 /// Copy `src` into `dst` (the same length) exactly. Short copies, the common case of the
