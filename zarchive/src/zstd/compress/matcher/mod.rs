@@ -652,11 +652,20 @@ pub(crate) fn read64(src: &[u8], pos: usize) -> u64 {
 #[inline(always)]
 pub(crate) fn hash_ptr<const MLS: u32>(src: &[u8], pos: usize, h_bits: u32) -> usize {
     match MLS {
-        5 => ((read64(src, pos) << 24).wrapping_mul(PRIME_5_BYTES) >> (64 - h_bits)) as usize,
-        6 => ((read64(src, pos) << 16).wrapping_mul(PRIME_6_BYTES) >> (64 - h_bits)) as usize,
-        7 => ((read64(src, pos) << 8).wrapping_mul(PRIME_7_BYTES) >> (64 - h_bits)) as usize,
-        8 => (read64(src, pos).wrapping_mul(PRIME_8_BYTES) >> (64 - h_bits)) as usize,
+        5..=8 => hash_word::<MLS>(read64(src, pos), h_bits),
         _ => (read32(src, pos).wrapping_mul(PRIME_4_BYTES) >> (32 - h_bits)) as usize,
+    }
+}
+
+/// [`hash_ptr`] of the 8 bytes at a position already read as a little-endian `word`.
+#[inline(always)]
+pub(crate) fn hash_word<const MLS: u32>(word: u64, h_bits: u32) -> usize {
+    match MLS {
+        5 => ((word << 24).wrapping_mul(PRIME_5_BYTES) >> (64 - h_bits)) as usize,
+        6 => ((word << 16).wrapping_mul(PRIME_6_BYTES) >> (64 - h_bits)) as usize,
+        7 => ((word << 8).wrapping_mul(PRIME_7_BYTES) >> (64 - h_bits)) as usize,
+        8 => (word.wrapping_mul(PRIME_8_BYTES) >> (64 - h_bits)) as usize,
+        _ => ((word as u32).wrapping_mul(PRIME_4_BYTES) >> (32 - h_bits)) as usize,
     }
 }
 
@@ -678,6 +687,39 @@ pub(crate) fn count(src: &[u8], mut a: usize, mut b: usize, limit: usize) -> usi
         b += 1;
     }
     a - start
+}
+
+/// [`count`] that also orders the two positions: the common prefix length of `src[a..]`
+/// and `src[b..]` (not reading `a` at or past `limit`, `b < a`), and whether the first
+/// byte after it is smaller at `b` than at `a` (`false` when `limit` was reached). The
+/// order comes from the same two words as the length, so a binary tree's walk needs no
+/// further reads to choose its side.
+///
+/// Both sides are cut to the same length first, so each word read needs one bounds check.
+#[inline(always)]
+pub(crate) fn count_ordered(src: &[u8], a: usize, b: usize, limit: usize) -> (usize, bool) {
+    let x = &src[a..limit];
+    let y = &src[b..b + x.len()];
+    let mut i = 0;
+    while i + 8 <= x.len() {
+        let xw = u64::from_le_bytes(x[i..i + 8].try_into().unwrap());
+        let yw = u64::from_le_bytes(y[i..i + 8].try_into().unwrap());
+        let diff = xw ^ yw;
+        if diff != 0 {
+            // The first differing byte in memory order is the most significant one once
+            // both words are byte-swapped.
+            let len = i + (diff.trailing_zeros() / 8) as usize;
+            return (len, yw.swap_bytes() < xw.swap_bytes());
+        }
+        i += 8;
+    }
+    while i < x.len() {
+        if x[i] != y[i] {
+            return (i, y[i] < x[i]);
+        }
+        i += 1;
+    }
+    (i, false)
 }
 
 /// The repcodes a block starts with, and the ones set aside because they reach back past

@@ -19,7 +19,7 @@ use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
 pub(crate) use stats::DictSeed;
 use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
 pub(crate) use tree::OptDictTree;
-use tree::{Match, OptTree};
+use tree::{Match, Matches, OptTree};
 
 /// Longest segment the forward pass prices before forcing a decision (`ZSTD_OPT_NUM`).
 const OPT_NUM: usize = 1 << 12;
@@ -57,7 +57,7 @@ pub(crate) struct OptState {
     pub(crate) next_to_update: u32,
     stats: Stats,
     prices: Vec<Optimal>,
-    matches: Vec<Match>,
+    matches: Matches,
     /// The first block's statistics from a formatted dictionary's tables, for this frame.
     pub(crate) dict_seed: Option<Box<DictSeed>>,
 }
@@ -314,7 +314,7 @@ impl<'a> OptLdm<'a> {
     /// longer than the longest found (the candidates stay sorted by length).
     ///
     /// Mirrors ZSTD_optLdm_maybeAddMatch.
-    fn maybe_add(&self, matches: &mut Vec<Match>, curr: u32, min_match: u32) {
+    fn maybe_add(&self, matches: &mut Matches, curr: u32, min_match: u32) {
         if curr < self.start || curr >= self.end {
             return;
         }
@@ -337,7 +337,7 @@ impl<'a> OptLdm<'a> {
     /// `remaining` bytes of the block left.
     fn process_candidate(
         &mut self,
-        matches: &mut Vec<Match>,
+        matches: &mut Matches,
         curr: u32,
         remaining: u32,
         min_match: u32,
@@ -423,6 +423,7 @@ fn opt_generic<const MLS: u32>(
         iend,
     );
     tree.dms = dms;
+    matches.reserve();
     stats.rescale(&src[block_start..block_end], level, dict_seed.as_deref());
 
     let mut ip = block_start;
@@ -449,10 +450,10 @@ fn opt_generic<const MLS: u32>(
         // match are the same for every path.
         opt[0].mlen = 0;
         opt[0].litlen = litlen;
-        opt[0].price = stats.ll_price(litlen, level);
+        opt[0].price = stats.ll_price(litlen);
         opt[0].rep = *rep;
 
-        let longest = matches[matches.len() - 1];
+        let longest = matches.as_slice()[matches.len() - 1];
         'parse: {
             if longest.len > sufficient_len {
                 // A long enough match is taken at once.
@@ -470,13 +471,16 @@ fn opt_generic<const MLS: u32>(
                 opt[pos].litlen = litlen + pos as u32;
                 pos += 1;
             }
-            for m in matches.iter() {
+            let ll0_price = stats.ll_price(0);
+            for m in matches.as_slice() {
+                let off_price = stats.off_price(m.off);
                 while pos <= m.len as usize {
-                    let sequence_price = opt[0].price + stats.match_price(m.off, pos as u32, level);
+                    let match_price = off_price.wrapping_add(stats.ml_price(pos as u32)) as i32;
+                    let sequence_price = opt[0].price + match_price;
                     opt[pos].mlen = pos as u32;
                     opt[pos].off = m.off;
                     opt[pos].litlen = 0;
-                    opt[pos].price = sequence_price + stats.ll_price(0, level);
+                    opt[pos].price = sequence_price + ll0_price;
                     pos += 1;
                 }
             }
@@ -489,9 +493,8 @@ fn opt_generic<const MLS: u32>(
                 let inr = ip + cur;
                 // Reach `cur` with one more literal if that is not dearer.
                 let litlen = opt[cur - 1].litlen + 1;
-                let price = opt[cur - 1].price
-                    + stats.lit_price(src[inr - 1], level)
-                    + stats.ll_inc_price(litlen, level);
+                let price =
+                    opt[cur - 1].price + stats.lit_price(src[inr - 1]) + stats.ll_inc_price(litlen);
                 if price <= opt[cur].price {
                     let prev_match = opt[cur];
                     opt[cur] = opt[cur - 1];
@@ -499,15 +502,13 @@ fn opt_generic<const MLS: u32>(
                     opt[cur].price = price;
                     if level.checks_one_literal()
                         && prev_match.litlen == 0
-                        && stats.ll_inc_price(1, level) < 0
+                        && stats.ll_inc_price(1) < 0
                         && inr < iend
                     {
                         // Maybe the replaced match followed by one literal wins at cur + 1.
-                        let next_lit = stats.lit_price(src[inr], level);
-                        let with_1_literal =
-                            prev_match.price + next_lit + stats.ll_inc_price(1, level);
-                        let with_more_literals =
-                            price + next_lit + stats.ll_inc_price(litlen + 1, level);
+                        let next_lit = stats.lit_price(src[inr]);
+                        let with_1_literal = prev_match.price + next_lit + stats.ll_inc_price(1);
+                        let with_more_literals = price + next_lit + stats.ll_inc_price(litlen + 1);
                         if with_1_literal < with_more_literals
                             && with_1_literal < opt[cur + 1].price
                         {
@@ -542,7 +543,7 @@ fn opt_generic<const MLS: u32>(
                     cur += 1;
                     continue;
                 }
-                let base_price = opt[cur].price + stats.ll_price(0, level);
+                let base_price = opt[cur].price + stats.ll_price(0);
                 let cur_rep = opt[cur].rep;
                 tree.get_all_matches(matches, inr, &cur_rep, opt[cur].litlen == 0, min_match);
                 let at = (inr - block_start) as u32;
@@ -562,11 +563,13 @@ fn opt_generic<const MLS: u32>(
                     break 'parse;
                 }
                 let mut start_ml = min_match;
-                for m in matches.iter() {
+                for m in matches.as_slice() {
+                    let off_price = stats.off_price(m.off);
                     // Scan each match's lengths downward.
                     for mlen in (start_ml..=m.len).rev() {
                         let pos = cur + mlen as usize;
-                        let price = base_price + stats.match_price(m.off, mlen, level);
+                        let match_price = off_price.wrapping_add(stats.ml_price(mlen)) as i32;
+                        let price = base_price + match_price;
                         if pos > last_pos || price < opt[pos].price {
                             while last_pos < pos {
                                 last_pos += 1;
@@ -639,7 +642,7 @@ fn opt_generic<const MLS: u32>(
             anchor += llen + mlen;
             ip = anchor;
         }
-        stats.set_base_prices(level);
+        stats.set_base_prices();
     }
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor

@@ -146,7 +146,12 @@ impl DictSeed {
     }
 }
 
-/// The statistics of `optState_t`.
+/// The statistics of `optState_t`, with each symbol's cost kept beside its frequency.
+///
+/// libzstd computes `WEIGHT(freq)` at every price request; here every frequency change
+/// (block start, each stored sequence) refreshes the symbol's cost, so a price is a table
+/// read plus the table's sum price. The sums are the same wrapping `u32` arithmetic,
+/// regrouped, so every price equals libzstd's.
 #[derive(Clone, Debug)]
 pub(super) struct Stats {
     lit_freq: [u32; MAX_LIT + 1],
@@ -161,6 +166,18 @@ pub(super) struct Stats {
     lit_length_sum_base_price: u32,
     match_length_sum_base_price: u32,
     off_code_sum_base_price: u32,
+    /// `WEIGHT(litFreq[s])`.
+    lit_weight: [u32; MAX_LIT + 1],
+    /// `LL_bits[c] * BITCOST_MULTIPLIER - WEIGHT(litLengthFreq[c])`, wrapping.
+    ll_cost: [u32; MAX_LL + 1],
+    /// `ML_bits[c] * BITCOST_MULTIPLIER - WEIGHT(matchLengthFreq[c])` plus the match
+    /// handicap, wrapping.
+    ml_cost: [u32; MAX_ML + 1],
+    /// `c * BITCOST_MULTIPLIER - WEIGHT(offCodeFreq[c])` plus btopt's long-offset
+    /// handicap, wrapping.
+    of_cost: [u32; MAX_OFF + 1],
+    /// The weights above are libzstd's `optLevel` 0 ones (whole bits) or 2 (fractional).
+    level: OptLevel,
     /// `priceType == zop_predef`.
     predef: bool,
 }
@@ -180,9 +197,39 @@ impl Default for Stats {
             lit_length_sum_base_price: 0,
             match_length_sum_base_price: 0,
             off_code_sum_base_price: 0,
+            lit_weight: [0; MAX_LIT + 1],
+            ll_cost: [0; MAX_LL + 1],
+            ml_cost: [0; MAX_ML + 1],
+            of_cost: [0; MAX_OFF + 1],
+            level: OptLevel::Opt2,
             predef: false,
         }
     }
+}
+
+/// The cost of literal-length code `c` at frequency `freq`.
+#[inline(always)]
+fn ll_cost(c: usize, freq: u32, level: OptLevel) -> u32 {
+    (LL_BITS[c] as u32 * BITCOST_MULTIPLIER).wrapping_sub(weight(freq, level))
+}
+
+/// The cost of match-length code `c` at frequency `freq`, the match handicap included.
+#[inline(always)]
+fn ml_cost(c: usize, freq: u32, level: OptLevel) -> u32 {
+    (ML_BITS[c] as u32 * BITCOST_MULTIPLIER)
+        .wrapping_sub(weight(freq, level))
+        .wrapping_add(MATCH_HANDICAP)
+}
+
+/// The cost of offset code `c` at frequency `freq`, btopt's long-offset handicap included.
+#[inline(always)]
+fn of_cost(c: usize, freq: u32, level: OptLevel) -> u32 {
+    let c = c as u32;
+    let mut cost = (c * BITCOST_MULTIPLIER).wrapping_sub(weight(freq, level));
+    if level == OptLevel::Opt0 && c >= LONG_OFFSET_CODE {
+        cost = cost.wrapping_add((c - (LONG_OFFSET_CODE - 1)) * 2 * BITCOST_MULTIPLIER);
+    }
+    cost
 }
 
 impl Stats {
@@ -192,7 +239,8 @@ impl Stats {
     }
 
     /// Mirrors ZSTD_setBasePrices (literals are always compressed here).
-    pub(super) fn set_base_prices(&mut self, level: OptLevel) {
+    pub(super) fn set_base_prices(&mut self) {
+        let level = self.level;
         self.lit_sum_base_price = weight(self.lit_sum, level);
         self.lit_length_sum_base_price = weight(self.lit_length_sum, level);
         self.match_length_sum_base_price = weight(self.match_length_sum, level);
@@ -233,74 +281,106 @@ impl Stats {
             self.match_length_sum = scale(&mut self.match_length_freq, SEQ_SCALE_LOG);
             self.off_code_sum = scale(&mut self.off_code_freq, SEQ_SCALE_LOG);
         }
-        self.set_base_prices(level);
+        self.level = level;
+        for (w, &f) in self.lit_weight.iter_mut().zip(&self.lit_freq) {
+            *w = weight(f, level);
+        }
+        for (c, (cost, &f)) in self
+            .ll_cost
+            .iter_mut()
+            .zip(&self.lit_length_freq)
+            .enumerate()
+        {
+            *cost = ll_cost(c, f, level);
+        }
+        for (c, (cost, &f)) in self
+            .ml_cost
+            .iter_mut()
+            .zip(&self.match_length_freq)
+            .enumerate()
+        {
+            *cost = ml_cost(c, f, level);
+        }
+        for (c, (cost, &f)) in self.of_cost.iter_mut().zip(&self.off_code_freq).enumerate() {
+            *cost = of_cost(c, f, level);
+        }
+        self.set_base_prices();
     }
 
     /// Mirrors ZSTD_rawLiteralsCost for one literal (`LIT_PRICE`).
     #[inline(always)]
-    pub(super) fn lit_price(&self, lit: u8, level: OptLevel) -> i32 {
+    pub(super) fn lit_price(&self, lit: u8) -> i32 {
         if self.predef {
             return (PREDEF_LITERAL_BITS * BITCOST_MULTIPLIER) as i32;
         }
         let max = self.lit_sum_base_price - BITCOST_MULTIPLIER;
-        let price = weight(self.lit_freq[lit as usize], level).min(max);
+        let price = self.lit_weight[lit as usize].min(max);
         (self.lit_sum_base_price - price) as i32
     }
 
     /// Mirrors ZSTD_litLengthPrice (`LL_PRICE`).
     #[inline(always)]
-    pub(super) fn ll_price(&self, lit_length: u32, level: OptLevel) -> i32 {
+    pub(super) fn ll_price(&self, lit_length: u32) -> i32 {
         if self.predef {
-            return weight(lit_length, level) as i32;
+            return weight(lit_length, self.level) as i32;
         }
         if lit_length as usize == BLOCK_SIZE_MAX {
             // Not representable: one bit more than the longest representable length.
-            return BITCOST_MULTIPLIER as i32 + self.ll_price(lit_length - 1, level);
+            return BITCOST_MULTIPLIER as i32 + self.ll_price(lit_length - 1);
         }
         let code = ll_code(lit_length) as usize;
-        (LL_BITS[code] as u32 * BITCOST_MULTIPLIER + self.lit_length_sum_base_price)
-            .wrapping_sub(weight(self.lit_length_freq[code], level)) as i32
+        self.ll_cost[code].wrapping_add(self.lit_length_sum_base_price) as i32
     }
 
     /// `LL_INCPRICE`: the price change of one more literal.
     #[inline(always)]
-    pub(super) fn ll_inc_price(&self, lit_length: u32, level: OptLevel) -> i32 {
-        self.ll_price(lit_length, level) - self.ll_price(lit_length - 1, level)
+    pub(super) fn ll_inc_price(&self, lit_length: u32) -> i32 {
+        self.ll_price(lit_length) - self.ll_price(lit_length - 1)
     }
 
-    /// Mirrors ZSTD_getMatchPrice: offset and match-length part of a sequence.
+    /// The offset part of ZSTD_getMatchPrice for `off_base`: the price of a match is this
+    /// plus [`Stats::ml_price`] of its length, wrapping, as an `i32`. Callers pricing many
+    /// lengths of one offset compute this part once.
     #[inline(always)]
-    pub(super) fn match_price(&self, off_base: u32, match_length: u32, level: OptLevel) -> i32 {
+    pub(super) fn off_price(&self, off_base: u32) -> u32 {
         let off_code = highbit32(off_base);
+        if self.predef {
+            return (PREDEF_OFFSET_BITS + off_code) * BITCOST_MULTIPLIER;
+        }
+        self.of_cost[off_code as usize].wrapping_add(self.off_code_sum_base_price)
+    }
+
+    /// The match-length part of ZSTD_getMatchPrice (with the match handicap).
+    #[inline(always)]
+    pub(super) fn ml_price(&self, match_length: u32) -> u32 {
         let ml_base = match_length - MINMATCH;
         if self.predef {
-            return (weight(ml_base, level) + (PREDEF_OFFSET_BITS + off_code) * BITCOST_MULTIPLIER)
-                as i32;
-        }
-        let mut price = (off_code * BITCOST_MULTIPLIER + self.off_code_sum_base_price)
-            .wrapping_sub(weight(self.off_code_freq[off_code as usize], level));
-        if level == OptLevel::Opt0 && off_code >= LONG_OFFSET_CODE {
-            price += (off_code - (LONG_OFFSET_CODE - 1)) * 2 * BITCOST_MULTIPLIER;
+            return weight(ml_base, self.level);
         }
         let ml = ml_code(ml_base) as usize;
-        price = price.wrapping_add(
-            (ML_BITS[ml] as u32 * BITCOST_MULTIPLIER + self.match_length_sum_base_price)
-                .wrapping_sub(weight(self.match_length_freq[ml], level)),
-        );
-        price.wrapping_add(MATCH_HANDICAP) as i32
+        self.ml_cost[ml].wrapping_add(self.match_length_sum_base_price)
     }
 
-    /// Mirrors ZSTD_updateStats for one stored sequence.
+    /// The costs of the symbols whose frequencies change follow them.
     pub(super) fn update(&mut self, literals: &[u8], off_base: u32, match_length: u32) {
+        let level = self.level;
         for &b in literals {
-            self.lit_freq[b as usize] += LITFREQ_ADD;
+            let f = &mut self.lit_freq[b as usize];
+            *f += LITFREQ_ADD;
+            self.lit_weight[b as usize] = weight(*f, level);
         }
         self.lit_sum += literals.len() as u32 * LITFREQ_ADD;
-        self.lit_length_freq[ll_code(literals.len() as u32) as usize] += 1;
+        let c = ll_code(literals.len() as u32) as usize;
+        self.lit_length_freq[c] += 1;
+        self.ll_cost[c] = ll_cost(c, self.lit_length_freq[c], level);
         self.lit_length_sum += 1;
-        self.off_code_freq[highbit32(off_base) as usize] += 1;
+        let c = highbit32(off_base) as usize;
+        self.off_code_freq[c] += 1;
+        self.of_cost[c] = of_cost(c, self.off_code_freq[c], level);
         self.off_code_sum += 1;
-        self.match_length_freq[ml_code(match_length - MINMATCH) as usize] += 1;
+        let c = ml_code(match_length - MINMATCH) as usize;
+        self.match_length_freq[c] += 1;
+        self.ml_cost[c] = ml_cost(c, self.match_length_freq[c], level);
         self.match_length_sum += 1;
     }
 }

@@ -6,7 +6,7 @@
 //! search reports every match longer than the previous one, repcodes first.
 
 use super::{OFFSET_TO_OFFBASE, OPT_NUM};
-use crate::zstd::compress::matcher::{count, hash_ptr, read32};
+use crate::zstd::compress::matcher::{count, count_ordered, hash_ptr, read32};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{WINDOW_START_INDEX, Window};
@@ -28,6 +28,57 @@ pub(super) struct Match {
     /// `offBase`: 1..=3 repcodes, otherwise offset + 3.
     pub(super) off: u32,
     pub(super) len: u32,
+}
+
+/// The candidates of one search, longest last (`ZSTD_match_t matches[ZSTD_OPT_NUM+1]`):
+/// a buffer sized once, so adding a candidate is a store, never a reallocation. Every
+/// candidate is longer than the one before and a search stops after one longer than
+/// [`OPT_NUM`], so at most `OPT_NUM + 1` are ever held.
+#[derive(Default)]
+pub(super) struct Matches {
+    buf: Box<[Match]>,
+    len: usize,
+}
+
+impl Matches {
+    /// Room for the longest list (once per context).
+    pub(super) fn reserve(&mut self) {
+        if self.buf.len() < OPT_NUM + 1 {
+            self.buf = vec![Match::default(); OPT_NUM + 1].into_boxed_slice();
+        }
+        self.len = 0;
+    }
+
+    #[inline(always)]
+    pub(super) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline(always)]
+    pub(super) fn push(&mut self, m: Match) {
+        self.buf[self.len] = m;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub(super) fn as_slice(&self) -> &[Match] {
+        &self.buf[..self.len]
+    }
+
+    #[inline(always)]
+    pub(super) fn last(&self) -> Option<&Match> {
+        self.as_slice().last()
+    }
+
+    #[inline(always)]
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// A link slot being filled while walking the tree; `None` stands for libzstd's `dummy32`
@@ -129,13 +180,6 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         2 * (idx & self.bt_mask) as usize
     }
 
-    #[inline(always)]
-    fn set(&mut self, slot: Slot, value: u32) {
-        if let Some(s) = slot {
-            self.bt[s] = value;
-        }
-    }
-
     /// Mirrors ZSTD_insertBt1 (noDict): sorts position `ip` into the tree. Returns how many
     /// positions the caller may skip (at least 1). The lowest valid index is the one of
     /// the update `target` (the searched position), not of `ip`.
@@ -155,11 +199,19 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let mut best_length = BT_SKIP_BASE as usize;
         let mut compares = self.compares;
         self.hash[h] = curr;
+        // The walk keeps what it reads in locals: nothing it writes can move them.
+        let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
+        let set = |bt: &mut [u32], slot: Slot, value: u32| {
+            if let Some(s) = slot {
+                bt[s] = value;
+            }
+        };
         while compares > 0 && match_index >= window_low {
-            let next = self.node(match_index);
-            let m = self.pos(match_index);
-            let mut len = common_smaller.min(common_larger);
-            len += count(src, ip + len, m + len, iend);
+            let next = 2 * (match_index & bt_mask) as usize;
+            let m = (match_index - base) as usize;
+            let common = common_smaller.min(common_larger);
+            let (more, smaller_here) = count_ordered(src, ip + common, m + common, iend);
+            let len = common + more;
             if len > best_length {
                 best_length = len;
                 if len > (match_end - match_index) as usize {
@@ -170,29 +222,29 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 // Cannot tell smaller from larger: drop the rest to keep the tree consistent.
                 break;
             }
-            if src[m + len] < src[ip + len] {
-                self.set(smaller, match_index);
+            if smaller_here {
+                set(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
                     break;
                 }
                 smaller = Some(next + 1);
-                match_index = self.bt[next + 1];
+                match_index = bt[next + 1];
             } else {
-                self.set(larger, match_index);
+                set(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
                     break;
                 }
                 larger = Some(next);
-                match_index = self.bt[next];
+                match_index = bt[next];
             }
             compares -= 1;
         }
-        self.set(smaller, 0);
-        self.set(larger, 0);
+        set(bt, smaller, 0);
+        set(bt, larger, 0);
         let positions = if best_length > BT_LONG_MATCH {
             BT_LONG_MATCH_SKIP_MAX.min(best_length - BT_LONG_MATCH) as u32
         } else {
@@ -230,7 +282,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
     /// `length_to_beat`), repcodes first; `ll0` tells whether the literal length is zero.
     pub(super) fn get_all_matches(
         &mut self,
-        matches: &mut Vec<Match>,
+        matches: &mut Matches,
         ip: usize,
         rep: &[u32; REP_NUM],
         ll0: bool,
@@ -330,11 +382,19 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         self.hash[h] = curr;
         let mut common_smaller = 0;
         let mut common_larger = 0;
+        // The walk keeps what it reads in locals: nothing it writes can move them.
+        let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
+        let set = |bt: &mut [u32], slot: Slot, value: u32| {
+            if let Some(s) = slot {
+                bt[s] = value;
+            }
+        };
         while compares > 0 && match_index >= match_low {
-            let next = self.node(match_index);
-            let m = self.pos(match_index);
-            let mut len = common_smaller.min(common_larger);
-            len += count(src, ip + len, m + len, iend);
+            let next = 2 * (match_index & bt_mask) as usize;
+            let m = (match_index - base) as usize;
+            let common = common_smaller.min(common_larger);
+            let (more, smaller_here) = count_ordered(src, ip + common, m + common, iend);
+            let len = common + more;
             if len > best_length {
                 if len > (match_end - match_index) as usize {
                     match_end = match_index + len as u32;
@@ -350,29 +410,29 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                     break;
                 }
             }
-            if src[m + len] < src[ip + len] {
-                self.set(smaller, match_index);
+            if smaller_here {
+                set(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
                     break;
                 }
                 smaller = Some(next + 1);
-                match_index = self.bt[next + 1];
+                match_index = bt[next + 1];
             } else {
-                self.set(larger, match_index);
+                set(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
                     break;
                 }
                 larger = Some(next);
-                match_index = self.bt[next];
+                match_index = bt[next];
             }
             compares -= 1;
         }
-        self.set(smaller, 0);
-        self.set(larger, 0);
+        set(bt, smaller, 0);
+        set(bt, larger, 0);
         if let Some(d) = self.dms
             && compares > 0
         {
