@@ -1,6 +1,6 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
-use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32};
+use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
@@ -30,16 +30,27 @@ pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Wind
     }
 }
 
-/// Whether the hash table's candidate `match_idx` for `ip` is in the window and agrees on
-/// 4 bytes.
+/// Whether the hash table's candidate `match_idx` is in the window and agrees on 4 bytes
+/// with `word`, the bytes at the searched position.
 ///
 /// Mirrors ZSTD_match4Found_branch. libzstd takes a branch-free form for windows below
 /// 2^19 (`ZSTD_match4Found_cmov`, reading a dummy for a stale candidate); here the
 /// branch-free forms measured 8-11 % more instructions and no less time on real blocks
 /// (a safe read needs a position in the buffer), so both take the branch.
 #[inline(always)]
-fn match4_found(src: &[u8], ip: usize, match_idx: u32, low: u32) -> bool {
-    match_idx >= low && read32(src, ip) == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
+fn match4_found(src: &[u8], word: u32, match_idx: u32, low: u32) -> bool {
+    match_idx >= low && word == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
+}
+
+/// The little-endian words at `p` and `p + 1`, or `None` where `p + 1` reaches
+/// `ilimit = src.len() - 8` (libzstd's `ip3 >= ilimit` end of the search, with
+/// `src` cut at the block end): one bounds check for both words.
+#[inline(always)]
+fn probe(src: &[u8], p: usize) -> Option<[u64; 2]> {
+    let w: &[u8; 10] = src.get(p..p + 10)?.try_into().ok()?;
+    let lo: [u8; 8] = w[..8].try_into().ok()?;
+    let hi: [u8; 8] = w[1..9].try_into().ok()?;
+    Some([u64::from_le_bytes(lo), u64::from_le_bytes(hi)])
 }
 
 /// Mirrors ZSTD_compressBlock_fast_noDict_generic. Positions are offsets into `src` (the
@@ -65,8 +76,12 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
     let hash_table = &mut hash_table[..1 << hlog];
     let step_size = cp.target_length as usize + (cp.target_length == 0) as usize + 1;
     let iend = block_end;
+    // Nothing here reads past the block: with the source cut there, each bounds check is
+    // against the block end.
+    let src = &src[..iend];
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
     let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
+    let hash_at = |w: u64| hash_word::<MLS>(w, hlog);
 
     let prefix_start_index = window.lowest_prefix_index(index_of(block_end));
     let prefix_start = (prefix_start_index - WINDOW_START_INDEX) as usize;
@@ -82,14 +97,18 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
     'start: loop {
         let mut step = step_size;
         let mut next_step = ip0 + STEP_INCR;
-        let mut ip1 = ip0 + 1;
         let mut ip2 = ip0 + step;
-        let mut ip3 = ip2 + 1;
-        if ip3 >= ilimit {
+        // `ip1 = ip0 + 1` and `ip3 = ip2 + 1` are read from the probes of ip0 and ip2, which
+        // are also libzstd's `ip3 < ilimit` test.
+        let Some(mut w2) = probe(src, ip2) else {
             break 'start;
-        }
-        let mut hash0 = hash(ip0);
-        let mut hash1 = hash(ip1);
+        };
+        let Some(w0) = probe(src, ip0) else {
+            break 'start;
+        };
+        let mut w0 = w0;
+        let mut hash0 = hash_at(w0[0]);
+        let mut hash1 = hash_at(w0[1]);
         let mut match_idx = hash_table[hash0];
         let mut current0;
 
@@ -100,7 +119,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
 
-            if (read32(src, ip2) == rval) & (rep_offset1 > 0) {
+            if (w2[0] as u32 == rval) & (rep_offset1 > 0) {
                 let p = ip2;
                 let m = p - rep_offset1 as usize;
                 // One byte of backward extension, without the anchor check (deliberate).
@@ -109,11 +128,11 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
                 match0 = m - back;
                 off_base = REPCODE1_TO_OFFBASE;
                 m_length = back + 4;
-                hash_table[hash1] = index_of(ip1);
+                hash_table[hash1] = index_of(ip0 + 1);
                 break;
             }
-            if match4_found(src, ip0, match_idx, prefix_start_index) {
-                hash_table[hash1] = index_of(ip1);
+            if match4_found(src, w0[0] as u32, match_idx, prefix_start_index) {
+                hash_table[hash1] = index_of(ip0 + 1);
                 (mstart, match0, off_base, m_length) = new_offset(
                     src,
                     ip0,
@@ -126,19 +145,18 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
                 break;
             }
 
+            // Advance by one: ip0 <- ip1, ip1 <- ip2, ip2 <- ip3.
             match_idx = hash_table[hash1];
             hash0 = hash1;
-            hash1 = hash(ip2);
-            ip0 = ip1;
-            ip1 = ip2;
-            ip2 = ip3;
+            hash1 = hash_at(w2[0]);
+            ip0 += 1;
 
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
-            if match4_found(src, ip0, match_idx, prefix_start_index) {
+            if match4_found(src, w0[1] as u32, match_idx, prefix_start_index) {
                 // Only written back when the search cannot resume before ip1 (deliberate).
                 if step <= 4 {
-                    hash_table[hash1] = index_of(ip1);
+                    hash_table[hash1] = index_of(ip2);
                 }
                 (mstart, match0, off_base, m_length) = new_offset(
                     src,
@@ -152,20 +170,21 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
                 break;
             }
 
+            // Advance: ip0 <- ip1 (= ip2), ip1 <- ip2 (= ip3), then ip2 and ip3 a step on.
             match_idx = hash_table[hash1];
             hash0 = hash1;
-            hash1 = hash(ip2);
-            ip0 = ip1;
-            ip1 = ip2;
+            hash1 = hash_at(w2[1]);
+            ip0 = ip2;
+            w0 = w2;
             ip2 = ip0 + step;
-            ip3 = ip1 + step;
             if ip2 >= next_step {
                 step += 1;
                 next_step += STEP_INCR;
             }
-            if ip3 >= ilimit {
+            let Some(w) = probe(src, ip2) else {
                 break 'start;
-            }
+            };
+            w2 = w;
         }
 
         // _match: extend forwards and store.
