@@ -163,11 +163,11 @@ pub fn compress_blocks_row(name: &str, level: i32) -> Row {
     }
 }
 
-/// Measures the rows `row` makes (one of the `*_blocks_row`) for every block set at each of
-/// `levels`, ours and native interleaved within `budget`, and prints them as a table of
-/// times per block.
-pub fn print_rows(levels: &[i32], budget: Duration, row: fn(&str, i32) -> Row) {
-    println!("| block set | blocks | ours µs/block | native µs/block | × native |");
+/// Measures the rows `row` makes (one of the `*_blocks_row`, ours or the peer's in
+/// [`crate::peer`], named by `who`) for every block set at each of `levels`, interleaved
+/// with native within `budget`, and prints them as a table of times per block.
+pub fn print_rows(levels: &[i32], budget: Duration, who: &str, row: fn(&str, i32) -> Row) {
+    println!("| block set | blocks | {who} µs/block | native µs/block | × native |");
     println!("|---|---|---|---|---|");
     for &level in levels {
         for name in ["gen", "game", "text"] {

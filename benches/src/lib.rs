@@ -1,7 +1,8 @@
 //! Benchmark and differential-harness helpers: the native oracle (the workspace's only C),
 //! a zstd frame anatomy parser that names the part of a frame a byte offset falls in, the
 //! native block compressor for container comparisons, interleaved ratio measurement, the
-//! CI gate's logic, generated trees, and sets of distinct 64 KiB blocks for decode rows.
+//! CI gate's logic, generated trees, sets of distinct 64 KiB blocks for decode rows, and a
+//! peer crate's rows for comparison.
 
 pub mod anatomy;
 pub mod blocks;
@@ -10,6 +11,7 @@ pub mod gate;
 pub mod measure;
 pub mod native;
 pub mod oracle;
+pub mod peer;
 pub mod rows;
 pub mod stream_cases;
 pub mod train_cases;

@@ -4,11 +4,14 @@
 //! `ZSTD_compressCCtx` on one CCtx), frames checked equal first, interleaved rounds; prints
 //! the median ratio per block (> 1: we are faster).
 //!
-//! `cargo run --release -p zarkit-benches --bin compress_speed [-- --budget-ms N] [--levels 1,6,19]`
+//! With `--peer`, the same rows follow with mzstd 0.2.9 in our place (`benches/src/peer.rs`).
+//!
+//! `cargo run --release -p zarkit-benches --bin compress_speed [-- --budget-ms N] [--levels 1,6,19] [--peer]`
 
 use zarkit_benches::blocks;
 use zarkit_benches::measure::budget_arg;
 use zarkit_benches::oracle;
+use zarkit_benches::peer;
 
 fn main() {
     oracle::assert_version();
@@ -21,5 +24,9 @@ fn main() {
         .map_or(vec![1, 6, 19], |s| {
             s.split(',').map(|l| l.parse().expect("a level")).collect()
         });
-    blocks::print_rows(&levels, budget, blocks::compress_blocks_row);
+    blocks::print_rows(&levels, budget, "ours", blocks::compress_blocks_row);
+    if args.iter().any(|a| a == "--peer") {
+        println!();
+        blocks::print_rows(&levels, budget, peer::NAME, peer::compress_blocks_row);
+    }
 }

@@ -6,7 +6,10 @@
 //! Then the sets of distinct 64 KiB blocks (`benches/src/blocks.rs`: generated, Freedoom
 //! game data, text), each block a different frame, per block.
 //!
-//! `cargo run --release -p zarkit-benches --bin decode_speed [-- --budget-ms N] [--dict-only]`
+//! With `--peer`, the block-set rows follow with mzstd 0.2.9 in our place
+//! (`benches/src/peer.rs`).
+//!
+//! `cargo run --release -p zarkit-benches --bin decode_speed [-- --budget-ms N] [--dict-only] [--peer]`
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -14,6 +17,7 @@ use zarkit::zstd::{Decoder, DecoderDictionary};
 use zarkit_benches::blocks;
 use zarkit_benches::measure::{budget_arg, interleaved};
 use zarkit_benches::oracle::{self, NativeDDict, NativeDecoder};
+use zarkit_benches::peer;
 use zarkit_corpus::{Shape, generate};
 
 fn main() {
@@ -65,7 +69,11 @@ fn main() {
         }
     }
     println!();
-    blocks::print_rows(&[1, 6, 19], budget, blocks::decode_blocks_row);
+    blocks::print_rows(&[1, 6, 19], budget, "ours", blocks::decode_blocks_row);
+    if args.iter().any(|a| a == "--peer") {
+        println!();
+        blocks::print_rows(&[1, 6, 19], budget, peer::NAME, peer::decode_blocks_row);
+    }
     dictionary_rows(budget);
 }
 
