@@ -1,7 +1,10 @@
 //! Profiling loop: compresses (or decodes) one corpus payload at one level many times, with
 //! our codec or the native oracle, for `perf record` / `perf stat`.
 //!
-//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native] [decode | dict]`
+//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native | peer] [decode | dict]`
+//!
+//! `peer` runs mzstd 0.2.9 instead (plain compression and decoding only), to profile a peer
+//! on the same loop.
 //!
 //! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary.
 //!
@@ -22,6 +25,7 @@ fn main() {
     let level: i32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(6);
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2000);
     let native = args.iter().skip(4).any(|s| s == "native");
+    let peer = args.iter().skip(4).any(|s| s == "peer");
     let decode = args.iter().skip(4).any(|s| s == "decode");
     let sources: Vec<Vec<u8>> = match name.strip_suffix("-blocks") {
         // The dictionary class's plain files: 64 distinct 2 KiB text files.
@@ -32,18 +36,27 @@ fn main() {
         None => vec![payload(name).expect("known payload").bytes()],
     };
     let total: usize = sources.iter().map(Vec::len).sum();
-    let who = if native { "libzstd" } else { "zarkit" };
+    let who = match (native, peer) {
+        (true, _) => "libzstd",
+        (_, true) => "mzstd",
+        _ => "zarkit",
+    };
     let start = Instant::now();
     let size;
     if decode {
         let frames: Vec<Vec<u8>> = sources.iter().map(|b| oracle::compress(b, level)).collect();
         let mut dst = vec![0u8; sources.iter().map(Vec::len).max().unwrap_or(0)];
         let (mut ours, mut theirs) = (Decoder::new(), NativeDecoder::new());
+        let mut peer_dec = mzstd::Decompressor::default();
+        let mut peer_out = Vec::with_capacity(dst.len());
         for _ in 0..iterations {
             for (f, src) in frames.iter().zip(&sources) {
                 let out = &mut dst[..src.len()];
                 if native {
                     theirs.decompress_into(f, out).expect("decodes");
+                } else if peer {
+                    peer_out.clear();
+                    peer_dec.decompress_into(f, &mut peer_out).expect("decodes");
                 } else {
                     ours.decompress_exact(f, out).expect("decodes");
                 }
@@ -87,11 +100,19 @@ fn main() {
         // A block set compresses every block each iteration (distinct frames, one context
         // on each side: `ZSTD_compressCCtx` on a reused CCtx).
         let mut theirs = oracle::NativeCompressor::new(None, level);
+        let config = mzstd::EncoderConfig::default()
+            .with_level(mzstd::Level::try_from(level).expect("a level mzstd takes"));
+        let mut peer_enc = mzstd::Compressor::new(config).expect("an mzstd compressor");
         for _ in 0..iterations {
             for src in &sources {
                 out.clear();
                 n = if native {
                     theirs.compress(src, &mut out)
+                } else if peer {
+                    peer_enc
+                        .compress_into(src, &mut out)
+                        .expect("compresses")
+                        .len()
                 } else {
                     ours.compress_into(src, &mut out).expect("compresses")
                 };

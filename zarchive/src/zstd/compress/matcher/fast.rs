@@ -30,16 +30,24 @@ pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Wind
     }
 }
 
-/// Whether the hash table's candidate `match_idx` is in the window and agrees on 4 bytes
-/// with `word`, the bytes at the searched position.
+/// Whether the hash table's candidate `match_idx` is in the window (at or above `low`,
+/// the index of position `low_pos`) and agrees on 4 bytes with `word`, the bytes at the
+/// searched position.
 ///
-/// Mirrors ZSTD_match4Found_branch. libzstd takes a branch-free form for windows below
-/// 2^19 (`ZSTD_match4Found_cmov`, reading a dummy for a stale candidate); here the
-/// branch-free forms measured 8-11 % more instructions and no less time on real blocks
-/// (a safe read needs a position in the buffer), so both take the branch.
+/// Mirrors ZSTD_match4Found_cmov, without a branch on the window test: a table kept across
+/// frames holds many stale candidates, and that test mispredicts. A stale index wraps to a
+/// position past the end of `src`; the read is clamped into `src` and the clamp itself
+/// marks the candidate as no match, in one or-fold (written as two tests, the compiler
+/// makes the branch again).
 #[inline(always)]
-fn match4_found(src: &[u8], word: u32, match_idx: u32, low: u32) -> bool {
-    match_idx >= low && word == read32(src, (match_idx - WINDOW_START_INDEX) as usize)
+fn match4_found(src: &[u8], word: u32, match_idx: u32, low: u32, low_pos: usize) -> bool {
+    // Indices are `u32` positions plus 2, so `src` is shorter than 2^32 - 2 and a wrapped
+    // (stale) candidate always lands past its end.
+    debug_assert!(src.len() < (u32::MAX - 2) as usize);
+    let at = (match_idx.wrapping_sub(low) as usize).wrapping_add(low_pos);
+    let clamped = at.min(src.len().saturating_sub(4));
+    let v = read32(src, clamped);
+    ((v ^ word) as usize | (at ^ clamped)) == 0
 }
 
 /// The little-endian words at `p` and `p + 1`, or `None` where `p + 1` reaches
@@ -47,6 +55,8 @@ fn match4_found(src: &[u8], word: u32, match_idx: u32, low: u32) -> bool {
 /// `src` cut at the block end): one bounds check for both words.
 #[inline(always)]
 fn probe(src: &[u8], p: usize) -> Option<[u64; 2]> {
+    // Positions are below `isize::MAX` (the mask changes nothing): `p + 10` cannot wrap.
+    let p = p & (isize::MAX as usize);
     let w: &[u8; 10] = src.get(p..p + 10)?.try_into().ok()?;
     let lo: [u8; 8] = w[..8].try_into().ok()?;
     let hi: [u8; 8] = w[1..9].try_into().ok()?;
@@ -131,7 +141,13 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
                 hash_table[hash1] = index_of(ip0 + 1);
                 break;
             }
-            if match4_found(src, w0[0] as u32, match_idx, prefix_start_index) {
+            if match4_found(
+                src,
+                w0[0] as u32,
+                match_idx,
+                prefix_start_index,
+                prefix_start,
+            ) {
                 hash_table[hash1] = index_of(ip0 + 1);
                 (mstart, match0, off_base, m_length) = new_offset(
                     src,
@@ -153,7 +169,13 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
 
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
-            if match4_found(src, w0[1] as u32, match_idx, prefix_start_index) {
+            if match4_found(
+                src,
+                w0[1] as u32,
+                match_idx,
+                prefix_start_index,
+                prefix_start,
+            ) {
                 // Only written back when the search cannot resume before ip1 (deliberate).
                 if step <= 4 {
                     hash_table[hash1] = index_of(ip2);
