@@ -64,6 +64,56 @@ impl Isa {
     }
 }
 
+/// Byte-equality masks over groups of 16 bytes: SSE2's compare and move-mask (the x86-64
+/// baseline, through `fearless_simd`'s safe vector types), or `None` where there is no such
+/// unit (other targets, or the `dispatch` feature off), for the caller's portable form.
+///
+/// Mirrors the SSE2 branch of ZSTD_row_getMatchMask (`_mm_cmpeq_epi8` + `_mm_movemask_epi8`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ByteEq {
+    #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+    sse2: Option<fearless_simd::Sse2>,
+}
+
+impl ByteEq {
+    /// What this CPU has (a cached lookup).
+    pub(crate) fn detect() -> Self {
+        ByteEq {
+            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+            sse2: fearless_simd::Level::new().as_sse2(),
+        }
+    }
+
+    /// The portable form only (tests compare both).
+    #[cfg(test)]
+    pub(crate) fn portable() -> Self {
+        ByteEq {
+            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+            sse2: None,
+        }
+    }
+
+    /// Bit `i` of the result is set iff `bytes[i] == b`, for the `N` bytes (a multiple of
+    /// 16, at most 64); `None` without the vector unit.
+    #[inline(always)]
+    pub(crate) fn mask<const N: usize>(self, bytes: &[u8; N], b: u8) -> Option<u64> {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+        if let Some(sse2) = self.sse2 {
+            use fearless_simd::prelude::*;
+            use fearless_simd::u8x16;
+            let splat = u8x16::splat(sse2, b);
+            let mut mask = 0u64;
+            for (i, group) in bytes.chunks_exact(16).enumerate() {
+                let v = u8x16::from_slice(sse2, group);
+                mask |= v.simd_eq(splat).to_bitmask() << (16 * i);
+            }
+            return Some(mask);
+        }
+        let _ = (bytes, b);
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Isa;

@@ -16,6 +16,7 @@ use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
 };
+use crate::zstd::dispatch::ByteEq;
 
 /// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
 pub(crate) const ROW_HASH_CACHE_SIZE: usize = 8;
@@ -45,9 +46,13 @@ pub(crate) fn row_log(cp: &CParams) -> u32 {
 }
 
 /// Bit `i` of the result is set iff `tags[i] == tag` (`ZSTD_row_getMatchMask` before its
-/// rotation; the SWAR variant, eight tags per `u64`).
+/// rotation): SSE2 compares where there are (see [`ByteEq`]), else the SWAR variant, eight
+/// tags per `u64`.
 #[inline(always)]
-fn match_mask<const ROW: usize>(tags: &[u8; ROW], tag: u8) -> u64 {
+fn match_mask<const ROW: usize>(eq: ByteEq, tags: &[u8; ROW], tag: u8) -> u64 {
+    if let Some(mask) = eq.mask(tags, tag) {
+        return mask;
+    }
     let splat = u64::from_ne_bytes([tag; 8]);
     let mut mask = 0u64;
     for (i, chunk) in tags.chunks_exact(8).enumerate() {
@@ -109,6 +114,7 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     limits: BlockLimits,
     touched: bool,
     dms: Option<DictRows<'t>>,
+    eq: ByteEq,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
@@ -136,6 +142,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             limits: window.block_limits(block_end),
             touched: false,
             dms: None,
+            eq: ByteEq::detect(),
         }
     }
 
@@ -259,7 +266,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         let tag_row = &mut self.tag_rows[r];
         let row = &mut self.rows[r];
         let head = tag_row[0] as usize & (ROW - 1);
-        let mut matches = rotate_row_mask::<ROW>(match_mask(tag_row, tag), head);
+        let mut matches = rotate_row_mask::<ROW>(match_mask(self.eq, tag_row, tag), head);
         // Byte 0 is the head, not an entry: libzstd skips it inside the loop (without
         // spending an attempt), which is the same as dropping its bit up front.
         matches &= !(1 << ((ROW - head) & (ROW - 1)));
@@ -314,7 +321,8 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
                 return (ml, off_base);
             };
             let head = tag_row[0] as usize & (ROW - 1);
-            let mut matches = rotate_row_mask::<ROW>(match_mask(tag_row, hash as u8), head);
+            let mut matches =
+                rotate_row_mask::<ROW>(match_mask(self.eq, tag_row, hash as u8), head);
             matches &= !(1 << ((ROW - head) & (ROW - 1)));
             let mut candidates = [0u32; ROW];
             let mut k = 0;
@@ -377,9 +385,15 @@ mod tests {
                 .iter()
                 .enumerate()
                 .fold(0u64, |m, (i, &t)| m | (((t == tag) as u64) << i));
-            assert_eq!(match_mask::<64>(&row, tag), expected, "tag {tag}");
             let r16: [u8; 16] = row[..16].try_into().unwrap();
-            assert_eq!(match_mask::<16>(&r16, tag), expected & 0xFFFF, "tag {tag}");
+            let r32: [u8; 32] = row[..32].try_into().unwrap();
+            for eq in [ByteEq::detect(), ByteEq::portable()] {
+                assert_eq!(match_mask::<64>(eq, &row, tag), expected, "tag {tag}");
+                let low32 = expected & 0xFFFF_FFFF;
+                assert_eq!(match_mask::<32>(eq, &r32, tag), low32, "tag {tag}");
+                let low16 = expected & 0xFFFF;
+                assert_eq!(match_mask::<16>(eq, &r16, tag), low16, "tag {tag}");
+            }
         }
         // All 256 subsets of equal bytes within one chunk.
         for pattern in 0..=255u32 {
@@ -389,7 +403,9 @@ mod tests {
                     row[i + 8] = 0xEE;
                 }
             }
-            assert_eq!(match_mask::<16>(&row, 0xEE), (pattern as u64) << 8);
+            for eq in [ByteEq::detect(), ByteEq::portable()] {
+                assert_eq!(match_mask::<16>(eq, &row, 0xEE), (pattern as u64) << 8);
+            }
         }
     }
 
