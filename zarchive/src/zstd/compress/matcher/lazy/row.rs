@@ -252,6 +252,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
     }
 
     /// Mirrors ZSTD_RowFindBestMatch (noDict, extDict, dictMatchState).
+    #[inline(always)]
     fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
         let hash = if lazy_skipping {
             // Insert only searched positions; the hash cache goes stale.
