@@ -1,7 +1,10 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
 use super::fast::{AttachedTables, TAG_BITS};
-use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, read32, read64};
+use super::{
+    Block, BlockReps, SEARCH_STRENGTH, candidate_matches4, candidate_matches8, count, hash_ptr,
+    hash_word, read32, read64,
+};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
@@ -26,12 +29,6 @@ pub(crate) fn compress_block(
         7.. => generic::<7>(hash_long, hash_small, b, window),
         _ => generic::<4>(hash_long, hash_small, b, window),
     }
-}
-
-/// Position of a valid table index (`>= prefixLowestIndex`), else `None`.
-#[inline(always)]
-fn valid(idx: u32, prefix_lowest_index: u32) -> Option<usize> {
-    (idx >= prefix_lowest_index).then(|| (idx - WINDOW_START_INDEX) as usize)
 }
 
 /// Mirrors ZSTD_compressBlock_doubleFast_noDict_generic (positions are offsets into `src`).
@@ -81,7 +78,9 @@ fn generic<const MLS: u32>(
         // (match start, match source, offset or None for a repcode, length)
         let found: (usize, usize, Option<u32>, usize);
         loop {
-            let hs0 = hs(ip);
+            // The 8 bytes at ip: both tables' hashes and both candidates' tests.
+            let word = read64(src, ip);
+            let hs0 = hash_word::<MLS>(word, h_bits_s);
             let idxs0 = hash_small[hs0];
             curr = ip;
             hash_long[hl0] = index_of(ip);
@@ -95,9 +94,8 @@ fn generic<const MLS: u32>(
             }
 
             hl1 = hl(ip1);
-            if let Some(m) = valid(idxl0, prefix_lowest_index)
-                && read64(src, m) == read64(src, ip)
-            {
+            if candidate_matches8(src, word, idxl0, prefix_lowest_index, prefix_lowest) {
+                let m = (idxl0 - WINDOW_START_INDEX) as usize;
                 let mut len = count(src, ip + 8, m + 8, iend) + 8;
                 let offset = (ip - m) as u32;
                 let (mut p, mut mm) = (ip, m);
@@ -111,24 +109,22 @@ fn generic<const MLS: u32>(
             }
 
             let idxl1 = hash_long[hl1];
-            if let Some(ms) = valid(idxs0, prefix_lowest_index)
-                && read32(src, ms) == read32(src, ip)
-            {
+            if candidate_matches4(src, word as u32, idxs0, prefix_lowest_index, prefix_lowest) {
+                let ms = (idxs0 - WINDOW_START_INDEX) as usize;
                 // _search_next_long: a short match; look for a long one at ip + 1.
                 let mut len = count(src, ip + 4, ms + 4, iend) + 4;
                 let mut offset = (ip - ms) as u32;
                 let (mut p, mut mm) = (ip, ms);
                 // Strict `>` for the ip+1 long candidate (deliberate, as in libzstd).
-                if idxl1 > prefix_lowest_index {
+                let (low1, low1_pos) = (prefix_lowest_index + 1, prefix_lowest + 1);
+                if candidate_matches8(src, read64(src, ip1), idxl1, low1, low1_pos) {
                     let ml1 = (idxl1 - WINDOW_START_INDEX) as usize;
-                    if read64(src, ml1) == read64(src, ip1) {
-                        let l1len = count(src, ip1 + 8, ml1 + 8, iend) + 8;
-                        if l1len > len {
-                            p = ip1;
-                            len = l1len;
-                            offset = (ip1 - ml1) as u32;
-                            mm = ml1;
-                        }
+                    let l1len = count(src, ip1 + 8, ml1 + 8, iend) + 8;
+                    if l1len > len {
+                        p = ip1;
+                        len = l1len;
+                        offset = (ip1 - ml1) as u32;
+                        mm = ml1;
                     }
                 }
                 while p > anchor && mm > prefix_lowest && src[p - 1] == src[mm - 1] {

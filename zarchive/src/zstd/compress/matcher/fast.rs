@@ -1,6 +1,8 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
-use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32};
+use super::{
+    Block, BlockReps, SEARCH_STRENGTH, candidate_matches4, count, hash_ptr, hash_word, read32,
+};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
@@ -28,26 +30,6 @@ pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Wind
         (7.., _) => compress_block_generic::<7, 0>(hash_table, b, window),
         _ => compress_block_generic::<4, 0>(hash_table, b, window),
     }
-}
-
-/// Whether the hash table's candidate `match_idx` is in the window (at or above `low`,
-/// the index of position `low_pos`) and agrees on 4 bytes with `word`, the bytes at the
-/// searched position.
-///
-/// Mirrors ZSTD_match4Found_cmov, without a branch on the window test: a table kept across
-/// frames holds many stale candidates, and that test mispredicts. A stale index wraps to a
-/// position past the end of `src`; the read is clamped into `src` and the clamp itself
-/// marks the candidate as no match, in one or-fold (written as two tests, the compiler
-/// makes the branch again).
-#[inline(always)]
-fn match4_found(src: &[u8], word: u32, match_idx: u32, low: u32, low_pos: usize) -> bool {
-    // Indices are `u32` positions plus 2, so `src` is shorter than 2^32 - 2 and a wrapped
-    // (stale) candidate always lands past its end.
-    debug_assert!(src.len() < (u32::MAX - 2) as usize);
-    let at = (match_idx.wrapping_sub(low) as usize).wrapping_add(low_pos);
-    let clamped = at.min(src.len().saturating_sub(4));
-    let v = read32(src, clamped);
-    ((v ^ word) as usize | (at ^ clamped)) == 0
 }
 
 /// The little-endian words at `p` and `p + 1`, or `None` where `p + 1` reaches
@@ -141,7 +123,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
                 hash_table[hash1] = index_of(ip0 + 1);
                 break;
             }
-            if match4_found(
+            if candidate_matches4(
                 src,
                 w0[0] as u32,
                 match_idx,
@@ -169,7 +151,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
 
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
-            if match4_found(
+            if candidate_matches4(
                 src,
                 w0[1] as u32,
                 match_idx,

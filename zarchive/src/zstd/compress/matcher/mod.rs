@@ -689,6 +689,50 @@ pub(crate) fn count(src: &[u8], mut a: usize, mut b: usize, limit: usize) -> usi
     a - start
 }
 
+/// Whether the table's candidate `idx` is at or above `low` (the index of position
+/// `low_pos`) and its first 4 bytes equal `word`, without a branch on the window test: a
+/// table kept across frames holds many stale candidates, and that test mispredicts. A
+/// stale index wraps to a position past the end of `src`; the read is clamped into `src`
+/// and the clamp itself marks no match, in one or-fold (written as two tests, the compiler
+/// makes the branch again).
+///
+/// The role of libzstd's ZSTD_match4Found_cmov.
+#[inline(always)]
+pub(crate) fn candidate_matches4(
+    src: &[u8],
+    word: u32,
+    idx: u32,
+    low: u32,
+    low_pos: usize,
+) -> bool {
+    let (at, clamped) = clamp_candidate(src, idx, low, low_pos, 4);
+    ((read32(src, clamped) ^ word) as usize | (at ^ clamped)) == 0
+}
+
+/// [`candidate_matches4`] on 8 bytes.
+#[inline(always)]
+pub(crate) fn candidate_matches8(
+    src: &[u8],
+    word: u64,
+    idx: u32,
+    low: u32,
+    low_pos: usize,
+) -> bool {
+    let (at, clamped) = clamp_candidate(src, idx, low, low_pos, 8);
+    ((read64(src, clamped) ^ word) as usize | (at ^ clamped)) == 0
+}
+
+/// The position of candidate `idx` (past the end of `src` when it is below `low`) and
+/// the same clamped to where `n` bytes can be read.
+#[inline(always)]
+fn clamp_candidate(src: &[u8], idx: u32, low: u32, low_pos: usize, n: usize) -> (usize, usize) {
+    // Indices are `u32` positions plus 2, so `src` is shorter than 2^32 - 2 and a wrapped
+    // (stale) candidate always lands past its end.
+    debug_assert!(src.len() < (u32::MAX - 2) as usize);
+    let at = (idx.wrapping_sub(low) as usize).wrapping_add(low_pos);
+    (at, at.min(src.len().saturating_sub(n)))
+}
+
 /// [`count`] that also orders the two positions: the common prefix length of `src[a..]`
 /// and `src[b..]` (not reading `a` at or past `limit`, `b < a`), and whether the first
 /// byte after it is smaller at `b` than at `a` (`false` when `limit` was reached). The
