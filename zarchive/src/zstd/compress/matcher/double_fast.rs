@@ -23,17 +23,42 @@ pub(crate) fn compress_block(
     b: Block<'_>,
     window: &Window,
 ) -> usize {
-    match b.cp.min_match {
-        5 => generic::<5>(hash_long, hash_small, b, window),
-        6 => generic::<6>(hash_long, hash_small, b, window),
-        7.. => generic::<7>(hash_long, hash_small, b, window),
-        _ => generic::<4>(hash_long, hash_small, b, window),
+    let isa = crate::zstd::dispatch::Isa::detect();
+    // Levels 3 and 4 on 64 KiB blocks (ZAR) get their table logs compiled in; all get the
+    // CPU's three-operand shifts.
+    match (b.cp.min_match, b.cp.hash_log, b.cp.chain_log) {
+        (5, 16, 15) => isa.run(
+            #[inline(always)]
+            || generic::<5, 16, 15>(hash_long, hash_small, b, window),
+        ),
+        (4, 17, 16) => isa.run(
+            #[inline(always)]
+            || generic::<4, 17, 16>(hash_long, hash_small, b, window),
+        ),
+        (5, _, _) => isa.run(
+            #[inline(always)]
+            || generic::<5, 0, 0>(hash_long, hash_small, b, window),
+        ),
+        (6, _, _) => isa.run(
+            #[inline(always)]
+            || generic::<6, 0, 0>(hash_long, hash_small, b, window),
+        ),
+        (7.., _, _) => isa.run(
+            #[inline(always)]
+            || generic::<7, 0, 0>(hash_long, hash_small, b, window),
+        ),
+        _ => isa.run(
+            #[inline(always)]
+            || generic::<4, 0, 0>(hash_long, hash_small, b, window),
+        ),
     }
 }
 
 /// Mirrors ZSTD_compressBlock_doubleFast_noDict_generic (positions are offsets into `src`).
 /// The prefix start comes from the block's end (`ZSTD_getLowestPrefixIndex(endIndex)`).
-fn generic<const MLS: u32>(
+/// `HLOG` and `CLOG`, when not 0, are the long and short tables' logs, compiled in.
+#[inline(always)]
+fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
     b: Block<'_>,
@@ -47,7 +72,9 @@ fn generic<const MLS: u32>(
         seqs,
         rep,
     } = b;
-    let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
+    debug_assert!(HLOG == 0 || (HLOG == cp.hash_log && CLOG == cp.chain_log));
+    let h_bits_l = if HLOG == 0 { cp.hash_log } else { HLOG };
+    let h_bits_s = if CLOG == 0 { cp.chain_log } else { CLOG };
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];
     let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);

@@ -15,8 +15,9 @@ const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
 pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Window) -> usize {
     let isa = crate::zstd::dispatch::Isa::detect();
     match (b.cp.min_match, b.cp.hash_log) {
-        // The shapes that matter most get their hash log compiled in and the CPU's
-        // three-operand shifts: level 1 on 64 KiB blocks (ZAR) and on larger inputs.
+        // The shapes that matter most get their hash log compiled in: level 1 on 64 KiB
+        // blocks (ZAR) and on larger inputs, level 2 on 64 KiB blocks. All get the CPU's
+        // three-operand shifts.
         (6, 13) => isa.run(
             #[inline(always)]
             || compress_block_generic::<6, 13>(hash_table, b, window),
@@ -25,10 +26,27 @@ pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Wind
             #[inline(always)]
             || compress_block_generic::<7, 14>(hash_table, b, window),
         ),
-        (5, _) => compress_block_generic::<5, 0>(hash_table, b, window),
-        (6, _) => compress_block_generic::<6, 0>(hash_table, b, window),
-        (7.., _) => compress_block_generic::<7, 0>(hash_table, b, window),
-        _ => compress_block_generic::<4, 0>(hash_table, b, window),
+        // Level 2 on 64 KiB blocks.
+        (5, 15) => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<5, 15>(hash_table, b, window),
+        ),
+        (5, _) => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<5, 0>(hash_table, b, window),
+        ),
+        (6, _) => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<6, 0>(hash_table, b, window),
+        ),
+        (7.., _) => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<7, 0>(hash_table, b, window),
+        ),
+        _ => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<4, 0>(hash_table, b, window),
+        ),
     }
 }
 
