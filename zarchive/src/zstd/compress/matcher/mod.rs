@@ -709,7 +709,10 @@ pub(crate) fn candidate_matches4(
     ((read32(src, clamped) ^ word) as usize | (at ^ clamped)) == 0
 }
 
-/// [`candidate_matches4`] on 8 bytes.
+/// [`candidate_matches4`] on 8 bytes. Here the compiler splits the or-fold back into two
+/// branches unless the folded word is opaque to it ([`std::hint::black_box`]: measured at
+/// level 3 on game blocks, 1.06 s without, 0.90 s with; the same on the 4-byte form costs
+/// 10 % at level 1).
 #[inline(always)]
 pub(crate) fn candidate_matches8(
     src: &[u8],
@@ -719,7 +722,7 @@ pub(crate) fn candidate_matches8(
     low_pos: usize,
 ) -> bool {
     let (at, clamped) = clamp_candidate(src, idx, low, low_pos, 8);
-    ((read64(src, clamped) ^ word) as usize | (at ^ clamped)) == 0
+    std::hint::black_box((read64(src, clamped) ^ word) as usize | (at ^ clamped)) == 0
 }
 
 /// The position of candidate `idx` (past the end of `src` when it is below `low`) and
