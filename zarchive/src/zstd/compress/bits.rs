@@ -16,8 +16,8 @@ pub(crate) struct BitWriter<'a> {
 
 /// Appends to `out` the bitstream `write` produces, of at most `max_bytes` bytes, closed
 /// with its end mark; returns its length. The writer works on a slice reserved in advance,
-/// so its flushes are plain stores. (A loop to be compiled for other CPU features calls
-/// [`reserve`] and [`BitWriter::new`] itself: a closure passed here may stay out of line.)
+/// so its flushes are plain stores. (The hot streams, Huffman and sequences, are written
+/// into a kept scratch instead (`huf::StreamScratch`), with no zero-fill per stream.)
 ///
 /// Mirrors BIT_initCStream .. BIT_closeCStream.
 #[inline(always)]
@@ -37,14 +37,14 @@ pub(crate) fn append_stream(
 /// Reserves room at the end of `out` for a stream of at most `max_bytes` bytes (and the
 /// 8 bytes a flush may store past it); returns where it starts. The caller writes it with
 /// [`BitWriter::new`] over `out[start..]` and truncates `out` to its length.
-pub(crate) fn reserve(out: &mut Vec<u8>, max_bytes: usize) -> usize {
+fn reserve(out: &mut Vec<u8>, max_bytes: usize) -> usize {
     let start = out.len();
     out.resize(start + max_bytes + 8, 0);
     start
 }
 
 impl<'a> BitWriter<'a> {
-    /// A stream at the start of `buf`, a region from [`reserve`].
+    /// A stream at the start of `buf`, room for its worst case.
     #[inline(always)]
     pub(crate) fn new(buf: &'a mut [u8]) -> Self {
         BitWriter {

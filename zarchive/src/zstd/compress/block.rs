@@ -54,7 +54,10 @@ pub(crate) fn entropy_compress(
         suspect,
     );
     seqs.compute_codes();
-    if sequences::compress_sequences(out, seqs, &prev.fse, &mut next.fse, cp.strategy).is_none() {
+    let scratch = &mut ws.stream;
+    if sequences::compress_sequences(out, seqs, &prev.fse, &mut next.fse, cp.strategy, scratch)
+        .is_none()
+    {
         out.truncate(start);
         return 0;
     }

@@ -82,6 +82,10 @@ pub(crate) struct HufWorkspace {
     count: [u32; 256],
     scratch_ctable: HufCTable,
     header: Vec<u8>,
+    /// Room for a bitstream's worst case, zeroed once and kept: a stream is written here
+    /// and only its bytes are copied out, instead of zero-filling the worst case in the
+    /// output for every stream (see [`StreamScratch`]).
+    pub(crate) stream: StreamScratch,
 }
 
 impl Default for HufWorkspace {
@@ -91,6 +95,7 @@ impl Default for HufWorkspace {
             count: [0; 256],
             scratch_ctable: HufCTable::default(),
             header: Vec::with_capacity(256),
+            stream: StreamScratch::default(),
         }
     }
 }
@@ -467,13 +472,23 @@ impl HufCTable {
     }
 
     /// Mirrors HUF_compress1X_usingCTable: one stream, symbols encoded last to first.
-    pub(crate) fn compress_1x(&self, out: &mut Vec<u8>, src: &[u8]) -> usize {
-        compress_1x_with(&self.elements(), self.table_log, out, src)
+    pub(crate) fn compress_1x(
+        &self,
+        out: &mut Vec<u8>,
+        src: &[u8],
+        scratch: &mut StreamScratch,
+    ) -> usize {
+        compress_1x_with(&self.elements(), self.table_log, out, src, scratch)
     }
 
     /// Mirrors HUF_compress4X_usingCTable_internal: four streams behind a 6-byte jump table.
     /// Returns 0 when a stream would not fit its 16-bit size.
-    pub(crate) fn compress_4x(&self, out: &mut Vec<u8>, src: &[u8]) -> usize {
+    pub(crate) fn compress_4x(
+        &self,
+        out: &mut Vec<u8>,
+        src: &[u8],
+        scratch: &mut StreamScratch,
+    ) -> usize {
         if src.len() < 12 {
             return 0;
         }
@@ -482,7 +497,7 @@ impl HufCTable {
         out.extend_from_slice(&[0; 6]);
         let elts = self.elements();
         for (i, chunk) in src.chunks(segment).enumerate() {
-            let size = compress_1x_with(&elts, self.table_log, out, chunk);
+            let size = compress_1x_with(&elts, self.table_log, out, chunk, scratch);
             if size == 0 || size > 65535 {
                 out.truncate(start);
                 return 0;
@@ -502,20 +517,26 @@ impl HufCTable {
 /// holds the pending bits at its top, each symbol shifts it right by its length and ORs in
 /// its element (code on top, length in the low byte, below any pending bit), so adding a
 /// symbol is a shift and an OR; a flush writes the pending bits' whole bytes.
-fn compress_1x_with(elts: &[u64; 256], table_log: u32, out: &mut Vec<u8>, src: &[u8]) -> usize {
-    crate::zstd::dispatch::Isa::detect().run(
+fn compress_1x_with(
+    elts: &[u64; 256],
+    table_log: u32,
+    out: &mut Vec<u8>,
+    src: &[u8],
+    scratch: &mut StreamScratch,
+) -> usize {
+    // Every symbol takes at most `table_log` bits; 8 bytes of slack for the last store.
+    let buf = scratch.room((src.len() * table_log as usize) / 8 + 16);
+    let len = crate::zstd::dispatch::Isa::detect().run(
         #[inline(always)]
-        || compress_1x_body(elts, table_log, out, src),
-    )
+        || compress_1x_body(elts, buf, src),
+    );
+    out.extend_from_slice(&buf[..len]);
+    len
 }
 
+/// Writes the stream into `buf` (room for its worst case); returns its length.
 #[inline(always)]
-fn compress_1x_body(elts: &[u64; 256], table_log: u32, out: &mut Vec<u8>, src: &[u8]) -> usize {
-    let start = out.len();
-    // Every symbol takes at most `table_log` bits; 8 bytes of slack for the last store.
-    let cap = (src.len() * table_log as usize) / 8 + 16;
-    out.resize(start + cap, 0);
-    let buf = &mut out[start..];
+fn compress_1x_body(elts: &[u64; 256], buf: &mut [u8], src: &[u8]) -> usize {
     let mut acc = 0u64;
     // Bits pending at the top of `acc` (at most 7 + 4 * 12 = 55: the low byte, where the
     // lengths land, is never reached).
@@ -553,9 +574,22 @@ fn compress_1x_body(elts: &[u64; 256], table_log: u32, out: &mut Vec<u8>, src: &
     acc = (acc >> 1) | 1 << 63;
     bits += 1;
     flush(acc, &mut bits, &mut pos);
-    let len = pos + (bits > 0) as usize;
-    out.truncate(start + len);
-    len
+    pos + (bits > 0) as usize
+}
+
+/// Room for bitstreams, zeroed once and kept across streams and frames (the bytes past a
+/// stream's end are never read, and every store overwrites whole words).
+#[derive(Default)]
+pub(crate) struct StreamScratch(Vec<u8>);
+
+impl StreamScratch {
+    /// At least `n` bytes of room, grown (and zeroed) only past the largest asked for.
+    pub(crate) fn room(&mut self, n: usize) -> &mut [u8] {
+        if self.0.len() < n {
+            self.0.resize(n, 0);
+        }
+        &mut self.0[..n]
+    }
 }
 
 /// Mirrors HUF_compressWeights: FSE-compresses the weight list. Returns the size written,
@@ -708,11 +742,12 @@ fn compress_with_table(
     src: &[u8],
     four_streams: bool,
     table: &HufCTable,
+    scratch: &mut StreamScratch,
 ) -> usize {
     let c_size = if four_streams {
-        table.compress_4x(out, src)
+        table.compress_4x(out, src, scratch)
     } else {
-        table.compress_1x(out, src)
+        table.compress_1x(out, src, scratch)
     };
     if c_size == 0 || out.len() - start >= src.len() - 1 {
         out.truncate(start);
@@ -740,7 +775,7 @@ pub(crate) fn compress(
         return 0;
     }
     if flags.prefer_repeat && *repeat == HufRepeat::Valid {
-        return compress_with_table(out, start, src, four_streams, table);
+        return compress_with_table(out, start, src, four_streams, table, &mut ws.stream);
     }
     if flags.suspect_uncompressible && src.len() >= SUSPECT_SAMPLE_SIZE * SUSPECT_SAMPLE_RATIO {
         let mut sample = [0u32; 256];
@@ -762,7 +797,7 @@ pub(crate) fn compress(
         *repeat = HufRepeat::None;
     }
     if flags.prefer_repeat && *repeat != HufRepeat::None {
-        return compress_with_table(out, start, src, four_streams, table);
+        return compress_with_table(out, start, src, four_streams, table, &mut ws.stream);
     }
 
     let huff_log = optimal_table_log(ws, LIT_HUF_LOG, src.len(), max_symbol, flags.optimal_depth);
@@ -783,7 +818,14 @@ pub(crate) fn compress(
                 if old_size <= h_size + new_size || h_size + 12 >= src.len() {
                     out.truncate(start);
                     ws.scratch_ctable = new_table;
-                    return compress_with_table(out, start, src, four_streams, table);
+                    return compress_with_table(
+                        out,
+                        start,
+                        src,
+                        four_streams,
+                        table,
+                        &mut ws.stream,
+                    );
                 }
             }
             if h_size + 12 >= src.len() {
@@ -793,7 +835,7 @@ pub(crate) fn compress(
             }
             *repeat = HufRepeat::None;
             std::mem::swap(table, &mut new_table);
-            compress_with_table(out, start, src, four_streams, table)
+            compress_with_table(out, start, src, four_streams, table, &mut ws.stream)
         }
     };
     ws.scratch_ctable = new_table;

@@ -1,8 +1,9 @@
 //! The sequences section of a compressed block (`zstd_compress_sequences.c` and
 //! `ZSTD_buildSequencesStatistics`): per-stream mode choice, tables and the bitstream.
 
-use super::bits::{BitWriter, reserve};
+use super::bits::BitWriter;
 use super::fse::{self, FseCTable};
+use super::huf::StreamScratch;
 use super::params::Strategy;
 use super::seq_store::SeqStore;
 use crate::zstd::common::seq_codes::{
@@ -500,6 +501,7 @@ pub(crate) fn compress_sequences(
     prev: &FseState,
     next: &mut FseState,
     strategy: Strategy,
+    scratch: &mut StreamScratch,
 ) -> Option<()> {
     let nb_seq = seqs.sequences.len();
     if nb_seq < 128 {
@@ -529,7 +531,7 @@ pub(crate) fn compress_sequences(
     out[seq_head] = ((stats.ll as u8) << 6) + ((stats.of as u8) << 4) + ((stats.ml as u8) << 2);
     let last_count_size = stats.last_count_size;
 
-    let bitstream_size = encode_sequences(out, seqs, &next.ll, &next.of, &next.ml);
+    let bitstream_size = encode_sequences(out, seqs, &next.ll, &next.of, &next.ml, scratch);
     if last_count_size != 0 && last_count_size + bitstream_size < 4 {
         return None;
     }
@@ -543,6 +545,7 @@ fn encode_sequences(
     ll: &FseCTable,
     of: &FseCTable,
     ml: &FseCTable,
+    scratch: &mut StreamScratch,
 ) -> usize {
     let n = seqs.sequences.len();
     let (ll_codes, of_codes, ml_codes) = (
@@ -552,17 +555,17 @@ fn encode_sequences(
     );
     // Compiled for the CPU's three-operand shifts where it has them (the writer's shifts
     // are by variable amounts).
-    let start = reserve(out, n * 12 + 16);
-    let buf = &mut out[start..];
+    // Written in the scratch room (worst case: 12 bytes a sequence), then copied out.
+    let buf = scratch.room(n * 12 + 16);
     let len = crate::zstd::dispatch::Isa::detect().run(
         #[inline(always)]
         || {
-            let mut bw = BitWriter::new(buf);
+            let mut bw = BitWriter::new(&mut *buf);
             write_sequences(&mut bw, seqs, ll_codes, of_codes, ml_codes, [ll, of, ml]);
             bw.close()
         },
     );
-    out.truncate(start + len);
+    out.extend_from_slice(&buf[..len]);
     len
 }
 
