@@ -97,7 +97,10 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
         if ip1 > ilimit {
             break 'outer;
         }
-        let mut hl0 = hl(ip);
+        // The 8 bytes at ip, read once for both tables' hashes and both candidates' tests
+        // (and carried over from ip1's when the search moves on).
+        let mut word = read64(src, ip);
+        let mut hl0 = hash_word::<LONG_MLS>(word, h_bits_l);
         let mut idxl0 = hash_long[hl0];
         let mut curr;
         let mut hl1;
@@ -105,8 +108,6 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
         // (match start, match source, offset or None for a repcode, length)
         let found: (usize, usize, Option<u32>, usize);
         loop {
-            // The 8 bytes at ip: both tables' hashes and both candidates' tests.
-            let word = read64(src, ip);
             let hs0 = hash_word::<MLS>(word, h_bits_s);
             let idxs0 = hash_small[hs0];
             curr = ip;
@@ -120,7 +121,8 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                 break;
             }
 
-            hl1 = hl(ip1);
+            let word1 = read64(src, ip1);
+            hl1 = hash_word::<LONG_MLS>(word1, h_bits_l);
             if candidate_matches8(src, word, idxl0, prefix_lowest_index, prefix_lowest) {
                 let m = (idxl0 - WINDOW_START_INDEX) as usize;
                 let mut len = count(src, ip + 8, m + 8, iend) + 8;
@@ -144,7 +146,7 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                 let (mut p, mut mm) = (ip, ms);
                 // Strict `>` for the ip+1 long candidate (deliberate, as in libzstd).
                 let (low1, low1_pos) = (prefix_lowest_index + 1, prefix_lowest + 1);
-                if candidate_matches8(src, read64(src, ip1), idxl1, low1, low1_pos) {
+                if candidate_matches8(src, word1, idxl1, low1, low1_pos) {
                     let ml1 = (idxl1 - WINDOW_START_INDEX) as usize;
                     let l1len = count(src, ip1 + 8, ml1 + 8, iend) + 8;
                     if l1len > len {
@@ -169,6 +171,7 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
             }
             ip = ip1;
             ip1 += step;
+            word = word1;
             hl0 = hl1;
             idxl0 = idxl1;
             if ip1 > ilimit {
