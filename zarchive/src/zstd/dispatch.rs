@@ -114,6 +114,60 @@ impl ByteEq {
     }
 }
 
+/// Cache prefetch hints: `prefetcht0` through `fearless_simd`'s kernel macro on the
+/// baseline SSE2 token (the target-feature call, the expansion's only `unsafe`, is the
+/// macro's, with the same safety argument as [`Isa::run`]; this crate writes none), a no-op
+/// where there is none (other targets, or the `dispatch` feature off). A hint never faults
+/// and never changes a result: the address is only computed, never dereferenced.
+///
+/// Mirrors libzstd's `PREFETCH_L1`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prefetch {
+    #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+    sse2: Option<fearless_simd::Sse2>,
+}
+
+#[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+fearless_simd::kernel!(
+    #[inline]
+    fn prefetch_t0(token: Sse2, p: *const i8) {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
+    }
+);
+
+impl Prefetch {
+    /// What this CPU has (a cached lookup).
+    pub(crate) fn detect() -> Self {
+        Prefetch {
+            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+            sse2: fearless_simd::Level::new().as_sse2(),
+        }
+    }
+
+    /// Whether hints are emitted (else [`Prefetch::l1`] does nothing).
+    #[inline(always)]
+    pub(crate) fn available(self) -> bool {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+        {
+            self.sse2.is_some()
+        }
+        #[cfg(not(all(feature = "dispatch", target_arch = "x86_64")))]
+        {
+            false
+        }
+    }
+
+    /// Hint that `slice[index]` (any index: past the end is harmless) is read soon.
+    #[inline(always)]
+    pub(crate) fn l1<T>(self, slice: &[T], index: usize) {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+        if let Some(sse2) = self.sse2 {
+            prefetch_t0(sse2, slice.as_ptr().wrapping_add(index).cast());
+        }
+        let _ = (slice, index);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Isa;

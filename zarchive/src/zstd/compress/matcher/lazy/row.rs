@@ -16,7 +16,7 @@ use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
 };
-use crate::zstd::dispatch::ByteEq;
+use crate::zstd::dispatch::{ByteEq, Prefetch};
 
 /// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
 pub(crate) const ROW_HASH_CACHE_SIZE: usize = 8;
@@ -115,6 +115,7 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     touched: bool,
     dms: Option<DictRows<'t>>,
     eq: ByteEq,
+    prefetch: Prefetch,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
@@ -143,6 +144,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             touched: false,
             dms: None,
             eq: ByteEq::detect(),
+            prefetch: Prefetch::detect(),
         }
     }
 
@@ -171,9 +173,8 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     }
 
     /// Mirrors ZSTD_row_nextCachedHash: the cached hash of `p`, replaced in the cache by
-    /// the hash of `p + ROW_HASH_CACHE_SIZE`, whose rows are touched now (see
-    /// [`RowFinder::touch`]; 7 % of the instructions at level 6, but the rows of large
-    /// tables arrive in time: L6 text200k 0.78 -> 0.84 when it was added).
+    /// the hash of `p + ROW_HASH_CACHE_SIZE`, whose rows are prefetched now (see
+    /// [`RowFinder::touch`]).
     #[inline(always)]
     fn next_cached_hash(&mut self, src: &[u8], p: usize) -> u32 {
         let new_hash = self.row_hash(src, p + ROW_HASH_CACHE_SIZE);
@@ -181,13 +182,28 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
         std::mem::replace(&mut self.cache[p % ROW_HASH_CACHE_SIZE], new_hash)
     }
 
-    /// Loads the tag row and the hash row `hash` selects, `ROW_HASH_CACHE_SIZE` positions
-    /// before they are used (libzstd prefetches them, `ZSTD_row_prefetch`; safe Rust has no
-    /// prefetch, so these are loads feeding a branch that is never taken: a head byte is
-    /// below 64 and slot 0 of a hash row is never written). No effect on the output.
+    /// Prefetches the tag row and the hash row `hash` selects, `ROW_HASH_CACHE_SIZE`
+    /// positions before they are used (ZSTD_row_prefetch: one cache line of each, two of a
+    /// 32- or 64-entry hash row and of a 64-entry tag row). Without prefetch hints (see
+    /// [`Prefetch`]) the two rows are loaded instead, feeding a branch that is never taken (a
+    /// head byte is below 64 and slot 0 of a hash row is never written): 7 % of the
+    /// instructions at level 6, but the rows of large tables arrive in time (L6 text200k
+    /// 0.78 -> 0.84 when the loads were added). No effect on the output.
     #[inline(always)]
     fn touch(&mut self, hash: u32) {
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
+        if self.prefetch.available() {
+            let (rows, tags) = (self.rows.as_flattened(), self.tag_rows.as_flattened());
+            self.prefetch.l1(tags, r * ROW);
+            self.prefetch.l1(rows, r * ROW);
+            if ROW >= 32 {
+                self.prefetch.l1(rows, r * ROW + 16);
+            }
+            if ROW == 64 {
+                self.prefetch.l1(tags, r * ROW + 32);
+            }
+            return;
+        }
         if let (Some(t), Some(row)) = (self.tag_rows.get(r), self.rows.get(r))
             && (t[0] == u8::MAX) | (row[0] == u32::MAX)
         {
