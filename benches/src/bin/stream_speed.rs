@@ -25,8 +25,9 @@ fn main() {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 600);
-    // `--prof ours|native LEVEL ITERS [long]`: only compress text1m in 64 KiB calls (with
-    // `long`: 16 MiB of far repeats with `--long`), for callgrind.
+    // `--prof ours|native LEVEL ITERS [long|hetero]`: only compress text1m in 64 KiB calls
+    // (with `long`: 16 MiB of far repeats with `--long`; with `hetero`: hetero1m), for
+    // callgrind.
     if let Some(i) = args.iter().position(|a| a == "--prof") {
         let side = args[i + 1].as_str();
         let level: i32 = args[i + 2].parse().expect("level");
@@ -34,6 +35,9 @@ fn main() {
         let long = args.get(i + 4).is_some_and(|a| a == "long");
         let src = if long {
             zarkit_corpus::long_range(16 << 20, 14)
+        } else if args.get(i + 4).is_some_and(|a| a == "hetero") {
+            let hetero = generate(Shape::Hetero, 1 << 16, 12);
+            hetero.iter().copied().cycle().take(1 << 20).collect()
         } else {
             generate(Shape::Text, 1 << 20, 11)
         };
