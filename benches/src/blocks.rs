@@ -91,19 +91,33 @@ pub fn set(name: &str) -> Vec<Vec<u8>> {
 /// [`Decoder`] against a reused native context (`ZSTD_decompressDCtx`), both into one
 /// 64 KiB buffer, as a ZAR reader does.
 pub fn decode_blocks_row(name: &str, level: i32) -> Row {
+    let mut dec = Decoder::new();
+    decode_blocks_row_with(name, level, move |frame, out| {
+        out.resize(BLOCK, 0);
+        dec.decompress_exact(frame, out)
+            .expect("our decoder decodes oracle frames");
+    })
+}
+
+/// [`decode_blocks_row`] with `decode` in our place: it leaves a frame's block in `out` (a
+/// buffer kept from call to call). Its output is checked against the blocks first.
+pub fn decode_blocks_row_with(
+    name: &str,
+    level: i32,
+    mut decode: impl FnMut(&[u8], &mut Vec<u8>) + 'static,
+) -> Row {
     let blocks = set(name);
     assert!(!blocks.is_empty(), "block set {name} is empty");
     let frames: Vec<Vec<u8>> = blocks.iter().map(|b| oracle::compress(b, level)).collect();
     let frames2 = frames.clone();
-    let mut dec = Decoder::new();
     let mut native = NativeDecoder::new();
-    let mut buf = vec![0u8; BLOCK];
+    let mut out = Vec::with_capacity(BLOCK);
     let mut buf2 = vec![0u8; BLOCK];
     for (f, b) in frames.iter().zip(&blocks) {
-        dec.decompress_exact(f, &mut buf).expect("ours decodes");
+        decode(f, &mut out);
         assert!(
-            &buf == b,
-            "{name} L{level}: our decode gives the block back"
+            &out == b,
+            "{name} L{level}: the decode gives the block back"
         );
     }
     Row {
@@ -111,8 +125,7 @@ pub fn decode_blocks_row(name: &str, level: i32) -> Row {
         bytes: (blocks.len() * BLOCK) as u64,
         ours: Box::new(move || {
             for f in &frames {
-                dec.decompress_exact(black_box(f), &mut buf)
-                    .expect("our decoder decodes oracle frames");
+                decode(black_box(f), &mut out);
             }
         }),
         native: Box::new(move || {
@@ -131,18 +144,30 @@ pub fn decode_blocks_row(name: &str, level: i32) -> Row {
 /// [`Compressor`] against a reused native context (`ZSTD_compressCCtx`), one frame per
 /// block; the frames are checked equal first.
 pub fn compress_blocks_row(name: &str, level: i32) -> Row {
+    let mut ours = Compressor::new(level).expect("a level the encoder implements");
+    compress_blocks_row_with(name, level, move |block, out| {
+        ours.compress_into(block, out).expect("ours compresses");
+    })
+}
+
+/// [`compress_blocks_row`] with `compress` in our place: it appends a block's frame to
+/// `out` (cleared before each call). Its frames are checked equal to native's first.
+pub fn compress_blocks_row_with(
+    name: &str,
+    level: i32,
+    mut compress: impl FnMut(&[u8], &mut Vec<u8>) + 'static,
+) -> Row {
     let blocks = set(name);
     assert!(!blocks.is_empty(), "block set {name} is empty");
     let blocks2 = blocks.clone();
-    let mut ours = Compressor::new(level).expect("a level the encoder implements");
     let mut native = oracle::NativeCompressor::new(None, level);
     let (mut out, mut out2) = (Vec::with_capacity(2 * BLOCK), Vec::with_capacity(2 * BLOCK));
     for b in &blocks {
         out.clear();
         out2.clear();
-        ours.compress_into(b, &mut out).expect("ours compresses");
+        compress(b, &mut out);
         native.compress(b, &mut out2);
-        assert!(out == out2, "{name} L{level}: our frame equals libzstd's");
+        assert!(out == out2, "{name} L{level}: the frame equals libzstd's");
     }
     Row {
         name: format!("compress/L{level}/{name}-blocks"),
@@ -150,8 +175,7 @@ pub fn compress_blocks_row(name: &str, level: i32) -> Row {
         ours: Box::new(move || {
             for b in &blocks {
                 out.clear();
-                ours.compress_into(black_box(b), &mut out)
-                    .expect("ours compresses");
+                compress(black_box(b), &mut out);
             }
         }),
         native: Box::new(move || {
