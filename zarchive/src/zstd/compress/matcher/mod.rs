@@ -807,3 +807,72 @@ impl BlockReps {
         rep[1] = if offset_2 != 0 { offset_2 } else { self.saved2 };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zstd::compress::window::WINDOW_START_INDEX;
+
+    /// Bytes with repeats at many distances, so that equal words occur.
+    fn sample(n: usize) -> Vec<u8> {
+        (0..n).map(|i| (i % 7 + (i / 97) % 3) as u8).collect()
+    }
+
+    #[test]
+    fn candidate_tests_equal_the_branchy_window_test() {
+        let src = sample(4096);
+        for (low_pos, ip) in [(0usize, 200usize), (100, 300), (1000, 4000), (0, 4088)] {
+            let low = index_of(low_pos);
+            // The words at ip, and the source's last words: a stale candidate's read is
+            // clamped there, so only the clamp's own test keeps it from matching those.
+            let words = [
+                (
+                    read32(&src, ip.min(src.len() - 4)),
+                    read64(&src, ip.min(src.len() - 8)),
+                ),
+                (read32(&src, src.len() - 4), read64(&src, src.len() - 8)),
+            ];
+            // Valid candidates below ip, stale ones below the window, and the wrap-around.
+            let idxs = (0..low + 64).chain(index_of(ip.saturating_sub(64))..index_of(ip));
+            for (idx, (w4, w8)) in idxs
+                .chain([0, 1, u32::MAX, u32::MAX - 3])
+                .flat_map(|idx| words.map(|w| (idx, w)))
+            {
+                let valid = idx >= low && idx >= WINDOW_START_INDEX;
+                let pos = idx.wrapping_sub(WINDOW_START_INDEX) as usize;
+                let want4 = valid && pos + 4 <= src.len() && read32(&src, pos) == w4;
+                let want8 = valid && pos + 8 <= src.len() && read64(&src, pos) == w8;
+                assert_eq!(
+                    candidate_matches4(&src, w4, idx, low, low_pos),
+                    want4,
+                    "4 bytes, idx {idx}, low {low}"
+                );
+                assert_eq!(
+                    candidate_matches8(&src, w8, idx, low, low_pos),
+                    want8,
+                    "8 bytes, idx {idx}, low {low}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn count_ordered_equals_count_and_the_next_bytes_order() {
+        let src = sample(2048);
+        for a in (64..2048usize).step_by(37) {
+            for back in [1, 7, 8, 9, 97, 194, 291, 500] {
+                let Some(b) = a.checked_sub(back) else {
+                    continue;
+                };
+                for limit in [a, a + 3, a + 8, a + 100, 2048] {
+                    let limit = limit.min(2048).max(a);
+                    let (len, smaller) = count_ordered(&src, a, b, limit);
+                    assert_eq!(len, count(&src, a, b, limit), "a {a} b {b} limit {limit}");
+                    if a + len < limit {
+                        assert_eq!(smaller, src[b + len] < src[a + len], "a {a} b {b}");
+                    }
+                }
+            }
+        }
+    }
+}
