@@ -64,39 +64,67 @@ impl Isa {
     }
 }
 
-/// Byte-equality masks over groups of 16 bytes: SSE2's compare and move-mask (the x86-64
-/// baseline, through `fearless_simd`'s safe vector types), or `None` where there is no such
-/// unit (other targets, or the `dispatch` feature off), for the caller's portable form.
+/// The x86-64 baseline's vector unit, SSE2, through `fearless_simd`'s safe types: byte
+/// equality masks over groups of 16 bytes (`pcmpeqb` + `pmovmskb`) and cache prefetch hints
+/// (`prefetcht0`). Where there is none (other targets, or the `dispatch` feature off) the
+/// masks are `None`, for the caller's portable form, and the hints do nothing.
 ///
-/// Mirrors the SSE2 branch of ZSTD_row_getMatchMask (`_mm_cmpeq_epi8` + `_mm_movemask_epi8`).
+/// The prefetch goes through `fearless_simd`'s `kernel!` macro: its expansion holds the
+/// target-feature call, the only `unsafe`, with the same safety argument as [`Isa::run`]
+/// (this crate writes none). A hint never faults and never changes a result: the address
+/// is only computed, never dereferenced.
+///
+/// Mirrors the SSE2 branch of ZSTD_row_getMatchMask and libzstd's `PREFETCH_L1`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct ByteEq {
+pub(crate) struct Sse2Unit {
     #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
     sse2: Option<fearless_simd::Sse2>,
 }
 
-impl ByteEq {
+#[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+fearless_simd::kernel!(
+    #[inline]
+    fn prefetch_t0(token: Sse2, p: *const i8) {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
+    }
+);
+
+impl Sse2Unit {
     /// What this CPU has (a cached lookup).
     pub(crate) fn detect() -> Self {
-        ByteEq {
+        Sse2Unit {
             #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
             sse2: fearless_simd::Level::new().as_sse2(),
         }
     }
 
-    /// The portable form only (tests compare both).
+    /// The portable forms only (tests compare both).
     #[cfg(test)]
     pub(crate) fn portable() -> Self {
-        ByteEq {
+        Sse2Unit {
             #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
             sse2: None,
         }
     }
 
-    /// Bit `i` of the result is set iff `bytes[i] == b`, for the `N` bytes (a multiple of
-    /// 16, at most 64); `None` without the vector unit.
+    /// Whether the unit is there (else [`Sse2Unit::eq_mask`] is `None` and
+    /// [`Sse2Unit::prefetch`] does nothing).
     #[inline(always)]
-    pub(crate) fn mask<const N: usize>(self, bytes: &[u8; N], b: u8) -> Option<u64> {
+    pub(crate) fn available(self) -> bool {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+        {
+            self.sse2.is_some()
+        }
+        #[cfg(not(all(feature = "dispatch", target_arch = "x86_64")))]
+        {
+            false
+        }
+    }
+
+    /// Bit `i` of the result is set iff `bytes[i] == b`, for the `N` bytes (a multiple of
+    /// 16, at most 64); `None` without the unit.
+    #[inline(always)]
+    pub(crate) fn eq_mask<const N: usize>(self, bytes: &[u8; N], b: u8) -> Option<u64> {
         #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
         if let Some(sse2) = self.sse2 {
             use fearless_simd::prelude::*;
@@ -112,54 +140,10 @@ impl ByteEq {
         let _ = (bytes, b);
         None
     }
-}
-
-/// Cache prefetch hints: `prefetcht0` through `fearless_simd`'s kernel macro on the
-/// baseline SSE2 token (the target-feature call, the expansion's only `unsafe`, is the
-/// macro's, with the same safety argument as [`Isa::run`]; this crate writes none), a no-op
-/// where there is none (other targets, or the `dispatch` feature off). A hint never faults
-/// and never changes a result: the address is only computed, never dereferenced.
-///
-/// Mirrors libzstd's `PREFETCH_L1`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Prefetch {
-    #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-    sse2: Option<fearless_simd::Sse2>,
-}
-
-#[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-fearless_simd::kernel!(
-    #[inline]
-    fn prefetch_t0(token: Sse2, p: *const i8) {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
-    }
-);
-
-impl Prefetch {
-    /// What this CPU has (a cached lookup).
-    pub(crate) fn detect() -> Self {
-        Prefetch {
-            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-            sse2: fearless_simd::Level::new().as_sse2(),
-        }
-    }
-
-    /// Whether hints are emitted (else [`Prefetch::l1`] does nothing).
-    #[inline(always)]
-    pub(crate) fn available(self) -> bool {
-        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-        {
-            self.sse2.is_some()
-        }
-        #[cfg(not(all(feature = "dispatch", target_arch = "x86_64")))]
-        {
-            false
-        }
-    }
 
     /// Hint that `slice[index]` (any index: past the end is harmless) is read soon.
     #[inline(always)]
-    pub(crate) fn l1<T>(self, slice: &[T], index: usize) {
+    pub(crate) fn prefetch<T>(self, slice: &[T], index: usize) {
         #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
         if let Some(sse2) = self.sse2 {
             prefetch_t0(sse2, slice.as_ptr().wrapping_add(index).cast());

@@ -16,7 +16,7 @@ use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
 };
-use crate::zstd::dispatch::{ByteEq, Prefetch};
+use crate::zstd::dispatch::Sse2Unit;
 
 /// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
 pub(crate) const ROW_HASH_CACHE_SIZE: usize = 8;
@@ -46,11 +46,11 @@ pub(crate) fn row_log(cp: &CParams) -> u32 {
 }
 
 /// Bit `i` of the result is set iff `tags[i] == tag` (`ZSTD_row_getMatchMask` before its
-/// rotation): SSE2 compares where there are (see [`ByteEq`]), else the SWAR variant, eight
+/// rotation): SSE2 compares where there are (see [`Sse2Unit`]), else the SWAR variant, eight
 /// tags per `u64`.
 #[inline(always)]
-fn match_mask<const ROW: usize>(eq: ByteEq, tags: &[u8; ROW], tag: u8) -> u64 {
-    if let Some(mask) = eq.mask(tags, tag) {
+fn match_mask<const ROW: usize>(sse2: Sse2Unit, tags: &[u8; ROW], tag: u8) -> u64 {
+    if let Some(mask) = sse2.eq_mask(tags, tag) {
         return mask;
     }
     let splat = u64::from_ne_bytes([tag; 8]);
@@ -114,8 +114,7 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     limits: BlockLimits,
     touched: bool,
     dms: Option<DictRows<'t>>,
-    eq: ByteEq,
-    prefetch: Prefetch,
+    sse2: Sse2Unit,
 }
 
 impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
@@ -143,8 +142,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             limits: window.block_limits(block_end),
             touched: false,
             dms: None,
-            eq: ByteEq::detect(),
-            prefetch: Prefetch::detect(),
+            sse2: Sse2Unit::detect(),
         }
     }
 
@@ -185,22 +183,22 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     /// Prefetches the tag row and the hash row `hash` selects, `ROW_HASH_CACHE_SIZE`
     /// positions before they are used (ZSTD_row_prefetch: one cache line of each, two of a
     /// 32- or 64-entry hash row and of a 64-entry tag row). Without prefetch hints (see
-    /// [`Prefetch`]) the two rows are loaded instead, feeding a branch that is never taken (a
+    /// [`Sse2Unit`]) the two rows are loaded instead, feeding a branch that is never taken (a
     /// head byte is below 64 and slot 0 of a hash row is never written): 7 % of the
     /// instructions at level 6, but the rows of large tables arrive in time (L6 text200k
     /// 0.78 -> 0.84 when the loads were added). No effect on the output.
     #[inline(always)]
     fn touch(&mut self, hash: u32) {
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
-        if self.prefetch.available() {
+        if self.sse2.available() {
             let (rows, tags) = (self.rows.as_flattened(), self.tag_rows.as_flattened());
-            self.prefetch.l1(tags, r * ROW);
-            self.prefetch.l1(rows, r * ROW);
+            self.sse2.prefetch(tags, r * ROW);
+            self.sse2.prefetch(rows, r * ROW);
             if ROW >= 32 {
-                self.prefetch.l1(rows, r * ROW + 16);
+                self.sse2.prefetch(rows, r * ROW + 16);
             }
             if ROW == 64 {
-                self.prefetch.l1(tags, r * ROW + 32);
+                self.sse2.prefetch(tags, r * ROW + 32);
             }
             return;
         }
@@ -283,7 +281,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         let tag_row = &mut self.tag_rows[r];
         let row = &mut self.rows[r];
         let head = tag_row[0] as usize & (ROW - 1);
-        let mut matches = rotate_row_mask::<ROW>(match_mask(self.eq, tag_row, tag), head);
+        let mut matches = rotate_row_mask::<ROW>(match_mask(self.sse2, tag_row, tag), head);
         // Byte 0 is the head, not an entry: libzstd skips it inside the loop (without
         // spending an attempt), which is the same as dropping its bit up front.
         matches &= !(1 << ((ROW - head) & (ROW - 1)));
@@ -339,7 +337,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
             };
             let head = tag_row[0] as usize & (ROW - 1);
             let mut matches =
-                rotate_row_mask::<ROW>(match_mask(self.eq, tag_row, hash as u8), head);
+                rotate_row_mask::<ROW>(match_mask(self.sse2, tag_row, hash as u8), head);
             matches &= !(1 << ((ROW - head) & (ROW - 1)));
             let mut candidates = [0u32; ROW];
             let mut k = 0;
@@ -404,7 +402,7 @@ mod tests {
                 .fold(0u64, |m, (i, &t)| m | (((t == tag) as u64) << i));
             let r16: [u8; 16] = row[..16].try_into().unwrap();
             let r32: [u8; 32] = row[..32].try_into().unwrap();
-            for eq in [ByteEq::detect(), ByteEq::portable()] {
+            for eq in [Sse2Unit::detect(), Sse2Unit::portable()] {
                 assert_eq!(match_mask::<64>(eq, &row, tag), expected, "tag {tag}");
                 let low32 = expected & 0xFFFF_FFFF;
                 assert_eq!(match_mask::<32>(eq, &r32, tag), low32, "tag {tag}");
@@ -420,7 +418,7 @@ mod tests {
                     row[i + 8] = 0xEE;
                 }
             }
-            for eq in [ByteEq::detect(), ByteEq::portable()] {
+            for eq in [Sse2Unit::detect(), Sse2Unit::portable()] {
                 assert_eq!(match_mask::<16>(eq, &row, 0xEE), (pattern as u64) << 8);
             }
         }
