@@ -17,7 +17,7 @@ pub(crate) struct BitWriter<'a> {
 /// Appends to `out` the bitstream `write` produces, of at most `max_bytes` bytes, closed
 /// with its end mark; returns its length. The writer works on a slice reserved in advance,
 /// so its flushes are plain stores. (The hot streams, Huffman and sequences, are written
-/// into a kept scratch instead (`huf::StreamScratch`), with no zero-fill per stream.)
+/// into a kept [`StreamScratch`] instead, with no zero-fill per stream.)
 ///
 /// Mirrors BIT_initCStream .. BIT_closeCStream.
 #[inline(always)]
@@ -41,6 +41,21 @@ fn reserve(out: &mut Vec<u8>, max_bytes: usize) -> usize {
     let start = out.len();
     out.resize(start + max_bytes + 8, 0);
     start
+}
+
+/// Room for bitstreams, zeroed once and kept across streams and frames (the bytes past a
+/// stream's end are never read, and every store overwrites whole words).
+#[derive(Default)]
+pub(crate) struct StreamScratch(Vec<u8>);
+
+impl StreamScratch {
+    /// At least `n` bytes of room, grown (and zeroed) only past the largest asked for.
+    pub(crate) fn room(&mut self, n: usize) -> &mut [u8] {
+        if self.0.len() < n {
+            self.0.resize(n, 0);
+        }
+        &mut self.0[..n]
+    }
 }
 
 impl<'a> BitWriter<'a> {

@@ -1,7 +1,7 @@
 //! Huffman literal coding (`huf_compress.c`): libzstd's exact symbol sort, tree, depth
 //! limiting, canonical codes, the table header and the 1- and 4-stream encoders.
 
-use super::bits::highbit32;
+use super::bits::{StreamScratch, highbit32};
 use super::fse::{self, FseCTable};
 use super::hist;
 
@@ -575,21 +575,6 @@ fn compress_1x_body(elts: &[u64; 256], buf: &mut [u8], src: &[u8]) -> usize {
     bits += 1;
     flush(acc, &mut bits, &mut pos);
     pos + (bits > 0) as usize
-}
-
-/// Room for bitstreams, zeroed once and kept across streams and frames (the bytes past a
-/// stream's end are never read, and every store overwrites whole words).
-#[derive(Default)]
-pub(crate) struct StreamScratch(Vec<u8>);
-
-impl StreamScratch {
-    /// At least `n` bytes of room, grown (and zeroed) only past the largest asked for.
-    pub(crate) fn room(&mut self, n: usize) -> &mut [u8] {
-        if self.0.len() < n {
-            self.0.resize(n, 0);
-        }
-        &mut self.0[..n]
-    }
 }
 
 /// Mirrors HUF_compressWeights: FSE-compresses the weight list. Returns the size written,

@@ -1,9 +1,8 @@
 //! The sequences section of a compressed block (`zstd_compress_sequences.c` and
 //! `ZSTD_buildSequencesStatistics`): per-stream mode choice, tables and the bitstream.
 
-use super::bits::BitWriter;
+use super::bits::{BitWriter, StreamScratch};
 use super::fse::{self, FseCTable};
-use super::huf::StreamScratch;
 use super::params::Strategy;
 use super::seq_store::SeqStore;
 use crate::zstd::common::seq_codes::{

@@ -113,10 +113,9 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
         let Some(mut w2) = probe(src, ip2) else {
             break 'start;
         };
-        let Some(w0) = probe(src, ip0) else {
+        let Some(mut w0) = probe(src, ip0) else {
             break 'start;
         };
-        let mut w0 = w0;
         let mut hash0 = hash_at(w0[0]);
         let mut hash1 = hash_at(w0[1]);
         let mut match_idx = hash_table[hash0];
