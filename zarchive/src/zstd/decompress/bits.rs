@@ -237,24 +237,44 @@ impl<'a> SentinelBits<'a> {
         self.bits = (read_le64(self.src, self.ip) | 1) << (consumed & 7);
     }
 
-    /// Back to an ordinary reader at the same position.
-    pub(crate) fn to_reader(self) -> BitReader<'a> {
-        BitReader {
-            src: self.src,
-            pos: self.ip,
-            container: read_le64(self.src, self.ip),
-            consumed: self.bits.trailing_zeros(),
+    /// Back to an ordinary reader of `stream`, which is `section[start..]` of the section
+    /// this reader reads (see [`BitReader::to_sentinel_in`]), at the same position. A
+    /// reader that has moved below the stream's start (its reloads read the bytes of the
+    /// stream before) comes back at the stream's first word, the bits it has read there
+    /// counted as consumed: past 64 when it consumed bits that are not the stream's, which
+    /// [`BitReader::finished`] and [`BitReader::reload`] then report.
+    pub(crate) fn to_reader_of(self, stream: &'a [u8], start: usize) -> BitReader<'a> {
+        let consumed = self.bits.trailing_zeros();
+        match self.ip.checked_sub(start) {
+            Some(pos) => BitReader {
+                src: stream,
+                pos,
+                container: read_le64(stream, pos),
+                consumed,
+            },
+            None => BitReader {
+                src: stream,
+                pos: 0,
+                container: read_le64(stream, 0),
+                consumed: consumed.saturating_add(8 * (start - self.ip).min(1 << 24) as u32),
+            },
         }
     }
 }
 
 impl<'a> BitReader<'a> {
-    /// The same position as a sentinel reader (meaningful when `pos >= 8`).
-    pub(crate) fn to_sentinel(self) -> SentinelBits<'a> {
+    /// The same position as a sentinel reader over `section`, of which this reader's
+    /// stream is `section[start..]` (meaningful when `pos >= 8`). Its reloads may go on
+    /// below the stream's start, into the bytes before it: a valid stream never consumes
+    /// those bits, and [`SentinelBits::to_reader_of`] tells whether it did.
+    ///
+    /// Mirrors HUF_DecompressFastArgs_init (the fast loops' streams read within the whole
+    /// section, bounded by the first stream's start alone).
+    pub(crate) fn to_sentinel_in(self, section: &'a [u8], start: usize) -> SentinelBits<'a> {
         let consumed = self.consumed.min(63);
         SentinelBits {
-            src: self.src,
-            ip: self.pos,
+            src: section,
+            ip: start + self.pos,
             bits: (self.container | 1) << consumed,
         }
     }

@@ -320,7 +320,7 @@ impl HufTable {
         } else {
             decode_4_streams::<HUF_TABLELOG_MAX, 4>(&self.cells, &mut rs, out);
         }
-        if rs.iter().all(|r| r.finished()) {
+        if rs.finished() {
             Ok(())
         } else {
             Err(StreamError::NotConsumed)
@@ -348,11 +348,45 @@ impl HufTable {
         } else {
             decode_4_streams_pairs::<HUF_TABLELOG_MAX, 4>(self, &mut rs, lit, n);
         }
-        if rs.iter().all(|r| r.finished()) {
+        if rs.finished() {
             Ok(())
         } else {
             Err(StreamError::NotConsumed)
         }
+    }
+}
+
+/// The four streams of a 4-stream section, each with a reader of its own bytes, and where
+/// each starts within the streams' part of the section (`body`).
+struct Streams<'a> {
+    readers: [BitReader<'a>; 4],
+    slices: [&'a [u8]; 4],
+    starts: [usize; 4],
+    body: &'a [u8],
+}
+
+impl<'a> Streams<'a> {
+    /// Whether the fast loops may take the streams: each has a whole word before its
+    /// container, so its sentinel form is exact.
+    fn fast(&self) -> bool {
+        self.readers.iter().all(|r| r.has_words(1))
+    }
+
+    /// The streams as sentinel readers over the whole body, for the fast loops.
+    fn sentinels(&self) -> [SentinelBits<'a>; 4] {
+        std::array::from_fn(|k| self.readers[k].to_sentinel_in(self.body, self.starts[k]))
+    }
+
+    /// Take back the sentinel readers of the fast loops.
+    fn resume(&mut self, st: [SentinelBits<'a>; 4]) {
+        for (k, s) in st.into_iter().enumerate() {
+            self.readers[k] = s.to_reader_of(self.slices[k], self.starts[k]);
+        }
+    }
+
+    /// Whether every stream ended exactly where its bits do.
+    fn finished(&self) -> bool {
+        self.readers.iter().all(|r| r.finished())
     }
 }
 
@@ -361,31 +395,34 @@ impl HufTable {
 ///
 /// Mirrors HUF_DecompressFastArgs_init's and the 4X bodies' stream split.
 #[inline(always)]
-fn split_streams(src: &[u8]) -> Result<[BitReader<'_>; 4], StreamError> {
-    {
-        if src.len() < 10 {
-            return Err(StreamError::Malformed("4-stream Huffman section too short"));
-        }
-        let l1 = u16::from_le_bytes([src[0], src[1]]) as usize;
-        let l2 = u16::from_le_bytes([src[2], src[3]]) as usize;
-        let l3 = u16::from_le_bytes([src[4], src[5]]) as usize;
-        let body = &src[6..];
-        if l1 + l2 + l3 > body.len() {
-            return Err(StreamError::Malformed(
-                "Huffman jump table points past the section",
-            ));
-        }
-        let (s1, rest) = body.split_at(l1);
-        let (s2, rest) = rest.split_at(l2);
-        let (s3, s4) = rest.split_at(l3);
-        let no_mark = StreamError::Malformed("Huffman stream has no end mark");
-        Ok([
+fn split_streams(src: &[u8]) -> Result<Streams<'_>, StreamError> {
+    if src.len() < 10 {
+        return Err(StreamError::Malformed("4-stream Huffman section too short"));
+    }
+    let l1 = u16::from_le_bytes([src[0], src[1]]) as usize;
+    let l2 = u16::from_le_bytes([src[2], src[3]]) as usize;
+    let l3 = u16::from_le_bytes([src[4], src[5]]) as usize;
+    let body = &src[6..];
+    if l1 + l2 + l3 > body.len() {
+        return Err(StreamError::Malformed(
+            "Huffman jump table points past the section",
+        ));
+    }
+    let (s1, rest) = body.split_at(l1);
+    let (s2, rest) = rest.split_at(l2);
+    let (s3, s4) = rest.split_at(l3);
+    let no_mark = StreamError::Malformed("Huffman stream has no end mark");
+    Ok(Streams {
+        readers: [
             BitReader::new(s1).ok_or(no_mark)?,
             BitReader::new(s2).ok_or(no_mark)?,
             BitReader::new(s3).ok_or(no_mark)?,
             BitReader::new(s4).ok_or(no_mark)?,
-        ])
-    }
+        ],
+        slices: [s1, s2, s3, s4],
+        starts: [0, l1, l1 + l2, l1 + l2 + l3],
+        body,
+    })
 }
 
 impl SentinelBits<'_> {
@@ -457,46 +494,56 @@ fn decode_stream<const LOG: u32>(
     r: &mut BitReader<'_>,
     out: &mut [u8],
 ) {
+    // A local copy, so that the reader stays in registers: through `r` (an element of
+    // the caller's array) every symbol stored and reloaded its bit count.
+    let mut rr = *r;
     let mut chunks = out.chunks_exact_mut(4);
     for c in &mut chunks {
-        r.reload();
-        c[0] = decode_symbol::<LOG>(cells, r);
-        c[1] = decode_symbol::<LOG>(cells, r);
-        c[2] = decode_symbol::<LOG>(cells, r);
-        c[3] = decode_symbol::<LOG>(cells, r);
+        rr.reload();
+        c[0] = decode_symbol::<LOG>(cells, &mut rr);
+        c[1] = decode_symbol::<LOG>(cells, &mut rr);
+        c[2] = decode_symbol::<LOG>(cells, &mut rr);
+        c[3] = decode_symbol::<LOG>(cells, &mut rr);
     }
-    r.reload();
+    rr.reload();
     for b in chunks.into_remainder() {
-        *b = decode_symbol::<LOG>(cells, r);
+        *b = decode_symbol::<LOG>(cells, &mut rr);
     }
+    *r = rr;
 }
 
 /// Decode the four streams into the four quarters of `out`: interleaved rounds of `ROUND`
 /// symbols per stream (5 with 11-bit lookups, 4 with 12-bit ones: at most 55 or 48 bits of
-/// the 57 a reload guarantees), then each stream's tail.
+/// the 57 a reload guarantees) while every stream has input (read within the whole
+/// section), then each stream alone while it has input, then its tail one symbol at a time.
 ///
 /// Mirrors HUF_decompress4X1_usingDTable_internal_body.
 #[inline(always)]
 fn decode_4_streams<const LOG: u32, const ROUND: usize>(
     cells: &[u16; HUF_TABLE_CELLS],
-    rs: &mut [BitReader<'_>; 4],
+    rs: &mut Streams<'_>,
     out: &mut [u8],
 ) {
-    {
-        let n = out.len();
-        let seg = n.div_ceil(4);
-        let (o1, rest) = out.split_at_mut(seg);
-        let (o2, rest) = rest.split_at_mut(seg);
-        let (o3, o4) = rest.split_at_mut(seg);
-        let mut done = 0usize;
+    let n = out.len();
+    let seg = n.div_ceil(4);
+    let (o1, rest) = out.split_at_mut(seg);
+    let (o2, rest) = rest.split_at_mut(seg);
+    let (o3, o4) = rest.split_at_mut(seg);
+    let mut outs = [o1, o2, o3, o4];
+    let mut from = [0usize; 4];
+    if rs.fast() {
+        // Sentinel containers: the unread bits sit at the top, and a 1 bit below them
+        // marks how many were consumed since the last load (its trailing zeros). Their
+        // positions are within the whole body, so that only the first stream's start
+        // bounds the loop.
+        let mut st = rs.sentinels();
+        let [o1, o2, o3, o4] = &mut outs;
         let quads = o1
             .chunks_exact_mut(ROUND)
             .zip(o2.chunks_exact_mut(ROUND))
             .zip(o3.chunks_exact_mut(ROUND))
             .zip(o4.chunks_exact_mut(ROUND));
-        // Sentinel containers: the unread bits sit at the top, and a 1 bit below them marks
-        // how many were consumed since the last load (its trailing zeros).
-        let mut st = rs.map(|r| r.to_sentinel());
+        let mut done = 0usize;
         for (((c1, c2), c3), c4) in quads {
             if st.iter().any(|s| s.ip < 8) {
                 break;
@@ -513,32 +560,43 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
             }
             done += 1;
         }
-        // Streams under 8 bytes never enter the loop; their readers stay as they were.
-        if done > 0 {
-            for (r, s) in rs.iter_mut().zip(st) {
-                *r = s.to_reader();
+        // The loop above stops for all four streams when one runs short; the others go
+        // on alone while they have the input.
+        for ((s, o), at) in st.iter_mut().zip(outs.iter_mut()).zip(from.iter_mut()) {
+            *at = done * ROUND;
+            let mut s1 = *s;
+            for c in o[*at..].chunks_exact_mut(ROUND) {
+                if s1.ip < 8 {
+                    break;
+                }
+                s1.reload();
+                for b in c.iter_mut() {
+                    *b = s1.decode::<LOG>(cells);
+                }
+                *at += ROUND;
             }
+            *s = s1;
         }
-        let at = done * ROUND;
-        let [r1, r2, r3, r4] = rs;
-        decode_stream::<LOG>(cells, r1, &mut o1[at..]);
-        decode_stream::<LOG>(cells, r2, &mut o2[at..]);
-        decode_stream::<LOG>(cells, r3, &mut o3[at..]);
-        decode_stream::<LOG>(cells, r4, &mut o4[at..]);
+        rs.resume(st);
+    }
+    // Each stream's last symbols one at a time, so that it ends exactly where its bits do.
+    for ((r, o), &at) in rs.readers.iter_mut().zip(outs).zip(&from) {
+        decode_stream::<LOG>(cells, r, &mut o[at..]);
     }
 }
 
 /// Decode the four streams into the four quarters of `lit[..n]` with double-symbol cells:
-/// as many rounds of `ROUND` lookups per stream as every stream has input for and room for
-/// (2 bytes per lookup) without a check, then each stream's tail one symbol at a time with
-/// the single-symbol cells, so a stream ends exactly where its bits do.
+/// as many rounds of `ROUND` lookups per stream as every stream has input for (read within
+/// the whole section) and room for (2 bytes per lookup) without a check, then each stream
+/// alone while it has both, then its tail one symbol at a time with the single-symbol
+/// cells, so a stream ends exactly where its bits do.
 ///
 /// Mirrors HUF_decompress4X2_usingDTable_internal_fast_c_loop and
 /// HUF_decompress4X2_usingDTable_internal_body.
 #[inline(always)]
 fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
     table: &HufTable,
-    rs: &mut [BitReader<'_>; 4],
+    rs: &mut Streams<'_>,
     lit: &mut [u8; LIT_BUFFER_SIZE],
     n: usize,
 ) {
@@ -546,47 +604,62 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
     let ends = [seg, 2 * seg, 3 * seg, n];
     let mut at = [0, seg, 2 * seg, 3 * seg];
     let pairs = &table.pairs;
-    let mut st = rs.map(|r| r.to_sentinel());
-    let mut done = false;
-    loop {
-        // A round reads at most 7 bytes back per stream and writes at most 2 * ROUND bytes.
-        let mut rounds = usize::MAX;
-        for k in 0..4 {
-            let by_input = if st[k].ip >= 8 {
-                (st[k].ip - 8) / 7 + 1
-            } else {
-                0
-            };
-            let by_output = ends[k].saturating_sub(at[k]) / (2 * ROUND);
-            rounds = rounds.min(by_input).min(by_output);
-        }
-        if rounds == 0 {
-            break;
-        }
-        done = true;
-        let [s1, s2, s3, s4] = &mut st;
-        let [a1, a2, a3, a4] = &mut at;
-        for _ in 0..rounds {
-            s1.reload();
-            s2.reload();
-            s3.reload();
-            s4.reload();
-            for _ in 0..ROUND {
-                s1.decode_pair::<LOG>(pairs, lit, a1);
-                s2.decode_pair::<LOG>(pairs, lit, a2);
-                s3.decode_pair::<LOG>(pairs, lit, a3);
-                s4.decode_pair::<LOG>(pairs, lit, a4);
+    if rs.fast() {
+        // Positions within the whole body, so that only the first stream's start bounds
+        // the input (see `decode_4_streams`).
+        let mut st = rs.sentinels();
+        loop {
+            // A round reads at most 7 bytes back per stream and writes at most 2 * ROUND
+            // bytes.
+            let mut rounds = usize::MAX;
+            for k in 0..4 {
+                let by_input = if st[k].ip >= 8 {
+                    (st[k].ip - 8) / 7 + 1
+                } else {
+                    0
+                };
+                let by_output = ends[k].saturating_sub(at[k]) / (2 * ROUND);
+                rounds = rounds.min(by_input).min(by_output);
             }
+            if rounds == 0 {
+                break;
+            }
+            let [s1, s2, s3, s4] = &mut st;
+            let [a1, a2, a3, a4] = &mut at;
+            for _ in 0..rounds {
+                s1.reload();
+                s2.reload();
+                s3.reload();
+                s4.reload();
+                for _ in 0..ROUND {
+                    s1.decode_pair::<LOG>(pairs, lit, a1);
+                    s2.decode_pair::<LOG>(pairs, lit, a2);
+                    s3.decode_pair::<LOG>(pairs, lit, a3);
+                    s4.decode_pair::<LOG>(pairs, lit, a4);
+                }
+            }
+            debug_assert!(at.iter().zip(&ends).all(|(a, e)| a <= e));
         }
-        debug_assert!(at.iter().zip(&ends).all(|(a, e)| a <= e));
-    }
-    // Streams under 8 bytes never enter the loop; their readers stay as they were.
-    if done {
-        for (r, s) in rs.iter_mut().zip(st) {
-            *r = s.to_reader();
+        // The loop above stops for all four streams when one is near the end of its
+        // output (the streams decode one or two symbols per lookup, at their own pace);
+        // the others go on alone while they have the input and the room.
+        for ((s, a), &end) in st.iter_mut().zip(at.iter_mut()).zip(&ends) {
+            let mut s1 = *s;
+            let mut a1 = *a;
+            while s1.ip >= 8 && end.saturating_sub(a1) >= 2 * ROUND {
+                s1.reload();
+                for _ in 0..ROUND {
+                    s1.decode_pair::<LOG>(pairs, lit, &mut a1);
+                }
+            }
+            *s = s1;
+            *a = a1;
         }
+        rs.resume(st);
     }
-    for ((r, &from), &to) in rs.iter_mut().zip(&at).zip(&ends) {
+    // Each stream's last symbols one at a time with the single-symbol cells, so that it
+    // ends exactly where its bits do.
+    for ((r, &from), &to) in rs.readers.iter_mut().zip(&at).zip(&ends) {
         if let Some(out) = lit.get_mut(from..to) {
             decode_stream::<LOG>(&table.cells, r, out);
         }
@@ -625,6 +698,26 @@ mod tests {
             .decode_4x_pairs(streams, lit, n)
             .map(|()| lit[..n].to_vec());
         Some([one, two])
+    }
+
+    /// Decode the four streams of `streams` (jump table and streams) stream after stream
+    /// with plain readers of each stream's own bytes: no fast loop, nothing read outside a
+    /// stream. What the fast loops must agree with.
+    fn exact_4x(t: &HufTable, streams: &[u8], n: usize) -> Result<Vec<u8>, StreamError> {
+        let mut rs = split_streams(streams)?;
+        let mut out = vec![0u8; n];
+        let seg = n.div_ceil(4);
+        for (k, r) in rs.readers.iter_mut().enumerate() {
+            let part = out
+                .get_mut((k * seg).min(n)..((k + 1) * seg).min(n))
+                .unwrap();
+            t.decode_stream(r, part);
+        }
+        if rs.finished() {
+            Ok(out)
+        } else {
+            Err(StreamError::NotConsumed)
+        }
     }
 
     /// Deterministic bytes drawn from `alphabet` symbols, the first ones `skew` times likelier.
@@ -687,6 +780,19 @@ mod tests {
                         continue;
                     };
                     assert_eq!(one, two, "{len} literals as {n}, change {k} at {at}");
+                    // The fast loops read each stream within the whole section; they
+                    // accept exactly what a reader confined to each stream accepts.
+                    let mut t = HufTable::default();
+                    let used = t.read(&bad).expect("reads");
+                    let exact = exact_4x(&t, &bad[used..], n);
+                    assert_eq!(
+                        one.is_ok(),
+                        exact.is_ok(),
+                        "{len} literals as {n}, change {k} at {at}"
+                    );
+                    if let Ok(bytes) = &one {
+                        assert_eq!(Ok(bytes), exact.as_ref());
+                    }
                     refused += usize::from(one.is_err());
                 }
             }
