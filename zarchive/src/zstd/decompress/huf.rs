@@ -608,52 +608,33 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
         // Positions within the whole body, so that only the first stream's start bounds
         // the input (see `decode_4_streams`).
         let mut st = rs.sentinels();
-        loop {
-            // A round reads at most 7 bytes back per stream and writes at most 2 * ROUND
-            // bytes.
-            let mut rounds = usize::MAX;
-            for k in 0..4 {
-                let by_input = if st[k].ip >= 8 {
-                    (st[k].ip - 8) / 7 + 1
-                } else {
-                    0
-                };
-                let by_output = ends[k].saturating_sub(at[k]) / (2 * ROUND);
-                rounds = rounds.min(by_input).min(by_output);
-            }
-            if rounds == 0 {
-                break;
-            }
-            let [s1, s2, s3, s4] = &mut st;
-            let [a1, a2, a3, a4] = &mut at;
-            for _ in 0..rounds {
-                s1.reload();
-                s2.reload();
-                s3.reload();
-                s4.reload();
-                for _ in 0..ROUND {
-                    s1.decode_pair::<LOG>(pairs, lit, a1);
-                    s2.decode_pair::<LOG>(pairs, lit, a2);
-                    s3.decode_pair::<LOG>(pairs, lit, a3);
-                    s4.decode_pair::<LOG>(pairs, lit, a4);
-                }
-            }
-            debug_assert!(at.iter().zip(&ends).all(|(a, e)| a <= e));
+        {
+            // Copies that only constant indices touch, so that they live in registers.
+            let (mut st4, mut at4) = (st, at);
+            pair_rounds::<4, LOG, ROUND>(&mut st4, &mut at4, &ends, pairs, lit);
+            (st, at) = (st4, at4);
         }
-        // The loop above stops for all four streams when one is near the end of its
-        // output (the streams decode one or two symbols per lookup, at their own pace);
-        // the others go on alone while they have the input and the room.
-        for ((s, a), &end) in st.iter_mut().zip(at.iter_mut()).zip(&ends) {
-            let mut s1 = *s;
-            let mut a1 = *a;
-            while s1.ip >= 8 && end.saturating_sub(a1) >= 2 * ROUND {
-                s1.reload();
-                for _ in 0..ROUND {
-                    s1.decode_pair::<LOG>(pairs, lit, &mut a1);
+        // That stops for all four when one stream is near the end of its output (the
+        // streams decode one or two symbols per lookup, each at its own pace; about 7 %
+        // of a game block's lookups were left); the others go on, still interleaved.
+        loop {
+            let mut live = [0usize; 4];
+            let mut m = 0;
+            for k in 0..4 {
+                if st[k].ip >= 8 && ends[k].saturating_sub(at[k]) >= 2 * ROUND {
+                    live[m] = k;
+                    m += 1;
                 }
             }
-            *s = s1;
-            *a = a1;
+            let [a, b, c, _] = live;
+            match m {
+                0 => break,
+                1 => pair_rounds_on::<1, LOG, ROUND>([a], &mut st, &mut at, &ends, pairs, lit),
+                2 => pair_rounds_on::<2, LOG, ROUND>([a, b], &mut st, &mut at, &ends, pairs, lit),
+                _ => {
+                    pair_rounds_on::<3, LOG, ROUND>([a, b, c], &mut st, &mut at, &ends, pairs, lit)
+                }
+            }
         }
         rs.resume(st);
     }
@@ -663,6 +644,67 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
         if let Some(out) = lit.get_mut(from..to) {
             decode_stream::<LOG>(&table.cells, r, out);
         }
+    }
+}
+
+/// Interleaved rounds of `ROUND` double-symbol lookups on `N` streams, as many as every
+/// one of them has input for and room for (2 bytes per lookup) without a check.
+///
+/// Mirrors HUF_decompress4X2_usingDTable_internal_fast_c_loop.
+#[inline(always)]
+fn pair_rounds<const N: usize, const LOG: u32, const ROUND: usize>(
+    st: &mut [SentinelBits<'_>; N],
+    at: &mut [usize; N],
+    ends: &[usize; N],
+    pairs: &[[u8; 4]; HUF_TABLE_CELLS],
+    lit: &mut [u8; LIT_BUFFER_SIZE],
+) {
+    loop {
+        // A round reads at most 7 bytes back per stream and writes at most 2 * ROUND bytes.
+        let mut rounds = usize::MAX;
+        for k in 0..N {
+            let by_input = if st[k].ip >= 8 {
+                (st[k].ip - 8) / 7 + 1
+            } else {
+                0
+            };
+            let by_output = ends[k].saturating_sub(at[k]) / (2 * ROUND);
+            rounds = rounds.min(by_input).min(by_output);
+        }
+        if rounds == 0 {
+            break;
+        }
+        for _ in 0..rounds {
+            for s in st.iter_mut() {
+                s.reload();
+            }
+            for _ in 0..ROUND {
+                for k in 0..N {
+                    st[k].decode_pair::<LOG>(pairs, lit, &mut at[k]);
+                }
+            }
+        }
+        debug_assert!(at.iter().zip(ends).all(|(a, e)| a <= e));
+    }
+}
+
+/// [`pair_rounds`] on the `M` streams `idx` of four.
+#[inline(always)]
+fn pair_rounds_on<const M: usize, const LOG: u32, const ROUND: usize>(
+    idx: [usize; M],
+    st: &mut [SentinelBits<'_>; 4],
+    at: &mut [usize; 4],
+    ends: &[usize; 4],
+    pairs: &[[u8; 4]; HUF_TABLE_CELLS],
+    lit: &mut [u8; LIT_BUFFER_SIZE],
+) {
+    let mut s = idx.map(|k| st[k]);
+    let mut a = idx.map(|k| at[k]);
+    let e = idx.map(|k| ends[k]);
+    pair_rounds::<M, LOG, ROUND>(&mut s, &mut a, &e, pairs, lit);
+    for (j, &k) in idx.iter().enumerate() {
+        st[k] = s[j];
+        at[k] = a[j];
     }
 }
 
