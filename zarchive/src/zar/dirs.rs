@@ -255,7 +255,7 @@ impl DirHandle {
         let mut last = None;
         for _ in 0..16 {
             let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_u32(std::process::id());
+            h.write_u32(process_id());
             let name = OsString::from(format!("{prefix}{:016x}.partial", h.finish()));
             match self.create_new(&name) {
                 Ok(file) => {
@@ -302,6 +302,26 @@ impl DirHandle {
         }
     }
 
+    /// Rename `from` to `to` unless `to` exists ([`io::ErrorKind::AlreadyExists`]), in
+    /// one step where the system has it (`renameat2` with `RENAME_NOREPLACE`); `None`
+    /// where it has not (another system, or a file system that refuses the flag).
+    fn rename_no_replace(&self, from: &OsStr, to: &OsStr) -> Option<io::Result<()>> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            use rustix::fs::{RenameFlags, renameat_with};
+            match renameat_with(&self.fd, from, &self.fd, to, RenameFlags::NOREPLACE) {
+                Ok(()) => Some(Ok(())),
+                Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => None,
+                Err(e) => Some(Err(e.into())),
+            }
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        {
+            let _ = (from, to);
+            None
+        }
+    }
+
     fn link(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
         #[cfg(unix)]
         {
@@ -327,6 +347,12 @@ impl DirHandle {
     }
 }
 
+/// This process's ID, asked of the system once (every temporary name carries it).
+fn process_id() -> u32 {
+    static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *ID.get_or_init(std::process::id)
+}
+
 /// A temporary file in a [`DirHandle`]'s directory; removed on drop unless committed.
 #[derive(Debug)]
 pub(crate) struct TempFile<'a> {
@@ -342,13 +368,19 @@ impl TempFile<'_> {
     }
 
     /// Close the file and give it the name `target` in the same directory. Without
-    /// `overwrite`, an existing `target` is never replaced (a hard link, which fails if the
-    /// name exists, then the temporary name removed; where the file system has no hard
-    /// links, a check then a rename) and the error is [`io::ErrorKind::AlreadyExists`].
+    /// `overwrite`, an existing `target` is never replaced (a rename that refuses to
+    /// replace; where the system has none, a hard link, which fails if the name exists,
+    /// then the temporary name removed; where the file system has no hard links either, a
+    /// check then a rename) and the error is [`io::ErrorKind::AlreadyExists`].
     pub(crate) fn commit(mut self, target: &OsStr, overwrite: bool) -> io::Result<()> {
         drop(self.file.take());
         let moved = if overwrite {
             self.dir.rename(&self.name, target)
+        } else if let Some(r) = self.dir.rename_no_replace(&self.name, target) {
+            if r.is_ok() {
+                self.name.clear();
+            }
+            r
         } else {
             match self.dir.link(&self.name, target) {
                 // Linked under its final name: the temporary name is dropped below.
@@ -390,5 +422,47 @@ pub(crate) fn open_file(path: &Path, follow: bool) -> io::Result<File> {
             DirHandle::open(parent)?.open_file(name, follow)
         }
         None => File::open(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// The names in `dir`, sorted.
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn commit_without_overwrite_never_replaces_and_leaves_no_temporary_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DirHandle::open(tmp.path()).unwrap();
+        std::fs::write(tmp.path().join("a"), b"old").unwrap();
+        // A name taken after the caller's check: the commit itself refuses it.
+        let mut t = dir.temp_file(".t.").unwrap();
+        t.file().write_all(b"new").unwrap();
+        let err = t.commit(OsStr::new("a"), false).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(tmp.path().join("a")).unwrap(), b"old");
+        assert_eq!(listing(tmp.path()), ["a"]);
+        // A free name: moved into place, nothing else left.
+        let mut t = dir.temp_file(".t.").unwrap();
+        t.file().write_all(b"new").unwrap();
+        t.commit(OsStr::new("b"), false).unwrap();
+        assert_eq!(std::fs::read(tmp.path().join("b")).unwrap(), b"new");
+        assert_eq!(listing(tmp.path()), ["a", "b"]);
+        // With overwrite, the old file is replaced.
+        let mut t = dir.temp_file(".t.").unwrap();
+        t.file().write_all(b"newer").unwrap();
+        t.commit(OsStr::new("a"), true).unwrap();
+        assert_eq!(std::fs::read(tmp.path().join("a")).unwrap(), b"newer");
+        assert_eq!(listing(tmp.path()), ["a", "b"]);
     }
 }

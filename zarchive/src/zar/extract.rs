@@ -304,12 +304,15 @@ fn extract_entries<'a>(
     let work = |tx: std::sync::mpsc::Sender<FileEvent<'a>>| {
         // Each worker reads the stored blocks of its files in batches into its own buffer.
         let mut batch = BlockBatch::new();
+        let mut dirs = None;
         loop {
             let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some((i, e)) = jobs.get(j) else { break };
             let _ = tx.send(FileEvent::Start(*e));
             let mut data = |n| drop(tx.send(FileEvent::Data(n)));
-            let r = extract_file(archive, e, dest, overwrite, &mut batch, &mut data);
+            let r = extract_file(
+                archive, e, dest, overwrite, &mut batch, &mut dirs, &mut data,
+            );
             let _ = tx.send(FileEvent::Done(*i, *e, r));
         }
     };
@@ -341,11 +344,18 @@ fn extract_entries<'a>(
         // would hold memory in proportion to the archive's size.
         drop((tx, rx));
         let mut batch = BlockBatch::new();
+        let mut dirs = None;
         for (i, e) in &jobs {
             handle(FileEvent::Start(*e));
-            let r = extract_file(archive, e, dest, overwrite, &mut batch, &mut |n| {
-                handle(FileEvent::Data(n))
-            });
+            let r = extract_file(
+                archive,
+                e,
+                dest,
+                overwrite,
+                &mut batch,
+                &mut dirs,
+                &mut |n| handle(FileEvent::Data(n)),
+            );
             handle(FileEvent::Done(*i, *e, r));
         }
     } else {
@@ -434,17 +444,10 @@ fn extract_file(
     dest: &Path,
     overwrite: bool,
     batch: &mut BlockBatch,
+    dirs: &mut Option<(EntryId, DirHandle)>,
     on_data: &mut dyn FnMut(u64),
 ) -> Result<u64, ZarError> {
-    // The directory was created and checked in phase 1 (opened by path: one call for an
-    // ordinary depth, in pieces for a path beyond the system's limit).
-    let mut dir = dest.to_path_buf();
-    for part in names::split_path(&e.parent().path()) {
-        let name = disk_component(part, &dir)?;
-        dir.push(name);
-    }
-    let handle = DirHandle::open(&dir)
-        .map_err(|err| ZarError::path_io(&dir, "cannot open the directory", err))?;
+    let handle = parent_dir(dirs, e, dest)?;
     let dir = handle.path();
     let name = disk_component(e.name(), dir)?;
     let target = dir.join(&name);
@@ -498,6 +501,34 @@ fn extract_file(
         }
     })?;
     Ok(written)
+}
+
+/// The open directory of `e`'s parent: the one of the worker's previous file when it is
+/// the same (files come in walk order, so siblings follow each other: one open per
+/// directory, not per file), else opened now. The directory was created and checked in
+/// phase 1; it is opened by path (one call for an ordinary depth, in pieces for a path
+/// beyond the system's limit).
+fn parent_dir<'c>(
+    cache: &'c mut Option<(EntryId, DirHandle)>,
+    e: &Entry<'_>,
+    dest: &Path,
+) -> Result<&'c DirHandle, ZarError> {
+    let parent = e.parent().id();
+    if !matches!(cache, Some((id, _)) if *id == parent) {
+        *cache = None;
+        let mut dir = dest.to_path_buf();
+        for part in names::split_path(&e.parent().path()) {
+            let name = disk_component(part, &dir)?;
+            dir.push(name);
+        }
+        let handle = DirHandle::open(&dir)
+            .map_err(|err| ZarError::path_io(&dir, "cannot open the directory", err))?;
+        *cache = Some((parent, handle));
+    }
+    match cache {
+        Some((_, h)) => Ok(h),
+        None => unreachable!("filled above"),
+    }
 }
 
 /// One archive name as a path component on this system. Names were checked at open to be
