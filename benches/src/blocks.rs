@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use zarkit::zstd::{Compressor, Decoder};
+use zarkit::zstd::{BLOCK_SLACK, Compressor, Decoder};
 use zarkit_corpus::{Shape, generate};
 
 use crate::measure::interleaved;
@@ -89,13 +89,15 @@ pub fn set(name: &str) -> Vec<Vec<u8>> {
 
 /// Decoding every block of a set, each compressed by the oracle at `level`: our reused
 /// [`Decoder`] against a reused native context (`ZSTD_decompressDCtx`), both into one
-/// 64 KiB buffer, as a ZAR reader does.
+/// 64 KiB buffer followed by the ZAR reader's slack ([`BLOCK_SLACK`]), as the reader does
+/// (`decompress_exact_in`).
 pub fn decode_blocks_row(name: &str, level: i32) -> Row {
     let mut dec = Decoder::new();
     decode_blocks_row_with(name, level, move |frame, out| {
-        out.resize(BLOCK, 0);
-        dec.decompress_exact(frame, out)
+        out.resize(BLOCK + BLOCK_SLACK, 0);
+        dec.decompress_exact_in(frame, out, BLOCK)
             .expect("our decoder decodes oracle frames");
+        out.truncate(BLOCK);
     })
 }
 
@@ -111,8 +113,8 @@ pub fn decode_blocks_row_with(
     let frames: Vec<Vec<u8>> = blocks.iter().map(|b| oracle::compress(b, level)).collect();
     let frames2 = frames.clone();
     let mut native = NativeDecoder::new();
-    let mut out = Vec::with_capacity(BLOCK);
-    let mut buf2 = vec![0u8; BLOCK];
+    let mut out = Vec::with_capacity(BLOCK + BLOCK_SLACK);
+    let mut buf2 = vec![0u8; BLOCK + BLOCK_SLACK];
     for (f, b) in frames.iter().zip(&blocks) {
         decode(f, &mut out);
         assert!(

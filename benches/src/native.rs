@@ -54,10 +54,11 @@ struct NativeBlockDecoder(NativeDecoder);
 
 impl BlockDecodeContext for NativeBlockDecoder {
     fn decode_block(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), ZstdError> {
+        // The block is `out[..BLOCK_SIZE]`; the reader's slack after it is scratch.
         match self.0.decompress_into(stored, out) {
-            Ok(n) if n == out.len() => Ok(()),
+            Ok(n) if n == BLOCK_SIZE => Ok(()),
             Ok(n) => Err(ZstdError::SizeMismatch {
-                expected: out.len(),
+                expected: BLOCK_SIZE,
                 got: n,
             }),
             Err(_) => Err(ZstdError::Malformed {

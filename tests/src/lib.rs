@@ -362,6 +362,15 @@ pub mod exercise {
         if let (Ok(a), Ok(n)) = (&limited, &streamed) {
             assert_eq!(a.len() as u64, *n, "both decode paths agree on the size");
         }
+        // The archive reader's path: the same output with slack after it (frames of up to
+        // 64 KiB decode in the fixed window there).
+        if let Ok(a) = &limited {
+            let mut padded = vec![0u8; a.len() + zarkit::zstd::BLOCK_SLACK];
+            zarkit::zstd::Decoder::new()
+                .decompress_exact_in(bytes, &mut padded, a.len())
+                .expect("what decodes, decodes with slack");
+            assert!(padded[..a.len()] == a[..], "the same bytes with slack");
+        }
     }
 
     /// The golden dictionaries of `corpus/goldens/dict/` (trained, raw content, trained with

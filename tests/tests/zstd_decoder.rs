@@ -112,6 +112,18 @@ fn decode_all_ways(src: &[u8], expected_len: usize) -> Result<Vec<u8>, ZstdError
         zstd::decompress_exact(src, &mut exact).expect("exact size decodes");
         assert_eq!(&exact, v);
     }
+    // With the archive reader's slack after the output (frames of up to 64 KiB then
+    // decode in the fixed window): the same bytes, or a refusal where one-shot refuses.
+    let mut padded = vec![0u8; expected_len + zstd::BLOCK_SLACK];
+    let slack = zstd::Decoder::new().decompress_exact_in(src, &mut padded, expected_len);
+    match &one {
+        Ok(v) if v.len() == expected_len => {
+            slack.expect("decodes with slack");
+            assert!(padded[..expected_len] == v[..], "the same bytes with slack");
+        }
+        Ok(_) => assert!(slack.is_err(), "another size is refused with slack too"),
+        Err(_) => assert!(slack.is_err(), "refused with slack too: {slack:?}"),
+    }
     one
 }
 
@@ -998,4 +1010,44 @@ fn output_past_four_gib_lands_exactly() {
         dst[zeros..] == tail[..],
         "the frame past 4 GiB decodes to its content"
     );
+}
+
+/// Random bytes (no matches of their own).
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn blocks_ending_in_short_overlapping_matches_decode_with_the_readers_slack() {
+    // 64 KiB blocks whose last bytes repeat the bytes `offset` back: the frames end with a
+    // match whose wild copy reaches past the block, into the slack of the fixed window.
+    // Measured to fail when the window's chunk pairs were allowed to start past 64 KiB.
+    let mut checked = 0;
+    for offset in 16..=40usize {
+        for len in [17usize, 20, 31, 32, 33, 40, 47, 48, 63, 64, 65, 100] {
+            let mut block = noise(65_536 - len, (offset * 1000 + len) as u64);
+            for _ in 0..len {
+                block.push(block[block.len() - offset]);
+            }
+            let frame = zstd::compress(&block, 1).expect("compresses");
+            let mut padded = vec![0u8; 65_536 + zstd::BLOCK_SLACK];
+            Decoder::new()
+                .decompress_exact_in(&frame, &mut padded, 65_536)
+                .expect("decodes with slack");
+            assert!(
+                padded[..65_536] == block[..],
+                "offset {offset}, a match of {len} at the end"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 25 * 12);
 }

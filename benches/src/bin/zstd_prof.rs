@@ -45,20 +45,24 @@ fn main() {
     let size;
     if decode {
         let frames: Vec<Vec<u8>> = sources.iter().map(|b| oracle::compress(b, level)).collect();
-        let mut dst = vec![0u8; sources.iter().map(Vec::len).max().unwrap_or(0)];
+        // Every output followed by the archive reader's slack, on both sides (blocks of up
+        // to 64 KiB then decode in our fixed window, as the reader's do).
+        let pad = zarkit::zstd::BLOCK_SLACK;
+        let mut dst = vec![0u8; sources.iter().map(Vec::len).max().unwrap_or(0) + pad];
         let (mut ours, mut theirs) = (Decoder::new(), NativeDecoder::new());
         let mut peer_dec = mzstd::Decompressor::default();
         let mut peer_out = Vec::with_capacity(dst.len());
         for _ in 0..iterations {
             for (f, src) in frames.iter().zip(&sources) {
-                let out = &mut dst[..src.len()];
+                let out = &mut dst[..src.len() + pad];
                 if native {
                     theirs.decompress_into(f, out).expect("decodes");
                 } else if peer {
                     peer_out.clear();
                     peer_dec.decompress_into(f, &mut peer_out).expect("decodes");
                 } else {
-                    ours.decompress_exact(f, out).expect("decodes");
+                    ours.decompress_exact_in(f, out, src.len())
+                        .expect("decodes");
                 }
             }
         }

@@ -211,9 +211,11 @@ pub trait BlockDecompressor: Send + Sync {
 
 /// A block decoding context.
 pub trait BlockDecodeContext: Send {
-    /// Decode the stored frames of one block into `out` (65,536 bytes), which they must fill
+    /// Decode the stored frames of one block into `out[..65536]`, which they must fill
     /// exactly: producing fewer or more bytes is an error
-    /// ([`zstd::ZstdError::SizeMismatch`], [`zstd::ZstdError::TooLarge`]).
+    /// ([`zstd::ZstdError::SizeMismatch`], [`zstd::ZstdError::TooLarge`]). `out` may be
+    /// longer (the reader gives [`zstd::BLOCK_SLACK`] bytes more): the bytes past the block
+    /// are scratch the decoder may overwrite.
     fn decode_block(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), zstd::ZstdError>;
     /// As [`BlockDecodeContext::decode_block`], for frames that name `dict` (the archive's
     /// dictionary with the ID their headers name): every frame must name it. A context
@@ -233,7 +235,7 @@ pub trait BlockDecodeContext: Send {
     }
 }
 
-/// The built-in block decoder: [`zstd::Decoder::decompress_exact`].
+/// The built-in block decoder: [`zstd::Decoder::decompress_exact_in`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ZstdDecompressor;
 
@@ -250,7 +252,7 @@ impl BlockDecodeContext for zstd::Decoder {
     fn decode_block(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), zstd::ZstdError> {
         // A frame of a block decoded without a dictionary names none.
         self.set_required_dictionary(None);
-        self.decompress_exact(stored, out)
+        self.decompress_exact_in(stored, out, BLOCK_SIZE)
     }
     fn decode_block_with_dictionary(
         &mut self,
@@ -259,6 +261,6 @@ impl BlockDecodeContext for zstd::Decoder {
         dict: &zstd::DecoderDictionary,
     ) -> Result<(), zstd::ZstdError> {
         self.set_required_dictionary(Some(dict));
-        self.decompress_exact(stored, out)
+        self.decompress_exact_in(stored, out, BLOCK_SIZE)
     }
 }

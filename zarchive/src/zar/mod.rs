@@ -33,8 +33,8 @@ pub use merge::{Source, merge, merge_to};
 pub use names::UnsafeName;
 pub use pack::{PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to};
 pub use reader::{
-    Archive, ArchiveDictionary, DEFAULT_CACHE_BLOCKS, Entry, EntryId, EntryKind, FileReader,
-    OpenOptions, Walk,
+    Archive, ArchiveDictionary, DEFAULT_CACHE_BLOCKS, DecodedBlock, Entry, EntryId, EntryKind,
+    FileReader, OpenOptions, Walk,
 };
 pub use source::ReadAt;
 pub use verify::{BlockProblem, VerifyEvent, VerifyOptions, VerifyReport, verify};

@@ -239,7 +239,7 @@ fn held_blocks_keep_their_content_while_buffers_are_reused() {
 /// entry nobody else holds.
 #[test]
 fn the_cache_spares_only_unheld_entries_when_full() {
-    let block = |v: u8| -> Arc<[u8]> { Arc::from(vec![v; BLOCK_SIZE]) };
+    let block = |v: u8| -> Arc<[u8]> { Arc::from(vec![v; super::BLOCK_BUFFER_SIZE]) };
     let mut c = super::BlockCache::new(3);
     c.put(0, block(0));
     c.put(1, block(1));

@@ -678,7 +678,13 @@ impl Archive {
     }
 
     /// Read one decoded block (through the cache).
-    pub fn read_block(&self, block: u64) -> Result<Arc<[u8]>, ZarError> {
+    pub fn read_block(&self, block: u64) -> Result<DecodedBlock, ZarError> {
+        self.read_block_shared(block).map(DecodedBlock)
+    }
+
+    /// [`Archive::read_block`] as the cache holds it: the block's 65,536 bytes, then the
+    /// decoder's slack.
+    fn read_block_shared(&self, block: u64) -> Result<Arc<[u8]>, ZarError> {
         if let Some(b) = self.cache.lock().ok().and_then(|mut c| c.get(block)) {
             return Ok(b);
         }
@@ -700,9 +706,9 @@ impl Archive {
     /// few.
     fn decode_cached(&self, block: u64, stored: &[u8]) -> Result<Arc<[u8]>, ZarError> {
         let spare = self.cache.lock().ok().and_then(|mut c| c.spare());
-        let mut data = spare.unwrap_or_else(|| Arc::from(vec![0u8; BLOCK_SIZE]));
+        let mut data = spare.unwrap_or_else(|| Arc::from(vec![0u8; BLOCK_BUFFER_SIZE]));
         if Arc::get_mut(&mut data).is_none() {
-            data = Arc::from(vec![0u8; BLOCK_SIZE]);
+            data = Arc::from(vec![0u8; BLOCK_BUFFER_SIZE]);
         }
         let buf = Arc::get_mut(&mut data).ok_or_else(|| ZarError::Block {
             block,
@@ -749,7 +755,7 @@ impl Archive {
     /// Mirrors zarchivereader.cpp `LoadBlock` (with its checks made strict).
     pub fn decode_block(&self, block: u64) -> Result<Vec<u8>, ZarError> {
         let (pos, len) = self.block_extent(block)?;
-        let mut out = vec![0u8; BLOCK_SIZE];
+        let mut out = vec![0u8; BLOCK_BUFFER_SIZE];
         let owned: Vec<u8>;
         let stored: &[u8] = match self.source.slice(pos, len as usize) {
             Some(s) => s,
@@ -759,10 +765,13 @@ impl Archive {
             }
         };
         self.decode_stored(block, stored, &mut out)?;
+        out.truncate(BLOCK_SIZE);
         Ok(out)
     }
 
-    /// Decode the stored bytes of `block` into `out` (65,536 bytes).
+    /// Decode the stored bytes of `block` into `out[..65536]`; `out` is at least that long,
+    /// and its bytes past the block are the decoder's scratch ([`BLOCK_BUFFER_SIZE`] bytes
+    /// let it decode without end-of-buffer checks).
     pub(crate) fn decode_stored(
         &self,
         block: u64,
@@ -770,7 +779,7 @@ impl Archive {
         out: &mut [u8],
     ) -> Result<(), ZarError> {
         if stored.len() == BLOCK_SIZE {
-            out.copy_from_slice(stored);
+            out[..BLOCK_SIZE].copy_from_slice(stored);
             return Ok(());
         }
         let mut dec = self
@@ -866,7 +875,7 @@ impl Archive {
         while !buf.is_empty() {
             let block = offset / BLOCK_SIZE_U64;
             let within = (offset % BLOCK_SIZE_U64) as usize;
-            let data = self.read_block(block)?;
+            let data = self.read_block_shared(block)?;
             let n = buf.len().min(BLOCK_SIZE - within);
             buf[..n].copy_from_slice(&data[within..within + n]);
             buf = &mut buf[n..];
@@ -1368,7 +1377,7 @@ impl Read for FileReader<'_> {
         let block = self
             .entry
             .archive
-            .read_block(at / BLOCK_SIZE_U64)
+            .read_block_shared(at / BLOCK_SIZE_U64)
             .map_err(|e| {
                 io::Error::from(ZarError::File {
                     path: self.entry.path_display(),
@@ -1393,6 +1402,33 @@ impl Seek for FileReader<'_> {
         })?;
         self.pos = target;
         Ok(target)
+    }
+}
+
+/// A block buffer: the block's 65,536 bytes, then the slack that lets the decoder work in
+/// a fixed-size window ([`zstd::BLOCK_SLACK`]).
+pub(crate) const BLOCK_BUFFER_SIZE: usize = BLOCK_SIZE + zstd::BLOCK_SLACK;
+
+/// One decoded block of an archive, its 65,536 bytes shared with the reader's cache.
+#[derive(Clone)]
+pub struct DecodedBlock(Arc<[u8]>);
+
+impl std::ops::Deref for DecodedBlock {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0[..BLOCK_SIZE]
+    }
+}
+
+impl AsRef<[u8]> for DecodedBlock {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl std::fmt::Debug for DecodedBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DecodedBlock({} bytes)", self.len())
     }
 }
 
@@ -1425,7 +1461,7 @@ impl BlockCache {
         let i = self
             .entries
             .iter()
-            .rposition(|(_, d)| Arc::strong_count(d) == 1 && d.len() == BLOCK_SIZE)?;
+            .rposition(|(_, d)| Arc::strong_count(d) == 1 && d.len() == BLOCK_BUFFER_SIZE)?;
         self.entries.remove(i).map(|(_, d)| d)
     }
     fn put(&mut self, block: u64, data: Arc<[u8]>) {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::error::ZarError;
 use super::format::{BLOCK_SIZE, HASH_SIZE};
-use super::reader::{Archive, BATCH_BYTES, BlockBatch, PassHasher};
+use super::reader::{Archive, BATCH_BYTES, BLOCK_BUFFER_SIZE, BlockBatch, PassHasher};
 
 /// Blocks a verification worker takes at a time: as many full-size blocks as one batch
 /// holds, so each run is one positioned read.
@@ -129,7 +129,7 @@ pub fn verify(
     // reused buffer and decoded into another.
     let work = |done: &mut dyn FnMut()| {
         let mut batch = BlockBatch::new();
-        let mut out = vec![0u8; BLOCK_SIZE];
+        let mut out = vec![0u8; BLOCK_BUFFER_SIZE];
         loop {
             let first = next.fetch_add(RUN, Ordering::Relaxed);
             if first >= blocks {
@@ -147,7 +147,7 @@ pub fn verify(
         // One pass over the file: the bytes read for the blocks are hashed too.
         let mut hasher = PassHasher::new(archive);
         let mut batch = BlockBatch::new();
-        let mut out = vec![0u8; BLOCK_SIZE];
+        let mut out = vec![0u8; BLOCK_BUFFER_SIZE];
         for b in 0..blocks {
             let reads = batch.reads();
             check(&mut batch, &mut out, b, blocks);

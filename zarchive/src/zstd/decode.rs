@@ -19,6 +19,11 @@ use super::decompress::{DCtx, frame, stream};
 use super::error::ZstdError;
 use std::sync::Arc;
 
+/// Bytes past a block of up to 64 KiB that let [`Decoder::decompress_exact_in`] decode it
+/// in a fixed-size window (the wild copies' reach).
+pub const BLOCK_SLACK: usize =
+    super::decompress::copy::FIXED_VIEW - super::decompress::copy::FIXED_WINDOW;
+
 /// Largest window a frame may declare before we refuse it. Bounds the decoder's allocation
 /// for hostile input; every standard level up to 19 fits (windowLog ≤ 23). A caller decoding
 /// standalone streams with larger windows raises it with [`Decoder::set_max_window_size`].
@@ -176,6 +181,29 @@ impl Decoder {
         let got = self.decompress_into(src, dst)?;
         if got != expected {
             return Err(ZstdError::SizeMismatch { expected, got });
+        }
+        Ok(())
+    }
+
+    /// Decode `src` into `dst`, requiring exactly `len` bytes of output, which land in
+    /// `dst[..len]`; the bytes of `dst` past `len` are scratch the decoder may overwrite.
+    /// Give a block of up to 64 KiB at least [`BLOCK_SLACK`] bytes of it (the ZAR case, as
+    /// the archive reader does): its copies then run in a fixed-size window, with no bounds
+    /// checks and no careful path for its last bytes.
+    ///
+    /// # Errors
+    /// [`ZstdError::SizeMismatch`] when the frames produce another number of bytes (more
+    /// than `dst.len()`: [`ZstdError::TooLarge`]); a typed error naming the byte offset for
+    /// any invalid input.
+    pub fn decompress_exact_in(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u8],
+        len: usize,
+    ) -> Result<(), ZstdError> {
+        let got = self.decompress_into(src, dst)?;
+        if got != len {
+            return Err(ZstdError::SizeMismatch { expected: len, got });
         }
         Ok(())
     }

@@ -23,7 +23,8 @@ pub use compress::params;
 use compress::{block, frame, window};
 
 pub use decode::{
-    Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact, frame_dictionary_id,
+    BLOCK_SLACK, Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact,
+    frame_dictionary_id,
 };
 pub use encode::{Encoder, StreamEncoder};
 pub use error::ZstdError;

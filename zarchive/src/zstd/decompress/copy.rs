@@ -9,50 +9,86 @@ use super::{BLOCK_SIZE_MAX, LIT_BUFFER_SIZE};
 /// overflow and each chunk access needs one bounds check instead of two.
 const IDX: usize = u32::MAX as usize;
 
-/// Load 16 bytes at `i`.
-#[inline(always)]
-fn load16(s: &[u8], i: usize) -> [u8; 16] {
-    let i = i & IDX;
-    let mut v = [0u8; 16];
-    v.copy_from_slice(&s[i..i + 16]);
-    v
+/// Positions the fixed window holds.
+pub(crate) const FIXED_WINDOW: usize = 1 << 16;
+/// The fixed window: 64 KiB of positions and the wild copies' reach past them.
+pub(crate) const FIXED_VIEW: usize = FIXED_WINDOW + 2 * super::WILDCOPY_OVERLENGTH;
+
+/// An output the wild copies write into. Positions are masked to what they can be: below
+/// 2^32 in a slice (one bounds check per access), below 64 KiB in the fixed window of a
+/// ZAR block (no check at all: the mask and the array's length prove every access).
+pub(crate) trait WildOut {
+    /// Whether a match copy may write its 16-byte chunks in pairs, the second starting
+    /// past the match's end. Not in the fixed window: its mask would wrap a start past
+    /// 64 KiB to the window's beginning, so every chunk there starts before the end.
+    const PAIRED: bool;
+    /// The `N` bytes at `i` (`N <= 32`).
+    fn load<const N: usize>(&self, i: usize) -> [u8; N];
+    /// Store `v` at `i`.
+    fn store<const N: usize>(&mut self, i: usize, v: &[u8; N]);
+    /// The 16 bytes at `i`, to change in place.
+    fn window16(&mut self, i: usize) -> &mut [u8; 16];
+}
+
+impl WildOut for [u8] {
+    const PAIRED: bool = true;
+    #[inline(always)]
+    fn load<const N: usize>(&self, i: usize) -> [u8; N] {
+        let i = i & IDX;
+        let mut v = [0u8; N];
+        v.copy_from_slice(&self[i..i + N]);
+        v
+    }
+    #[inline(always)]
+    fn store<const N: usize>(&mut self, i: usize, v: &[u8; N]) {
+        let i = i & IDX;
+        self[i..i + N].copy_from_slice(v);
+    }
+    #[inline(always)]
+    fn window16(&mut self, i: usize) -> &mut [u8; 16] {
+        let i = i & IDX;
+        (&mut self[i..i + 16]).try_into().expect("16 bytes")
+    }
+}
+
+impl WildOut for [u8; FIXED_VIEW] {
+    const PAIRED: bool = false;
+    #[inline(always)]
+    fn load<const N: usize>(&self, i: usize) -> [u8; N] {
+        let i = i & (FIXED_WINDOW - 1);
+        let mut v = [0u8; N];
+        v.copy_from_slice(&self[i..i + N]);
+        v
+    }
+    #[inline(always)]
+    fn store<const N: usize>(&mut self, i: usize, v: &[u8; N]) {
+        let i = i & (FIXED_WINDOW - 1);
+        self[i..i + N].copy_from_slice(v);
+    }
+    #[inline(always)]
+    fn window16(&mut self, i: usize) -> &mut [u8; 16] {
+        let i = i & (FIXED_WINDOW - 1);
+        (&mut self[i..i + 16]).try_into().expect("16 bytes")
+    }
 }
 
 /// Copy `N`-byte chunks from `s` on to `d` on within `out` until `d` reaches `end`, writing
 /// up to `N - 1` bytes past it; returns where both got to. A chunk never reads bytes it has
 /// not yet written when `d - s >= N`.
 #[inline(always)]
-fn chunks_until<const N: usize>(
-    out: &mut [u8],
+fn chunks_until<const N: usize, O: WildOut + ?Sized>(
+    out: &mut O,
     mut d: usize,
     mut s: usize,
     end: usize,
 ) -> (usize, usize) {
     while d < end {
-        let i = s & IDX;
-        let mut v = [0u8; N];
-        v.copy_from_slice(&out[i..i + N]);
-        store(out, d, &v);
+        let v = out.load::<N>(s);
+        out.store(d, &v);
         d += N;
         s += N;
     }
     (d, s)
-}
-
-/// Load 8 bytes at `i`.
-#[inline(always)]
-fn load8(s: &[u8], i: usize) -> [u8; 8] {
-    let i = i & IDX;
-    let mut v = [0u8; 8];
-    v.copy_from_slice(&s[i..i + 8]);
-    v
-}
-
-/// Store `v` at `i`.
-#[inline(always)]
-fn store<const N: usize>(s: &mut [u8], i: usize, v: &[u8; N]) {
-    let i = i & IDX;
-    s[i..i + N].copy_from_slice(v);
 }
 
 /// Copy `len` literals from `lits[src..]` to `out[dst..]` in 16-byte chunks: writes up to
@@ -62,8 +98,8 @@ fn store<const N: usize>(s: &mut [u8], i: usize, v: &[u8; N]) {
 ///
 /// Mirrors ZSTD_copy16 + ZSTD_wildcopy (no overlap).
 #[inline(always)]
-pub(crate) fn wild_copy_lits(
-    out: &mut [u8],
+pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
+    out: &mut O,
     dst: usize,
     lits: &[u8; LIT_BUFFER_SIZE],
     src: usize,
@@ -77,10 +113,10 @@ pub(crate) fn wild_copy_lits(
         v.copy_from_slice(&lits[at..at + 16]);
         v
     };
-    store(out, dst, &chunk(0));
+    out.store(dst, &chunk(0));
     let mut i = 16;
     while i < len {
-        store(out, dst + i, &chunk(i));
+        out.store(dst + i, &chunk(i));
         i += 16;
     }
 }
@@ -95,7 +131,12 @@ const SPREAD_SUB: [usize; 8] = [8, 8, 8, 7, 8, 9, 10, 11];
 ///
 /// Mirrors ZSTD_overlapCopy8 + ZSTD_wildcopy (the fast path of ZSTD_execSequence).
 #[inline(always)]
-pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: usize) {
+pub(crate) fn wild_copy_match<O: WildOut + ?Sized>(
+    out: &mut O,
+    dst: usize,
+    offset: usize,
+    len: usize,
+) {
     debug_assert!(dst + len <= IDX, "wild copies take positions below 2^32");
     let mut s = dst - offset;
     let mut d = dst;
@@ -104,32 +145,35 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
         // Chunks never read bytes they have not yet written. One 16-byte copy, then two
         // per step, as ZSTD_wildcopy; a long match far enough back moves 32 bytes at a
         // time (measured: 16-byte steps are faster on text, 32-byte moves on long runs).
-        let v = load16(out, s);
-        store(out, d, &v);
+        let v = out.load::<16>(s);
+        out.store(d, &v);
         d += 16;
         s += 16;
         if d >= end {
             return;
         }
         if offset >= 32 && end - d > 96 {
-            chunks_until::<32>(out, d, s, end);
+            chunks_until::<32, O>(out, d, s, end);
             return;
         }
-        while d < end {
-            let v = load16(out, s);
-            store(out, d, &v);
-            let v = load16(out, s + 16);
-            store(out, d + 16, &v);
-            d += 32;
-            s += 32;
+        if O::PAIRED {
+            while d < end {
+                let v = out.load::<16>(s);
+                out.store(d, &v);
+                let v = out.load::<16>(s + 16);
+                out.store(d + 16, &v);
+                d += 32;
+                s += 32;
+            }
+        } else {
+            chunks_until::<16, O>(out, d, s, end);
         }
         return;
     }
     if offset < 8 {
-        // The 16 bytes from the source hold the 8 to write (`d = s + offset`): one bounds
-        // check, then constant-range indices.
-        let s0 = s & IDX;
-        let w = &mut out[s0..s0 + 16];
+        // The 16 bytes from the source hold the 8 to write (`d = s + offset`): one
+        // window, then constant-range indices.
+        let w = out.window16(s);
         w[offset] = w[0];
         w[offset + 1] = w[1];
         w[offset + 2] = w[2];
@@ -140,20 +184,20 @@ pub(crate) fn wild_copy_match(out: &mut [u8], dst: usize, offset: usize, len: us
         // Move past the 8 bytes just written, at a distance of at least 8.
         s = s + a + 8 - SPREAD_SUB[offset];
     } else {
-        let v = load8(out, s);
-        store(out, d, &v);
+        let v = out.load::<8>(s);
+        out.store(d, &v);
         s += 8;
     }
     d += 8;
     // The distance is now at least 8: 8-byte chunks are safe. A long run widens the
     // distance to a multiple of the period of at least 16 and copies 16 bytes at a time.
     if end - dst > 64 {
-        let (d, _) = chunks_until::<8>(out, d, s, dst + 24);
+        let (d, _) = chunks_until::<8, O>(out, d, s, dst + 24);
         let dist = offset * 16usize.div_ceil(offset);
-        chunks_until::<16>(out, d, d - dist, end);
+        chunks_until::<16, O>(out, d, d - dist, end);
         return;
     }
-    chunks_until::<8>(out, d, s, end);
+    chunks_until::<8, O>(out, d, s, end);
 }
 
 /// Copy `src` into `dst` (the same length) exactly. Short copies, the common case of the
@@ -249,7 +293,7 @@ mod tests {
                 for start in [offset, offset + 1, offset + 7, 100] {
                     let mut a = seed(start + len + 64);
                     let mut b = a.clone();
-                    wild_copy_match(&mut a, start, offset, len);
+                    wild_copy_match(a.as_mut_slice(), start, offset, len);
                     naive(&mut b, start, offset, len);
                     assert_eq!(
                         a[..start + len],
@@ -258,6 +302,40 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn fixed_window_copies_equal_a_byte_loop_up_to_the_window_end() {
+        // The same copies in the fixed 64 KiB window, with matches ending at its very end
+        // (their wild chunks then run into the slack).
+        let lengths: Vec<usize> = (1..=70).chain([127, 129, 1000, 40_000]).collect();
+        let mut lits = [0u8; LIT_BUFFER_SIZE];
+        lits[..300].copy_from_slice(&seed(300));
+        for offset in [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 1000] {
+            for &len in &lengths {
+                for start in [offset, offset + 7, FIXED_WINDOW - len] {
+                    if start < offset || start + len > FIXED_WINDOW {
+                        continue;
+                    }
+                    let mut a: Box<[u8; FIXED_VIEW]> =
+                        seed(FIXED_VIEW).into_boxed_slice().try_into().unwrap();
+                    let mut b = a.to_vec();
+                    wild_copy_match(&mut *a, start, offset, len);
+                    naive(&mut b, start, offset, len);
+                    assert_eq!(
+                        a[..start + len],
+                        b[..start + len],
+                        "offset {offset} len {len}"
+                    );
+                }
+            }
+        }
+        for len in [0, 1, 16, 17, 250] {
+            let mut out: Box<[u8; FIXED_VIEW]> = vec![0u8; FIXED_VIEW].try_into().unwrap();
+            let dst = FIXED_WINDOW - len.max(1);
+            wild_copy_lits(&mut *out, dst, &lits, 7, len);
+            assert_eq!(out[dst..dst + len], lits[7..7 + len]);
         }
     }
 
@@ -281,7 +359,7 @@ mod tests {
         lits[..300].copy_from_slice(&seed(300));
         for len in 0..=250 {
             let mut out = vec![0u8; 300];
-            wild_copy_lits(&mut out, 5, &lits, 7, len);
+            wild_copy_lits(out.as_mut_slice(), 5, &lits, 7, len);
             assert_eq!(out[5..5 + len], lits[7..7 + len]);
             assert!(out[..5].iter().all(|&b| b == 0));
         }

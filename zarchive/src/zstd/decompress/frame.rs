@@ -28,6 +28,9 @@ pub(crate) struct Window {
     pub(crate) prefix_start: usize,
     pub(crate) ext: (usize, usize),
     pub(crate) dict: bool,
+    /// Where the frame's declared content ends in the buffer, when the header declares it
+    /// (one-shot decoding): the output of a valid frame stays below it.
+    pub(crate) frame_end: Option<usize>,
 }
 
 /// Which dictionary IDs a frame header may name.
@@ -404,6 +407,7 @@ fn decompress_frame(
         prefix_start: history,
         ext: (0, 0),
         dict: history == op,
+        frame_end: hdr.content_size.map(|fcs| op + fcs as usize),
     };
     let mut ip = hdr.len;
     let mut op = op;

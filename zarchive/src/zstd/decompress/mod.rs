@@ -9,7 +9,7 @@
 
 mod bits;
 mod block;
-mod copy;
+pub(crate) mod copy;
 pub(crate) mod dict;
 pub(crate) mod frame;
 pub(crate) mod fse_table;

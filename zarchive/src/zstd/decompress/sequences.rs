@@ -3,7 +3,10 @@
 //! (`ZSTD_decompressSequences_body`), with no intermediate sequence buffer.
 
 use super::bits::{BitReader, STREAM_COPY_MAX, STREAM_COPY_SIZE};
-use super::copy::{copy_apart, copy_short, exact_copy_match, wild_copy_lits, wild_copy_match};
+use super::copy::{
+    FIXED_VIEW, FIXED_WINDOW, copy_apart, copy_short, exact_copy_match, wild_copy_lits,
+    wild_copy_match,
+};
 use super::frame::Window;
 use super::fse_table::{
     LL_KIND, LL_PREDEFINED, ML_KIND, ML_PREDEFINED, OF_KIND, OF_PREDEFINED, SeqKind, SeqTable,
@@ -343,6 +346,18 @@ pub(crate) fn decode_and_execute(
         // (within 2 GiB of the block) to the end of its wild copies' reach.
         let base = prefix_start.max(out.start.saturating_sub(1 << 31));
         let reach_end = (fast_end + WILDCOPY_OVERLENGTH).min(buf_len).max(base);
+        // Whether the block decodes in the fixed window (see below): the buffer holds
+        // it, and the block cannot validly write past it (its maximum, the caller's
+        // capacity or the frame's declared size ends there). Where the window's fast
+        // path ends (a sequence past it takes the exact path, which refuses a write past
+        // the block's or the caller's end).
+        let fixed = base + FIXED_VIEW <= buf_len
+            && out
+                .block_end
+                .min(out.cap_end)
+                .min(win.frame_end.unwrap_or(usize::MAX))
+                <= base + FIXED_WINDOW;
+        let fixed_lim = fast_end.saturating_sub(base).min(FIXED_WINDOW);
         // Sequences not yet decoded.
         let mut left = nb_seq;
         while left > 0 {
@@ -355,9 +370,33 @@ pub(crate) fn decode_and_execute(
             // Positions and lengths are masked to what they can be (a no-op), so that the
             // compiler sees the room test cover each copy's first chunk.
             let mut pending = None;
-            let hot = &mut out.buf[base..reach_end];
             let mut op_r = op - base;
-            while left > 1 && copied && st.r.has_words(2) {
+            if fixed {
+                // The ZAR case: the whole block within 64 KiB of `base` and the buffer
+                // 64 bytes longer. Positions masked to 64 KiB (a no-op for the sequences
+                // that pass the room test) need no bounds checks at all.
+                let hot: &mut [u8; FIXED_VIEW] = (&mut out.buf[base..base + FIXED_VIEW])
+                    .try_into()
+                    .expect("the fixed window fits the buffer");
+                while left > 1 && copied && st.r.has_words(2) {
+                    let seq = st.decode::<true>(t, words, false);
+                    let (ll, ml) = (seq.ll & LEN_MASK, seq.ml & LEN_MASK);
+                    let lit_end = op_r + ll;
+                    let m_end = lit_end + ml;
+                    if lp + ll <= lit_len && m_end <= fixed_lim && seq.offset <= lit_end {
+                        wild_copy_lits(hot, op_r, lits, lp, ll);
+                        wild_copy_match(hot, lit_end, seq.offset, ml);
+                        op_r = m_end;
+                        lp += ll;
+                        left -= 1;
+                    } else {
+                        pending = Some(seq);
+                        break;
+                    }
+                }
+            }
+            let hot = &mut out.buf[base..reach_end];
+            while !fixed && left > 1 && copied && st.r.has_words(2) {
                 let seq = st.decode::<true>(t, words, false);
                 let op_m = op_r & POS_MASK;
                 let (ll, ml) = (seq.ll & LEN_MASK, seq.ml & LEN_MASK);
