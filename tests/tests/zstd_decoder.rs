@@ -1012,28 +1012,15 @@ fn output_past_four_gib_lands_exactly() {
     );
 }
 
-/// Random bytes (no matches of their own).
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
-
 #[test]
 fn blocks_ending_in_short_overlapping_matches_decode_with_the_readers_slack() {
-    // 64 KiB blocks whose last bytes repeat the bytes `offset` back: the frames end with a
-    // match whose wild copy reaches past the block, into the slack of the fixed window.
-    // Measured to fail when the window's chunk pairs were allowed to start past 64 KiB.
+    // 64 KiB blocks of structured bytes (thousands of sequences in the fixed window) whose
+    // last bytes repeat the bytes `offset` back: the frames end with a match whose wild
+    // copy reaches past the block, into the window's slack.
     let mut checked = 0;
     for offset in 16..=40usize {
         for len in [17usize, 20, 31, 32, 33, 40, 47, 48, 63, 64, 65, 100] {
-            let mut block = noise(65_536 - len, (offset * 1000 + len) as u64);
+            let mut block = sample(65_536 - len, (offset * 1000 + len) as u64);
             for _ in 0..len {
                 block.push(block[block.len() - offset]);
             }
