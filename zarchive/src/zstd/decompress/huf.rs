@@ -515,7 +515,7 @@ fn decode_stream<const LOG: u32>(
 /// Decode the four streams into the four quarters of `out`: interleaved rounds of `ROUND`
 /// symbols per stream (5 with 11-bit lookups, 4 with 12-bit ones: at most 55 or 48 bits of
 /// the 57 a reload guarantees) while every stream has input (read within the whole
-/// section), then each stream alone while it has input, then its tail one symbol at a time.
+/// section), then each stream's tail one symbol at a time.
 ///
 /// Mirrors HUF_decompress4X1_usingDTable_internal_body.
 #[inline(always)]
@@ -530,7 +530,7 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
     let (o2, rest) = rest.split_at_mut(seg);
     let (o3, o4) = rest.split_at_mut(seg);
     let mut outs = [o1, o2, o3, o4];
-    let mut from = [0usize; 4];
+    let mut from = 0;
     if rs.fast() {
         // Sentinel containers: the unread bits sit at the top, and a 1 bit below them
         // marks how many were consumed since the last load (its trailing zeros). Their
@@ -560,28 +560,15 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
             }
             done += 1;
         }
-        // The loop above stops for all four streams when one runs short; the others go
-        // on alone while they have the input.
-        for ((s, o), at) in st.iter_mut().zip(outs.iter_mut()).zip(from.iter_mut()) {
-            *at = done * ROUND;
-            let mut s1 = *s;
-            for c in o[*at..].chunks_exact_mut(ROUND) {
-                if s1.ip < 8 {
-                    break;
-                }
-                s1.reload();
-                for b in c.iter_mut() {
-                    *b = s1.decode::<LOG>(cells);
-                }
-                *at += ROUND;
-            }
-            *s = s1;
-        }
+        // Every stream decodes the same number of symbols per round, so when the first
+        // stream runs out of input (the only one that can: the others read on into the
+        // stream before them) the others are as near their ends: the tails finish them.
+        from = done * ROUND;
         rs.resume(st);
     }
     // Each stream's last symbols one at a time, so that it ends exactly where its bits do.
-    for ((r, o), &at) in rs.readers.iter_mut().zip(outs).zip(&from) {
-        decode_stream::<LOG>(cells, r, &mut o[at..]);
+    for (r, o) in rs.readers.iter_mut().zip(outs) {
+        decode_stream::<LOG>(cells, r, &mut o[from..]);
     }
 }
 
