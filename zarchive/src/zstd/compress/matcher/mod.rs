@@ -671,13 +671,54 @@ pub(crate) fn hash_word<const MLS: u32>(word: u64, h_bits: u32) -> usize {
 
 /// Mirrors ZSTD_count: length of the common prefix of `src[a..]` and `src[b..]`, not
 /// reading `a` at or past `limit` (`b < a`).
+///
+/// The first word is compared here, the rest of a longer match in [`count_long`].
 #[inline(always)]
-pub(crate) fn count(src: &[u8], mut a: usize, mut b: usize, limit: usize) -> usize {
+pub(crate) fn count(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
+    if a + 8 > limit {
+        return count_tail(src, a, b, limit);
+    }
+    let diff = read64(src, a) ^ read64(src, b);
+    if diff != 0 {
+        return (diff.trailing_zeros() / 8) as usize;
+    }
+    8 + count_long(src, a + 8, b + 8, limit)
+}
+
+/// [`count`] past its first word: both sides cut to one length, so the loop compares
+/// 16 bytes per round with no bounds check on the words. (Against the plain word loop:
+/// instructions −32 % on the tiled `hetero1m` stream at level 6, where every candidate
+/// runs to the block's end; +1-3 % on the real block sets, time unchanged there.)
+#[inline(always)]
+fn count_long(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
+    let x = &src[a..limit];
+    let y = &src[b..b + x.len()];
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
+    let mut len = 0;
+    for (xs, ys) in x.chunks_exact(16).zip(y.chunks_exact(16)) {
+        let lo = word(xs, 0) ^ word(ys, 0);
+        let hi = word(xs, 8) ^ word(ys, 8);
+        if lo | hi != 0 {
+            let bits = if lo != 0 {
+                lo.trailing_zeros()
+            } else {
+                64 + hi.trailing_zeros()
+            };
+            return len + (bits / 8) as usize;
+        }
+        len += 16;
+    }
+    len + count_tail(src, a + len, b + len, limit)
+}
+
+/// [`count`] over the last bytes before `limit`: a word while one fits, then bytes.
+#[inline(always)]
+fn count_tail(src: &[u8], mut a: usize, mut b: usize, limit: usize) -> usize {
     let start = a;
-    while a + 8 <= limit {
+    if a + 8 <= limit {
         let diff = read64(src, a) ^ read64(src, b);
         if diff != 0 {
-            return a - start + (diff.trailing_zeros() / 8) as usize;
+            return (diff.trailing_zeros() / 8) as usize;
         }
         a += 8;
         b += 8;
@@ -852,6 +893,33 @@ mod tests {
                     want8,
                     "8 bytes, idx {idx}, low {low}"
                 );
+            }
+        }
+    }
+
+    /// `count` against a byte loop, for matches ending at every offset around the first
+    /// word and the 16-byte rounds, and limits cutting them anywhere.
+    #[test]
+    fn count_equals_a_byte_by_byte_count() {
+        let by_bytes = |src: &[u8], a: usize, b: usize, limit: usize| {
+            (0..limit.saturating_sub(a))
+                .take_while(|&i| src[a + i] == src[b + i])
+                .count()
+        };
+        for len in 0..80 {
+            for dist in [1, 3, 8, 16, 40] {
+                // A run of period `dist` that stops matching after `len` bytes at position a.
+                let a = 100;
+                let mut src: Vec<u8> = (0..300).map(|i| (i % dist) as u8 + 1).collect();
+                src[a + len] = 0;
+                for limit in [a, a + 1, a + 7, a + 8, a + 9, a + 16, a + 24, a + 33, 300] {
+                    let b = a - dist;
+                    assert_eq!(
+                        count(&src, a, b, limit),
+                        by_bytes(&src, a, b, limit),
+                        "len {len} dist {dist} limit {limit}"
+                    );
+                }
             }
         }
     }
