@@ -57,14 +57,20 @@ fn stream(src: &[u8]) -> Result<Vec<u8>, ZstdError> {
     Ok(out)
 }
 
-/// A reader that hands out at most `chunk` bytes per call.
+/// A reader that hands out at most `chunk` bytes per call, and is interrupted
+/// (`ErrorKind::Interrupted`, to be retried) every other call.
 struct Trickle<'a> {
     src: &'a [u8],
     chunk: usize,
+    calls: usize,
 }
 
 impl std::io::Read for Trickle<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls % 2 == 0 {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
         let n = buf.len().min(self.chunk).min(self.src.len());
         buf[..n].copy_from_slice(&self.src[..n]);
         self.src = &self.src[n..];
@@ -75,7 +81,14 @@ impl std::io::Read for Trickle<'_> {
 /// Decode through [`zstd::StreamDecoder`] reading `chunk` bytes at a time.
 fn read_stream(src: &[u8], chunk: usize, max_window: u64) -> Result<Vec<u8>, ZstdError> {
     use std::io::Read;
-    let mut d = zstd::StreamDecoder::with_max_window_size(Trickle { src, chunk }, max_window);
+    let mut d = zstd::StreamDecoder::with_max_window_size(
+        Trickle {
+            src,
+            chunk,
+            calls: 0,
+        },
+        max_window,
+    );
     let mut out = Vec::new();
     match d.read_to_end(&mut out) {
         Ok(_) => Ok(out),

@@ -68,6 +68,49 @@ fn main() {
         return;
     }
 
+    // `--prof-decode ours|native LEVEL ITERS [hetero]`: only decode text1m's (or
+    // hetero1m's) stream frame, read back 64 KiB at a time, for callgrind.
+    if let Some(i) = args.iter().position(|a| a == "--prof-decode") {
+        let side = args[i + 1].as_str();
+        let level: i32 = args[i + 2].parse().expect("level");
+        let iters: usize = args[i + 3].parse().expect("iterations");
+        let src: Vec<u8> = if args.get(i + 4).is_some_and(|a| a == "hetero") {
+            let hetero = generate(Shape::Hetero, 1 << 16, 12);
+            hetero.iter().copied().cycle().take(1 << 20).collect()
+        } else {
+            generate(Shape::Text, 1 << 20, 11)
+        };
+        let calls: Vec<StreamCall<'_>> = src
+            .chunks(65536)
+            .map(StreamCall::Continue)
+            .chain([StreamCall::End(&[])])
+            .collect();
+        let frame = oracle::compress_stream_with(level, false, None, None, None, &calls).unwrap();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0usize;
+        if side == "native" {
+            let mut native = NativeStreamDecoder::new();
+            let mut nbuf = vec![0u8; 1 << 16];
+            for _ in 0..iters {
+                native.decompress(&frame, &mut nbuf, &mut |piece: &[u8]| total += piece.len());
+            }
+        } else {
+            let mut ours = zstd::StreamDecoder::new(&[][..]);
+            for _ in 0..iters {
+                ours.reset(&frame[..]);
+                loop {
+                    let n = ours.read(&mut buf).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    total += n;
+                }
+            }
+        }
+        println!("{total} bytes");
+        return;
+    }
+
     let text1m = generate(Shape::Text, 1 << 20, 11);
     let hetero = generate(Shape::Hetero, 1 << 16, 12);
     let hetero1m: Vec<u8> = hetero.iter().copied().cycle().take(1 << 20).collect();

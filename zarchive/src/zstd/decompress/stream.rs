@@ -11,7 +11,7 @@ use super::frame::{
 };
 use super::{DCtx, WILDCOPY_OVERLENGTH};
 use crate::zstd::error::ZstdError;
-use std::io::Write;
+use std::io::{Read, Write};
 
 /// Map a writer failure: the output side refused the bytes.
 fn write_error(e: std::io::Error) -> ZstdError {
@@ -278,20 +278,17 @@ impl<R: std::io::Read> StreamReader<R> {
 
     /// Read exactly `n` more bytes of input into `self.input` (after what it holds);
     /// returns how many arrived (fewer only at the end of the input).
+    ///
+    /// Through `read_to_end`, which reads into the vector's spare capacity: readers that
+    /// can fill memory they did not initialise (slices, files) skip the zero-fill a `read`
+    /// into a resized vector needs (a memset of every compressed block).
     fn fill(&mut self, n: usize) -> std::io::Result<usize> {
         let start = self.input.len();
-        self.input.resize(start + n, 0);
-        let mut got = 0;
-        while got < n {
-            match self.src.read(&mut self.input[start + got..]) {
-                Ok(0) => break,
-                Ok(k) => got += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.input.truncate(start + got);
-        Ok(got)
+        self.input.reserve(n);
+        (&mut self.src)
+            .take(n as u64)
+            .read_to_end(&mut self.input)?;
+        Ok(self.input.len() - start)
     }
 
     /// Read exactly `n` bytes, or fail with a truncation error naming `what` at `at`.
