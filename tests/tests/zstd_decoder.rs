@@ -68,7 +68,7 @@ struct Trickle<'a> {
 impl std::io::Read for Trickle<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         self.calls += 1;
-        if self.calls % 2 == 0 {
+        if self.calls.is_multiple_of(2) {
             return Err(std::io::ErrorKind::Interrupted.into());
         }
         let n = buf.len().min(self.chunk).min(self.src.len());
