@@ -170,6 +170,39 @@ impl LdmParams {
     }
 }
 
+/// The split points of one batch (`splits` and `numSplits` of
+/// ZSTD_ldm_generateSequences_internal), at most [`BATCH_SIZE`].
+struct Splits {
+    at: [usize; BATCH_SIZE],
+    len: usize,
+}
+
+impl Splits {
+    fn new() -> Self {
+        Splits {
+            at: [0; BATCH_SIZE],
+            len: 0,
+        }
+    }
+
+    /// Add a split point; returns whether the batch is now full (no more may be added
+    /// before [`Splits::clear`]).
+    #[inline(always)]
+    fn push(&mut self, split: usize) -> bool {
+        self.at[self.len % BATCH_SIZE] = split;
+        self.len += 1;
+        self.len == BATCH_SIZE
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        &self.at[..self.len]
+    }
+}
+
 /// The gear rolling hash (`ldmRollingHashState_t`).
 struct Gear {
     rolling: u64,
@@ -196,34 +229,47 @@ impl Gear {
     /// Mirrors ZSTD_ldm_gear_feed: feed `data` until its end or until `splits` holds
     /// [`BATCH_SIZE`] split points (each the count of bytes fed up to and including the
     /// byte that ends it); returns the bytes fed.
-    fn feed(&mut self, data: &[u8], splits: &mut Vec<usize>) -> usize {
+    ///
+    /// Out of line, so the hash stays in a register (inlined into the block loop, it lived
+    /// on the stack).
+    #[inline(never)]
+    fn feed(&mut self, data: &[u8], splits: &mut Splits) -> usize {
         let mut hash = self.rolling;
         let mask = self.stop_mask;
-        // Four bytes per step (as libzstd unrolls it): the count and the end test once per
-        // step, the split test after every byte.
+        // Four bytes per step, with one shift and one add on the hash's dependency chain:
+        // `h4 = 16 hash + x4`, where `x4 = 8 g0 + 4 g1 + 2 g2 + g3` does not depend on the
+        // hash (kept opaque, or the compiler folds it back into the chain, one add per
+        // byte); the other bytes' hashes `h1..h3` are off the chain. Splits are rare: one
+        // test for the four, then each in order.
         let mut chunks = data.chunks_exact(4);
         let mut n = 0;
         for c in &mut chunks {
-            for (k, &b) in c.iter().enumerate() {
-                hash = (hash << 1).wrapping_add(GEAR[b as usize]);
-                if hash & mask == 0 {
-                    splits.push(n + k + 1);
-                    if splits.len() == BATCH_SIZE {
-                        self.rolling = hash;
+            let g = [c[0], c[1], c[2], c[3]].map(|b| GEAR[b as usize]);
+            let x2 = (g[0] << 1).wrapping_add(g[1]);
+            let x3 = (x2 << 1).wrapping_add(g[2]);
+            let x4 = std::hint::black_box((x3 << 1).wrapping_add(g[3]));
+            let h = [
+                (hash << 1).wrapping_add(g[0]),
+                (hash << 2).wrapping_add(x2),
+                (hash << 3).wrapping_add(x3),
+                (hash << 4).wrapping_add(x4),
+            ];
+            if h.iter().any(|&h| h & mask == 0) {
+                for (k, &h) in h.iter().enumerate() {
+                    if h & mask == 0 && splits.push(n + k + 1) {
+                        self.rolling = h;
                         return n + k + 1;
                     }
                 }
             }
+            hash = h[3];
             n += 4;
         }
         for &b in chunks.remainder() {
             hash = (hash << 1).wrapping_add(GEAR[b as usize]);
             n += 1;
-            if hash & mask == 0 {
-                splits.push(n);
-                if splits.len() == BATCH_SIZE {
-                    break;
-                }
+            if hash & mask == 0 && splits.push(n) {
+                break;
             }
         }
         self.rolling = hash;
@@ -272,7 +318,7 @@ pub(crate) struct LdmState {
     /// (`RawSeqStore_t`: `pos`, `posInSequence`).
     pub(crate) seqs: Vec<RawSeq>,
     pos: usize,
-    splits: Vec<usize>,
+    splits: Box<Splits>,
     candidates: Vec<Candidate>,
 }
 
@@ -291,7 +337,7 @@ impl LdmState {
             fast_next: 0,
             seqs: Vec::new(),
             pos: 0,
-            splits: Vec::with_capacity(BATCH_SIZE),
+            splits: Box::new(Splits::new()),
             candidates: Vec::with_capacity(BATCH_SIZE),
         };
         st.reset(cp, window);
@@ -420,13 +466,12 @@ impl LdmState {
         // stores it: the hash starts from its initial value, and so it does here.
         let mut gear = Gear::new(&p);
         let mut ip = start + min_match;
-        let mut splits = std::mem::take(&mut self.splits);
         let mut candidates = std::mem::take(&mut self.candidates);
         while ip < ilimit {
-            splits.clear();
-            let hashed = gear.feed(&src[ip..ilimit], &mut splits);
+            self.splits.clear();
+            let hashed = gear.feed(&src[ip..ilimit], &mut self.splits);
             candidates.clear();
-            for &s in &splits {
+            for &s in self.splits.as_slice() {
                 let split = ip + s - min_match;
                 let xxhash = xxhash_rust::xxh64::xxh64(&src[split..split + min_match], 0);
                 candidates.push(Candidate {
@@ -485,7 +530,6 @@ impl LdmState {
             }
             ip += hashed;
         }
-        self.splits = splits;
         self.candidates = candidates;
     }
 
@@ -571,6 +615,64 @@ pub(crate) fn limit_table_update(curr: usize, next: usize) -> usize {
 mod tests {
     use super::*;
     use crate::zstd::compress::params;
+
+    /// The gear feed finds the split points and leaves the hash a byte-at-a-time rolling
+    /// hash would (libzstd's loop), for every batch of a long input, at several split
+    /// rates, whatever the length fed.
+    #[test]
+    fn gear_feed_splits_where_a_byte_loop_does() {
+        let data: Vec<u8> = (0u64..20_000)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as u8 ^ (i / 7) as u8)
+            .collect();
+        for rate in [2, 4, 7] {
+            let p = LdmParams {
+                window_log: 27,
+                hash_log: 20,
+                bucket_size_log: 3,
+                min_match: 64,
+                hash_rate_log: rate,
+            };
+            for len in [0, 1, 3, 4, 5, 999, data.len()] {
+                let data = &data[..len];
+                // The reference: one byte at a time, a batch ending at its 64th split.
+                let mut want = Vec::new();
+                let mut hash = Gear::new(&p).rolling;
+                let mask = Gear::new(&p).stop_mask;
+                let mut batch = 0;
+                for (i, &b) in data.iter().enumerate() {
+                    hash = (hash << 1).wrapping_add(GEAR[b as usize]);
+                    if hash & mask == 0 {
+                        want.push((i + 1, hash));
+                        batch += 1;
+                    }
+                    if batch == BATCH_SIZE {
+                        batch = 0;
+                    }
+                }
+                let mut gear = Gear::new(&p);
+                let mut splits = Splits::new();
+                let mut got = Vec::new();
+                let mut fed = 0;
+                while fed < data.len() {
+                    splits.clear();
+                    let n = gear.feed(&data[fed..], &mut splits);
+                    assert!(n > 0, "rate {rate} len {len}: no progress");
+                    got.extend(splits.as_slice().iter().map(|&s| (fed + s, 0)));
+                    if splits.len == BATCH_SIZE {
+                        // A full batch stops right after its last split, with its hash.
+                        assert_eq!(n, splits.as_slice()[BATCH_SIZE - 1]);
+                        let last = want[got.len() - 1];
+                        assert_eq!(gear.rolling, last.1, "rate {rate} len {len}");
+                    }
+                    fed += n;
+                }
+                let want: Vec<usize> = want.iter().map(|w| w.0).collect();
+                let got: Vec<usize> = got.iter().map(|g| g.0).collect();
+                assert_eq!(got, want, "rate {rate} len {len}");
+                assert_eq!(gear.rolling, hash, "rate {rate} len {len}: final hash");
+            }
+        }
+    }
 
     #[test]
     fn parameters_follow_the_strategy() {
