@@ -57,17 +57,63 @@ pub(crate) const OF_BITS: [u8; MAX_OFF + 1] = {
 
 /// One decoding state of a sequence table: everything a state needs in one 8-byte load.
 ///
-/// Mirrors ZSTD_seqSymbol.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub(crate) struct SeqRow {
-    /// Base value of the symbol (length or offset base).
-    pub(crate) base: u32,
-    /// Base of the next state, before the `nb` low bits are added.
-    pub(crate) next: u16,
+/// Mirrors ZSTD_seqSymbol: the symbol's base value (length or offset base, 4 bytes), the
+/// base of the next state before the `nb` low bits are added (2 bytes), the extra bits of
+/// the symbol's value and the bits read to move to the next state (a byte each),
+/// little-endian in 8 bytes: a table build writes each row in one store (four field stores
+/// held it to two cycles a row), and each accessor is one narrow load, as a field's was.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[repr(align(8))]
+pub(crate) struct SeqRow([u8; 8]);
+
+impl SeqRow {
+    pub(crate) const fn new(base: u32, next: u16, extra: u8, nb: u8) -> Self {
+        let packed = base as u64 | (next as u64) << 32 | (extra as u64) << 48 | (nb as u64) << 56;
+        SeqRow(packed.to_le_bytes())
+    }
+
+    /// This row with the next-state base and state bits set (they were 0).
+    #[inline(always)]
+    fn with_state(self, next: u16, nb: u8) -> Self {
+        let packed = u64::from_le_bytes(self.0) | (next as u64) << 32 | (nb as u64) << 56;
+        SeqRow(packed.to_le_bytes())
+    }
+
+    /// Base value of the symbol.
+    #[inline(always)]
+    pub(crate) fn base(&self) -> u32 {
+        let [a, b, c, d, ..] = self.0;
+        u32::from_le_bytes([a, b, c, d])
+    }
+
+    /// Base of the next state.
+    #[inline(always)]
+    pub(crate) fn next(&self) -> u16 {
+        u16::from_le_bytes([self.0[4], self.0[5]])
+    }
+
     /// Extra bits of the symbol's value.
-    pub(crate) extra: u8,
+    #[inline(always)]
+    pub(crate) fn extra(&self) -> u8 {
+        self.0[6]
+    }
+
     /// Bits read to move to the next state.
-    pub(crate) nb: u8,
+    #[inline(always)]
+    pub(crate) fn nb(&self) -> u8 {
+        self.0[7]
+    }
+}
+
+impl std::fmt::Debug for SeqRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeqRow")
+            .field("base", &self.base())
+            .field("next", &self.next())
+            .field("extra", &self.extra())
+            .field("nb", &self.nb())
+            .finish()
+    }
 }
 
 /// A sequence decoding table of up to 512 states, indexed by `state & 511`.
@@ -235,13 +281,12 @@ pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &S
     let mut cells = [0u8; SEQ_TABLE_ROWS];
     let mut next = [0u16; 256];
     spread(norm, log, &mut cells, &mut next);
-    // Each symbol's base and extra bits, looked up once rather than per state.
-    let mut symbols = [(0u32, 0u8); 64];
+    // Each symbol's base and extra bits, looked up once rather than per state, already
+    // in their places of a row.
+    let mut symbols = [SeqRow::default(); 64];
     for (s, sym) in symbols.iter_mut().enumerate().take(norm.len()) {
-        *sym = (
-            kind.base.get(s).copied().unwrap_or(0),
-            kind.bits.get(s).copied().unwrap_or(0),
-        );
+        let base = kind.base.get(s).copied().unwrap_or(0);
+        *sym = SeqRow::new(base, 0, kind.bits.get(s).copied().unwrap_or(0), 0);
     }
     let size = 1usize << log;
     for (row, &cell) in t.rows.iter_mut().zip(&cells[..size]) {
@@ -249,13 +294,8 @@ pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &S
         let n = next[s];
         next[s] = n.wrapping_add(1);
         let nb = state_bits(log, n);
-        let (base, extra) = symbols[s & 63];
-        *row = SeqRow {
-            base,
-            next: ((n as u32) << nb).wrapping_sub(size as u32) as u16,
-            extra,
-            nb: nb as u8,
-        };
+        let next = ((n as u32) << nb).wrapping_sub(size as u32) as u16;
+        *row = symbols[s & 63].with_state(next, nb as u8);
     }
     t.log = log;
 }
@@ -264,12 +304,7 @@ pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &S
 ///
 /// Mirrors ZSTD_buildSeqTable_rle.
 pub(crate) fn build_rle_table(t: &mut SeqTable, symbol: usize, kind: &SeqKind) {
-    t.rows[0] = SeqRow {
-        base: kind.base[symbol],
-        next: 0,
-        extra: kind.bits[symbol],
-        nb: 0,
-    };
+    t.rows[0] = SeqRow::new(kind.base[symbol], 0, kind.bits[symbol], 0);
     t.log = 0;
 }
 
@@ -450,16 +485,7 @@ mod tests {
         let check = |t: &SeqTable, log: u32, rows: &[(usize, u16, u8, u8, u32)]| {
             assert_eq!(t.log, log);
             for &(i, next, extra, nb, base) in rows {
-                assert_eq!(
-                    t.rows[i],
-                    SeqRow {
-                        base,
-                        next,
-                        extra,
-                        nb
-                    },
-                    "row {i}"
-                );
+                assert_eq!(t.rows[i], SeqRow::new(base, next, extra, nb), "row {i}");
             }
         };
         check(

@@ -221,15 +221,15 @@ impl SeqState<'_> {
         let ml = t.ml.row(self.ml_s);
         let of = t.of.row(self.of_s);
         let r = &mut self.r;
-        let of_bits = of.extra as u32;
+        let of_bits = of.extra() as u32;
         let offset = if of_bits > 1 {
-            let o = of.base as usize + r.read_fast(of_bits) as usize;
+            let o = of.base() as usize + r.read_fast(of_bits) as usize;
             self.rep2 = self.rep1;
             self.rep1 = self.rep0;
             self.rep0 = o;
             o
         } else {
-            let ll0 = ll.base == 0;
+            let ll0 = ll.base() == 0;
             if of_bits == 0 {
                 // Repeat code 0: the latest offset, or the second after no literals.
                 if ll0 {
@@ -254,25 +254,25 @@ impl SeqState<'_> {
             }
         };
         // Most codes have no extra bits: skip the read (as ZSTD_decodeSequence does).
-        let mut ml_len = ml.base as usize;
-        if ml.extra > 0 {
-            ml_len += r.read_fast(ml.extra as u32) as usize;
+        let mut ml_len = ml.base() as usize;
+        if ml.extra() > 0 {
+            ml_len += r.read_fast(ml.extra() as u32) as usize;
         }
-        if of_bits + ml.extra as u32 + ll.extra as u32 >= MID_RELOAD_BITS {
+        if of_bits + ml.extra() as u32 + ll.extra() as u32 >= MID_RELOAD_BITS {
             if FAST {
                 r.reload_fast_from(words);
             } else {
                 r.reload();
             }
         }
-        let mut ll_len = ll.base as usize;
-        if ll.extra > 0 {
-            ll_len += r.read_fast(ll.extra as u32) as usize;
+        let mut ll_len = ll.base() as usize;
+        if ll.extra() > 0 {
+            ll_len += r.read_fast(ll.extra() as u32) as usize;
         }
         if !last {
-            self.ll_s = ll.next as usize + r.read(ll.nb as u32) as usize;
-            self.ml_s = ml.next as usize + r.read(ml.nb as u32) as usize;
-            self.of_s = of.next as usize + r.read(of.nb as u32) as usize;
+            self.ll_s = ll.next() as usize + r.read(ll.nb() as u32) as usize;
+            self.ml_s = ml.next() as usize + r.read(ml.nb() as u32) as usize;
+            self.of_s = of.next() as usize + r.read(of.nb() as u32) as usize;
             if FAST {
                 r.reload_fast_from(words);
             } else {
