@@ -28,6 +28,28 @@ pub(crate) trait WildOut {
     fn store<const N: usize>(&mut self, i: usize, v: &[u8; N]);
     /// The 16 bytes at `i`, to change in place.
     fn window16(&mut self, i: usize) -> &mut [u8; 16];
+    /// Copy the bytes from `s` on to `d` on until `d` reaches `end` exactly, as a match
+    /// copy must (`s < d`, each byte from `d - s` before it), through `memmove` in pieces
+    /// of at most the distance, so that no piece reads bytes it writes; falls back to
+    /// 32-byte chunks where `end` lies outside the output (never for a valid caller).
+    #[inline(always)]
+    fn copy_run(&mut self, mut d: usize, mut s: usize, end: usize)
+    where
+        Self: AsMut<[u8]>,
+    {
+        let dist = d - s;
+        let out = self.as_mut();
+        if end > out.len() {
+            chunks_until::<32, [u8]>(out, d, s, end);
+            return;
+        }
+        while d < end {
+            let piece = dist.min(end - d);
+            out.copy_within(s..s + piece, d);
+            d += piece;
+            s += piece;
+        }
+    }
 }
 
 impl WildOut for [u8] {
@@ -121,6 +143,9 @@ pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
     }
 }
 
+/// Shortest rest of a match, 32 bytes or more back, that [`WildOut::copy_run`] copies.
+const MEMMOVE_MIN: usize = 512;
+
 /// Increments and decrements that turn an offset below 8 into a distance of at least 8
 /// after the first 8 bytes (`dec32table`, `dec64table`).
 const SPREAD_ADD: [usize; 8] = [0, 1, 2, 1, 4, 4, 4, 4];
@@ -131,7 +156,7 @@ const SPREAD_SUB: [usize; 8] = [8, 8, 8, 7, 8, 9, 10, 11];
 ///
 /// Mirrors ZSTD_overlapCopy8 + ZSTD_wildcopy (the fast path of ZSTD_execSequence).
 #[inline(always)]
-pub(crate) fn wild_copy_match<O: WildOut + ?Sized>(
+pub(crate) fn wild_copy_match<O: WildOut + AsMut<[u8]> + ?Sized>(
     out: &mut O,
     dst: usize,
     offset: usize,
@@ -153,7 +178,13 @@ pub(crate) fn wild_copy_match<O: WildOut + ?Sized>(
             return;
         }
         if offset >= 32 && end - d > 96 {
-            chunks_until::<32, O>(out, d, s, end);
+            if end - d >= MEMMOVE_MIN {
+                // Long runs far enough back (long repeats, tiled data) go through
+                // `memmove`, which outruns any loop of ours or libzstd's 32-byte steps.
+                out.copy_run(d, s, end);
+            } else {
+                chunks_until::<32, O>(out, d, s, end);
+            }
             return;
         }
         if O::PAIRED {
@@ -285,12 +316,16 @@ mod tests {
     }
 
     #[test]
-    fn wild_match_copy_equals_a_byte_loop_for_every_short_offset() {
+    fn wild_match_copy_equals_a_byte_loop_for_every_short_offset_and_long_ones() {
         let lengths: Vec<usize> = (1..=100).chain([127, 128, 129, 1000, 40_000]).collect();
-        for offset in 1..=64 {
+        // Long offsets too: a long match copies in pieces of at most the offset.
+        for offset in (1..=64).chain([511, 512, 20_000]) {
             for &len in &lengths {
                 // Matches that start right at the history's first bytes, and further in.
                 for start in [offset, offset + 1, offset + 7, 100] {
+                    if start < offset {
+                        continue;
+                    }
                     let mut a = seed(start + len + 64);
                     let mut b = a.clone();
                     wild_copy_match(a.as_mut_slice(), start, offset, len);
