@@ -101,9 +101,14 @@ pub(crate) struct DictRows<'t> {
 ///
 /// The hash cache and `nextToUpdate` are worked on by value and written back to the
 /// [`LazyState`] when the finder is dropped at the end of the block.
-pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
+pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize, const NROWS: usize = 0> {
+    /// The rows when their number is not known at compile time (`NROWS == 0`).
     rows: &'t mut [[u32; ROW]],
     tag_rows: &'t mut [[u8; ROW]],
+    /// The rows when there are `NROWS` of them: a row index masked to that count needs no
+    /// bounds check (four a position fewer; see `lazy::compress_block` for the shapes).
+    fixed_rows: &'t mut [[u32; ROW]; NROWS],
+    fixed_tag_rows: &'t mut [[u8; ROW]; NROWS],
     cache: [u32; ROW_HASH_CACHE_SIZE],
     next_to_update: usize,
     saved_cache: &'t mut [u32; ROW_HASH_CACHE_SIZE],
@@ -117,7 +122,7 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize> {
     sse2: Sse2Unit,
 }
 
-impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
+impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS, ROW, NROWS> {
     pub(crate) fn new(
         hash: &'t mut [u32],
         state: &'t mut LazyState,
@@ -129,9 +134,15 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
         debug_assert_eq!(row_log, self::row_log(cp));
         let (rows, _) = hash[..1 << cp.hash_log].as_chunks_mut::<ROW>();
         let (tag_rows, _) = state.tags.as_mut_slice()[..1 << cp.hash_log].as_chunks_mut::<ROW>();
+        // With `NROWS`, every row is in the fixed part (the caller chose `NROWS` from the
+        // hash log); without, the fixed part is empty.
+        let (fixed_rows, rows) = rows.split_at_mut(NROWS);
+        let (fixed_tag_rows, tag_rows) = tag_rows.split_at_mut(NROWS);
         RowFinder {
             rows,
             tag_rows,
+            fixed_rows: fixed_rows.try_into().expect("NROWS rows"),
+            fixed_tag_rows: fixed_tag_rows.try_into().expect("NROWS tag rows"),
             cache: state.hash_cache,
             next_to_update: state.next_to_update,
             saved_cache: &mut state.hash_cache,
@@ -150,6 +161,17 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     pub(crate) fn with_dict(mut self, dms: DictRows<'t>) -> Self {
         self.dms = Some(dms);
         self
+    }
+
+    /// The tag row and the hash row `r`.
+    #[inline(always)]
+    fn row_pair(&mut self, r: usize) -> (&mut [u8; ROW], &mut [u32; ROW]) {
+        if NROWS != 0 {
+            let r = r & NROWS.wrapping_sub(1);
+            (&mut self.fixed_tag_rows[r], &mut self.fixed_rows[r])
+        } else {
+            (&mut self.tag_rows[r], &mut self.rows[r])
+        }
     }
 
     /// Row hash of position `p` (`ZSTD_hashPtrSalted` with salt 0).
@@ -191,7 +213,14 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     fn touch(&mut self, hash: u32) {
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
         if self.sse2.available() {
-            let (rows, tags) = (self.rows.as_flattened(), self.tag_rows.as_flattened());
+            let (rows, tags) = if NROWS != 0 {
+                (
+                    self.fixed_rows.as_flattened(),
+                    self.fixed_tag_rows.as_flattened(),
+                )
+            } else {
+                (self.rows.as_flattened(), self.tag_rows.as_flattened())
+            };
             self.sse2.prefetch(tags, r * ROW);
             self.sse2.prefetch(rows, r * ROW);
             if ROW >= 32 {
@@ -202,7 +231,12 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
             }
             return;
         }
-        if let (Some(t), Some(row)) = (self.tag_rows.get(r), self.rows.get(r))
+        let (tag_rows, rows): (&[[u8; ROW]], &[[u32; ROW]]) = if NROWS != 0 {
+            (self.fixed_tag_rows, self.fixed_rows)
+        } else {
+            (self.tag_rows, self.rows)
+        };
+        if let (Some(t), Some(row)) = (tag_rows.get(r), rows.get(r))
             && (t[0] == u8::MAX) | (row[0] == u32::MAX)
         {
             self.touched = true;
@@ -213,10 +247,10 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     #[inline(always)]
     fn insert(&mut self, hash: u32, p: usize) {
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
-        let tag_row = &mut self.tag_rows[r];
+        let (tag_row, row) = self.row_pair(r);
         let slot = next_index::<ROW>(&mut tag_row[0]);
         tag_row[slot] = hash as u8;
-        self.rows[r][slot] = index_of(p);
+        row[slot] = index_of(p);
     }
 
     /// Mirrors ZSTD_row_update as ZSTD_loadDictionaryContent calls it (no hash cache, no
@@ -249,7 +283,7 @@ impl<'t, const MLS: u32, const ROW: usize> RowFinder<'t, MLS, ROW> {
     }
 }
 
-impl<const MLS: u32, const ROW: usize> Drop for RowFinder<'_, MLS, ROW> {
+impl<const MLS: u32, const ROW: usize, const NROWS: usize> Drop for RowFinder<'_, MLS, ROW, NROWS> {
     fn drop(&mut self) {
         std::hint::black_box(self.touched);
         *self.saved_cache = self.cache;
@@ -257,7 +291,9 @@ impl<const MLS: u32, const ROW: usize> Drop for RowFinder<'_, MLS, ROW> {
     }
 }
 
-impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
+impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
+    for RowFinder<'_, MLS, ROW, NROWS>
+{
     /// The hash cache reads `ROW_HASH_CACHE_SIZE` positions ahead.
     const MARGIN: usize = HASH_READ_SIZE + ROW_HASH_CACHE_SIZE;
 
@@ -278,16 +314,16 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         };
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
         let tag = hash as u8;
-        let tag_row = &mut self.tag_rows[r];
-        let row = &mut self.rows[r];
+        let (sse2, limits, attempts) = (self.sse2, self.limits, self.attempts);
+        let (tag_row, row) = self.row_pair(r);
         let head = tag_row[0] as usize & (ROW - 1);
-        let mut matches = rotate_row_mask::<ROW>(match_mask(self.sse2, tag_row, tag), head);
+        let mut matches = rotate_row_mask::<ROW>(match_mask(sse2, tag_row, tag), head);
         // Byte 0 is the head, not an entry: libzstd skips it inside the loop (without
         // spending an attempt), which is the same as dropping its bit up front.
         matches &= !(1 << ((ROW - head) & (ROW - 1)));
 
         let curr = index_of(ip);
-        let low_limit = self.limits.lowest_match_index(curr);
+        let low_limit = limits.lowest_match_index(curr);
         let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
@@ -297,7 +333,7 @@ impl<const MLS: u32, const ROW: usize> SearchMax for RowFinder<'_, MLS, ROW> {
         // as it is found. Stopping at the best possible length leaves fewer counted
         // attempts for the dictionary's row, where nothing longer can be found either.
         let mut n = 0;
-        while matches != 0 && n < self.attempts {
+        while matches != 0 && n < attempts {
             let slot = (head + matches.trailing_zeros() as usize) & (ROW - 1);
             matches &= matches - 1;
             let idx = row[slot];
