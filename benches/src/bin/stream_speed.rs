@@ -33,19 +33,8 @@ fn main() {
         let level: i32 = args[i + 2].parse().expect("level");
         let iters: usize = args[i + 3].parse().expect("iterations");
         let long = args.get(i + 4).is_some_and(|a| a == "long");
-        let src = if long {
-            zarkit_corpus::long_range(16 << 20, 14)
-        } else if args.get(i + 4).is_some_and(|a| a == "hetero") {
-            let hetero = generate(Shape::Hetero, 1 << 16, 12);
-            hetero.iter().copied().cycle().take(1 << 20).collect()
-        } else {
-            generate(Shape::Text, 1 << 20, 11)
-        };
-        let calls: Vec<StreamCall<'_>> = src
-            .chunks(65536)
-            .map(StreamCall::Continue)
-            .chain([StreamCall::End(&[])])
-            .collect();
+        let src = prof_input(args.get(i + 4));
+        let calls = pumped(&src);
         let mut ours = StreamEncoder::new(level).unwrap();
         let mut native = NativeStream::new(level, false);
         if long {
@@ -74,18 +63,9 @@ fn main() {
         let side = args[i + 1].as_str();
         let level: i32 = args[i + 2].parse().expect("level");
         let iters: usize = args[i + 3].parse().expect("iterations");
-        let src: Vec<u8> = if args.get(i + 4).is_some_and(|a| a == "hetero") {
-            let hetero = generate(Shape::Hetero, 1 << 16, 12);
-            hetero.iter().copied().cycle().take(1 << 20).collect()
-        } else {
-            generate(Shape::Text, 1 << 20, 11)
-        };
-        let calls: Vec<StreamCall<'_>> = src
-            .chunks(65536)
-            .map(StreamCall::Continue)
-            .chain([StreamCall::End(&[])])
-            .collect();
-        let frame = oracle::compress_stream_with(level, false, None, None, None, &calls).unwrap();
+        let src = prof_input(args.get(i + 4));
+        let frame =
+            oracle::compress_stream_with(level, false, None, None, None, &pumped(&src)).unwrap();
         let mut buf = vec![0u8; 1 << 16];
         let mut total = 0usize;
         if side == "native" {
@@ -180,6 +160,27 @@ fn main() {
             r.ratio
         );
     }
+}
+
+/// The input of the `--prof` modes: 16 MiB of far repeats (`long`), hetero1m (`hetero`) or
+/// text1m.
+fn prof_input(kind: Option<&String>) -> Vec<u8> {
+    match kind.map(String::as_str) {
+        Some("long") => zarkit_corpus::long_range(16 << 20, 14),
+        Some("hetero") => {
+            let hetero = generate(Shape::Hetero, 1 << 16, 12);
+            hetero.iter().copied().cycle().take(1 << 20).collect()
+        }
+        _ => generate(Shape::Text, 1 << 20, 11),
+    }
+}
+
+/// `src` in 64 KiB continue calls, then an empty end call.
+fn pumped(src: &[u8]) -> Vec<StreamCall<'_>> {
+    src.chunks(65536)
+        .map(StreamCall::Continue)
+        .chain([StreamCall::End(&[])])
+        .collect()
 }
 
 /// One compress row: `src` pumped in `pump`-byte continue calls then an empty end call (no
