@@ -223,31 +223,31 @@ fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [
         }
     }
     let step = (size >> 1) + (size >> 3) + 3;
+    // As libzstd does, first lay the symbols down in order, 8 bytes at a time (most counts
+    // are at most 8), then walk the table: no loop whose length depends on a count, so no
+    // mispredicted exits. The counts of the others sum to the `high + 1` cells left.
+    let mut in_order = [0u8; SEQ_TABLE_ROWS + 8];
+    let mut at = 0usize;
+    for (s, &n) in norm.iter().enumerate() {
+        let n = n.max(0) as usize;
+        let word = [s as u8; 8];
+        let mut i = 0;
+        loop {
+            // Counts sum to at most `size`, so `at + i` stays within the table but for a
+            // zero count after the last symbol (`at == size`), which writes the slack.
+            let w = (at + i).min(SEQ_TABLE_ROWS);
+            in_order[w..w + 8].copy_from_slice(&word);
+            i += 8;
+            if i >= n {
+                break;
+            }
+        }
+        at += n;
+    }
     let mut pos = 0usize;
     if high == size - 1 {
-        // No low-probability symbol: every position is free, the walk never skips. As
-        // libzstd does, first lay the symbols down in order, 8 bytes at a time (most
-        // counts are at most 8), then walk the table two cells per step: no loop whose
-        // length depends on a count, so no mispredicted exits.
-        let mut in_order = [0u8; SEQ_TABLE_ROWS + 8];
-        let mut at = 0usize;
-        for (s, &n) in norm.iter().enumerate() {
-            let n = n.max(0) as usize;
-            let word = [s as u8; 8];
-            let mut i = 0;
-            loop {
-                // Counts sum to `size`, so `at + i` stays within the table but for a
-                // zero count after the last symbol (`at == size`), which writes the slack.
-                let w = (at + i).min(SEQ_TABLE_ROWS);
-                in_order[w..w + 8].copy_from_slice(&word);
-                i += 8;
-                if i >= n {
-                    break;
-                }
-            }
-            at += n;
-        }
-        // `size` is even (the smallest table log is 5).
+        // No low-probability symbol: every position is free, the walk never skips; two
+        // cells per step. `size` is even (the smallest table log is 5).
         for pair in in_order[..size].chunks_exact(2) {
             cells[pos & (SEQ_TABLE_ROWS - 1)] = pair[0];
             cells[(pos + step) & mask & (SEQ_TABLE_ROWS - 1)] = pair[1];
@@ -255,13 +255,13 @@ fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [
         }
         return;
     }
-    for (s, &n) in norm.iter().enumerate() {
-        for _ in 0..n.max(0) {
-            cells[pos & (SEQ_TABLE_ROWS - 1)] = s as u8;
+    // The last cells hold the low-probability symbols: the walk skips them (`high` wraps
+    // when every symbol is one, and no cell is left).
+    for &sym in &in_order[..high.wrapping_add(1).min(SEQ_TABLE_ROWS)] {
+        cells[pos & (SEQ_TABLE_ROWS - 1)] = sym;
+        pos = (pos + step) & mask;
+        while pos > high {
             pos = (pos + step) & mask;
-            while pos > high {
-                pos = (pos + step) & mask;
-            }
         }
     }
 }
