@@ -183,11 +183,12 @@ pub(crate) fn compress_block(
                 }
             }};
         }
-        // The row count compiled in, without a dictionary, for level 6 on a 64 KiB block
-        // (ZAR's level; levels 5 and 6 up to 128 KiB): no bounds check on a row (−2 to −3 %
-        // instructions, +3 % speed on the 64 KiB block sets). Not for the large inputs'
-        // shape (levels 5 and 6 past 256 KiB, 2^15 rows): no gain there, where the rows'
-        // cache misses are the cost.
+        // The row count compiled in, without a dictionary, for levels 5 to 9 on a 64 KiB
+        // block (ZAR's level 6 among them; 16- and 32-entry rows, hash log 17): no bounds
+        // check on a row (−2 to −3 % instructions, +3 % speed at level 6, +1-2 % at
+        // level 9 on the 64 KiB block sets; level 10's 64-entry rows measured 1-3 %
+        // slower). Not for the large inputs' shape (levels 5 and 6 past 256 KiB, 2^15
+        // rows): no gain there, where the rows' cache misses are the cost.
         macro_rules! fixed_rows {
             ($mls:literal, $row:literal, $hash_log:literal) => {{
                 const NROWS: usize = (1 << $hash_log) / $row;
@@ -198,6 +199,7 @@ pub(crate) fn compress_block(
         }
         match (mls, row::row_log(cp)) {
             (4, 4) if cp.hash_log == 17 && dms.is_none() => fixed_rows!(4, 16, 17),
+            (4, 5) if cp.hash_log == 17 && dms.is_none() => fixed_rows!(4, 32, 17),
             (4, 4) => rows!(4, 16),
             (4, 5) => rows!(4, 32),
             (4, _) => rows!(4, 64),
