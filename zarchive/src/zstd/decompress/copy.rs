@@ -28,28 +28,6 @@ pub(crate) trait WildOut {
     fn store<const N: usize>(&mut self, i: usize, v: &[u8; N]);
     /// The 16 bytes at `i`, to change in place.
     fn window16(&mut self, i: usize) -> &mut [u8; 16];
-    /// Copy the bytes from `s` on to `d` on until `d` reaches `end` exactly, as a match
-    /// copy must (`s < d`, each byte from `d - s` before it), through `memmove` in pieces
-    /// of at most the distance, so that no piece reads bytes it writes; falls back to
-    /// 32-byte chunks where `end` lies outside the output (never for a valid caller).
-    #[inline(always)]
-    fn copy_run(&mut self, mut d: usize, mut s: usize, end: usize)
-    where
-        Self: AsMut<[u8]>,
-    {
-        let dist = d - s;
-        let out = self.as_mut();
-        if end > out.len() {
-            chunks_until::<32, [u8]>(out, d, s, end);
-            return;
-        }
-        while d < end {
-            let piece = dist.min(end - d);
-            out.copy_within(s..s + piece, d);
-            d += piece;
-            s += piece;
-        }
-    }
 }
 
 impl WildOut for [u8] {
@@ -143,8 +121,23 @@ pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
     }
 }
 
-/// Shortest rest of a match, 32 bytes or more back, that [`WildOut::copy_run`] copies.
+/// Shortest rest of a match, 32 bytes or more back, that [`copy_run`] copies.
 const MEMMOVE_MIN: usize = 512;
+
+/// Copy the bytes from `s` on to `d` on within `out` until `d` reaches `end` exactly, as a
+/// match copy must (`s < d`, each byte from `d - s` before it), through `memmove` in
+/// pieces of at most the distance, so that no piece reads bytes it writes. `end` is within
+/// `out` (the wild copies' room guarantees more).
+#[inline(always)]
+fn copy_run(out: &mut [u8], mut d: usize, mut s: usize, end: usize) {
+    let dist = d - s;
+    while d < end {
+        let piece = dist.min(end - d);
+        out.copy_within(s..s + piece, d);
+        d += piece;
+        s += piece;
+    }
+}
 
 /// Increments and decrements that turn an offset below 8 into a distance of at least 8
 /// after the first 8 bytes (`dec32table`, `dec64table`).
@@ -181,7 +174,7 @@ pub(crate) fn wild_copy_match<O: WildOut + AsMut<[u8]> + ?Sized>(
             if end - d >= MEMMOVE_MIN {
                 // Long runs far enough back (long repeats, tiled data) go through
                 // `memmove`, which outruns any loop of ours or libzstd's 32-byte steps.
-                out.copy_run(d, s, end);
+                copy_run(out.as_mut(), d, s, end);
             } else {
                 chunks_until::<32, O>(out, d, s, end);
             }

@@ -163,6 +163,16 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
         self
     }
 
+    /// The tag rows and the hash rows, wherever they are.
+    #[inline(always)]
+    fn tables(&self) -> (&[[u8; ROW]], &[[u32; ROW]]) {
+        if NROWS != 0 {
+            (self.fixed_tag_rows, self.fixed_rows)
+        } else {
+            (self.tag_rows, self.rows)
+        }
+    }
+
     /// The tag row and the hash row `r`.
     #[inline(always)]
     fn row_pair(&mut self, r: usize) -> (&mut [u8; ROW], &mut [u32; ROW]) {
@@ -213,14 +223,8 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
     fn touch(&mut self, hash: u32) {
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
         if self.sse2.available() {
-            let (rows, tags) = if NROWS != 0 {
-                (
-                    self.fixed_rows.as_flattened(),
-                    self.fixed_tag_rows.as_flattened(),
-                )
-            } else {
-                (self.rows.as_flattened(), self.tag_rows.as_flattened())
-            };
+            let (tags, rows) = self.tables();
+            let (rows, tags) = (rows.as_flattened(), tags.as_flattened());
             self.sse2.prefetch(tags, r * ROW);
             self.sse2.prefetch(rows, r * ROW);
             if ROW >= 32 {
@@ -231,11 +235,7 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
             }
             return;
         }
-        let (tag_rows, rows): (&[[u8; ROW]], &[[u32; ROW]]) = if NROWS != 0 {
-            (self.fixed_tag_rows, self.fixed_rows)
-        } else {
-            (self.tag_rows, self.rows)
-        };
+        let (tag_rows, rows) = self.tables();
         if let (Some(t), Some(row)) = (tag_rows.get(r), rows.get(r))
             && (t[0] == u8::MAX) | (row[0] == u32::MAX)
         {
