@@ -528,26 +528,65 @@ fn compress_1x_with(
     let buf = scratch.room((src.len() * table_log as usize) / 8 + 16);
     let len = crate::zstd::dispatch::Isa::detect().run(
         #[inline(always)]
-        || compress_1x_body(elts, buf, src),
+        || compress_1x_body(elts, table_log, buf, src),
     );
     out.extend_from_slice(&buf[..len]);
     len
 }
 
 /// Writes the stream into `buf` (room for its worst case); returns its length.
+///
+/// Mirrors HUF_compress1X_usingCTable_internal_body's choice of unrolling by table log:
+/// the more symbols fit between two flushes, the fewer flushes.
 #[inline(always)]
-fn compress_1x_body(elts: &[u64; 256], buf: &mut [u8], src: &[u8]) -> usize {
-    let mut acc = 0u64;
-    // Bits pending at the top of `acc` (at most 7 + 4 * 12 = 55: the low byte, where the
-    // lengths land, is never reached).
-    let mut bits = 0u32;
-    let mut pos = 0usize;
+fn compress_1x_body(elts: &[u64; 256], table_log: u32, buf: &mut [u8], src: &[u8]) -> usize {
+    match table_log {
+        11 => compress_1x_unrolled::<5, 11>(elts, buf, src),
+        10 => compress_1x_unrolled::<5, 10>(elts, buf, src),
+        9 => compress_1x_unrolled::<6, 9>(elts, buf, src),
+        8 => compress_1x_unrolled::<7, 8>(elts, buf, src),
+        7 => compress_1x_unrolled::<8, 7>(elts, buf, src),
+        0..=6 => compress_1x_unrolled::<9, 6>(elts, buf, src),
+        _ => compress_1x_unrolled::<4, 12>(elts, buf, src),
+    }
+}
+
+/// [`compress_1x_body`] with `N` symbols of at most `LOG` bits between flushes
+/// (`7 + N * LOG <= 64`).
+///
+/// The container holds the pending bits at its top; each symbol shifts it right by its
+/// length and ORs in its element (code on top, length in the low 4 bits), so adding a
+/// symbol is a shift and an OR, and the length's bits stay below the pending ones while at
+/// most 60 are pending. A flush writes the pending bits' whole bytes. Symbols go in `2 N`
+/// at a time, the second `N` into a container of their own that starts empty, merged into
+/// the first after its flush (libzstd's `HUF_mergeIndex1`): two dependency chains of
+/// shifts instead of one.
+#[inline(always)]
+fn compress_1x_unrolled<const N: usize, const LOG: usize>(
+    elts: &[u64; 256],
+    buf: &mut [u8],
+    src: &[u8],
+) -> usize {
+    const { assert!(7 + N * LOG <= 64) };
+    // Whether the last symbol of a group must leave its length out: with more than 60
+    // bits pending, its 4 low bits would land among the pending ones. (Those of the
+    // symbols before it are shifted out of the way by the ones after.)
+    let last_clean = 7 + N * LOG > 60;
     let add = |acc: &mut u64, bits: &mut u32, symbol: u8| {
         let e = elts[symbol as usize];
         *acc = acc.wrapping_shr(e as u32) | e;
         *bits += e as u32;
     };
+    let add_last = |acc: &mut u64, bits: &mut u32, symbol: u8| {
+        let e = elts[symbol as usize];
+        *acc = acc.wrapping_shr(e as u32) | if last_clean { e & !0xF } else { e };
+        *bits += e as u32;
+    };
+    let mut acc = 0u64;
+    let mut bits = 0u32;
+    let mut pos = 0usize;
     let mut flush = |acc: u64, bits: &mut u32, pos: &mut usize| {
+        debug_assert!(*bits <= 64);
         // With nothing pending the shift is by 64 and wraps: the store writes bytes the
         // position does not pass, which later stores overwrite.
         let word = acc.wrapping_shr(64 - *bits);
@@ -555,21 +594,30 @@ fn compress_1x_body(elts: &[u64; 256], buf: &mut [u8], src: &[u8]) -> usize {
         *pos += (*bits >> 3) as usize;
         *bits &= 7;
     };
-    // Four symbols of at most 12 bits fit between flushes. `rchunks_exact` walks from the
-    // end and leaves the first `len % 4` symbols, encoded last.
-    let chunks = src.rchunks_exact(4);
+    // Walking from the end leaves the first `len % 2N` symbols, encoded last, one flush
+    // each.
+    let chunks = src.rchunks_exact(2 * N);
     let head = chunks.remainder();
     for c in chunks {
-        add(&mut acc, &mut bits, c[3]);
-        add(&mut acc, &mut bits, c[2]);
-        add(&mut acc, &mut bits, c[1]);
-        add(&mut acc, &mut bits, c[0]);
+        let (low, high) = c.split_at(N);
+        for &b in high[1..].iter().rev() {
+            add(&mut acc, &mut bits, b);
+        }
+        add_last(&mut acc, &mut bits, high[0]);
+        flush(acc, &mut bits, &mut pos);
+        let (mut acc1, mut bits1) = (0u64, 0u32);
+        for &b in low[1..].iter().rev() {
+            add(&mut acc1, &mut bits1, b);
+        }
+        add_last(&mut acc1, &mut bits1, low[0]);
+        acc = acc.wrapping_shr(bits1) | acc1;
+        bits += bits1;
         flush(acc, &mut bits, &mut pos);
     }
     for &b in head.iter().rev() {
         add(&mut acc, &mut bits, b);
+        flush(acc, &mut bits, &mut pos);
     }
-    flush(acc, &mut bits, &mut pos);
     // The end mark: one 1 bit (HUF_closeCStream).
     acc = (acc >> 1) | 1 << 63;
     bits += 1;
@@ -830,6 +878,70 @@ pub(crate) fn compress(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stream one symbol at a time into one container, flushing after each: the
+    /// plainest form of the bit layout [`compress_1x_unrolled`] must produce.
+    fn compress_1x_plain(elts: &[u64; 256], src: &[u8]) -> Vec<u8> {
+        let mut out = vec![0u8; src.len() * 2 + 16];
+        let (mut acc, mut bits, mut pos) = (0u64, 0u32, 0usize);
+        let mut push = |acc: &mut u64, bits: &mut u32, e: u64| {
+            *acc = (*acc >> (e & 0xFF)) | (e & !0xFF);
+            *bits += (e & 0xFF) as u32;
+            let word = acc.checked_shr(64 - *bits).unwrap_or(0);
+            out[pos..pos + 8].copy_from_slice(&word.to_le_bytes());
+            pos += (*bits >> 3) as usize;
+            *bits &= 7;
+        };
+        for &b in src.iter().rev() {
+            push(&mut acc, &mut bits, elts[b as usize]);
+        }
+        push(&mut acc, &mut bits, 1 << 63 | 1);
+        out.truncate(pos + (bits > 0) as usize);
+        out
+    }
+
+    #[test]
+    fn unrolled_streams_equal_the_plain_one_at_every_table_log() {
+        let mut scratch = StreamScratch::default();
+        let mut ws = HufWorkspace::default();
+        for max_log in 5..=12u32 {
+            // Skewed counts so that codes of every length up to the maximum occur.
+            let max_symbol = 255.min((1 << max_log) / 2 + 3);
+            let mut count = [0u32; 256];
+            for (i, c) in count[..=max_symbol].iter_mut().enumerate() {
+                *c = (1u32 << (i % 17)) / 3 + 1;
+            }
+            let mut t = HufCTable::default();
+            let log = t.build(&mut ws.nodes, &count, max_symbol as u32, max_log);
+            assert!(log <= max_log);
+            let elts = t.elements();
+            let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ max_log as u64;
+            for len in (0..200).chain([1000, 4099]) {
+                let src: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        // Mostly the longest codes, where the container fills the most.
+                        let symbol = if seed % 4 == 0 {
+                            seed >> 56
+                        } else {
+                            (seed >> 40) % 17 * 15
+                        };
+                        (symbol as usize % (max_symbol + 1)) as u8
+                    })
+                    .collect();
+                let mut out = Vec::new();
+                let n = compress_1x_with(&elts, log, &mut out, &src, &mut scratch);
+                assert_eq!(n, out.len());
+                assert_eq!(
+                    out,
+                    compress_1x_plain(&elts, &src),
+                    "log {log}, {len} symbols"
+                );
+            }
+        }
+    }
 
     #[test]
     fn built_codes_are_prefix_free_and_respect_max_height() {
