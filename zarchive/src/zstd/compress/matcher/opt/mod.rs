@@ -334,7 +334,9 @@ impl<'a> OptLdm<'a> {
     }
 
     /// Mirrors ZSTD_optLdm_processMatchCandidate at block position `curr` with
-    /// `remaining` bytes of the block left.
+    /// `remaining` bytes of the block left. Without long-distance matches (every
+    /// strategy's default) this is one inline test at each searched position.
+    #[inline(always)]
     fn process_candidate(
         &mut self,
         matches: &mut Matches,
@@ -342,9 +344,19 @@ impl<'a> OptLdm<'a> {
         remaining: u32,
         min_match: u32,
     ) {
-        if self.pos >= self.seqs.len() {
-            return;
+        if self.pos < self.seqs.len() {
+            self.process_candidate_at(matches, curr, remaining, min_match);
         }
+    }
+
+    /// [`OptLdm::process_candidate`] while long-distance matches are left.
+    fn process_candidate_at(
+        &mut self,
+        matches: &mut Matches,
+        curr: u32,
+        remaining: u32,
+        min_match: u32,
+    ) {
         if curr >= self.end {
             if curr > self.end {
                 // The parse went past the match's end: move the store as far.

@@ -171,8 +171,9 @@ pub(super) struct Stats {
     /// `LL_bits[c] * BITCOST_MULTIPLIER - WEIGHT(litLengthFreq[c])`, wrapping.
     ll_cost: [u32; MAX_LL + 1],
     /// `ML_bits[c] * BITCOST_MULTIPLIER - WEIGHT(matchLengthFreq[c])` plus the match
-    /// handicap, wrapping.
-    ml_cost: [u32; MAX_ML + 1],
+    /// handicap, wrapping; padded to 64 entries so that a code masked to 6 bits (a no-op)
+    /// needs no bounds check in the parser's pricing loop.
+    ml_cost: [u32; ML_COST_SLOTS],
     /// `c * BITCOST_MULTIPLIER - WEIGHT(offCodeFreq[c])` plus btopt's long-offset
     /// handicap, wrapping.
     of_cost: [u32; MAX_OFF + 1],
@@ -199,13 +200,16 @@ impl Default for Stats {
             off_code_sum_base_price: 0,
             lit_weight: [0; MAX_LIT + 1],
             ll_cost: [0; MAX_LL + 1],
-            ml_cost: [0; MAX_ML + 1],
+            ml_cost: [0; ML_COST_SLOTS],
             of_cost: [0; MAX_OFF + 1],
             level: OptLevel::Opt2,
             predef: false,
         }
     }
 }
+
+/// Entries of [`Stats`]'s match-length costs: the codes' count rounded up to a power of two.
+const ML_COST_SLOTS: usize = (MAX_ML + 1).next_power_of_two();
 
 /// The cost of literal-length code `c` at frequency `freq`.
 #[inline(always)]
@@ -347,7 +351,8 @@ impl Stats {
         if self.predef {
             return (PREDEF_OFFSET_BITS + off_code) * BITCOST_MULTIPLIER;
         }
-        self.of_cost[off_code as usize].wrapping_add(self.off_code_sum_base_price)
+        // Codes are below 32 (the mask is a no-op that spares a bounds check).
+        self.of_cost[off_code as usize & MAX_OFF].wrapping_add(self.off_code_sum_base_price)
     }
 
     /// The match-length part of ZSTD_getMatchPrice (with the match handicap).
@@ -357,7 +362,7 @@ impl Stats {
         if self.predef {
             return weight(ml_base, self.level);
         }
-        let ml = ml_code(ml_base) as usize;
+        let ml = ml_code(ml_base) as usize & (ML_COST_SLOTS - 1);
         self.ml_cost[ml].wrapping_add(self.match_length_sum_base_price)
     }
 
