@@ -923,7 +923,7 @@ mod tests {
                         seed ^= seed >> 7;
                         seed ^= seed << 17;
                         // Mostly the longest codes, where the container fills the most.
-                        let symbol = if seed % 4 == 0 {
+                        let symbol = if seed.is_multiple_of(4) {
                             seed >> 56
                         } else {
                             (seed >> 40) % 17 * 15
