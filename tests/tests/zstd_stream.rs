@@ -63,6 +63,29 @@ fn a_stream_past_its_window_decodes_back() {
     assert_eq!(decode(&frame, src.len()), src);
 }
 
+/// The stream decoder's ring holds the window and two blocks: past it, decoding wraps to
+/// the ring's start and matches reach back into the previous lap, whole or across its end.
+#[test]
+fn the_stream_decoder_reads_matches_from_its_previous_lap() {
+    use std::io::Read;
+    for (shape, seed) in [(Shape::FarRepeats, 7), (Shape::Text, 8), (Shape::Hetero, 9)] {
+        let src = generate(shape, 3 << 20, seed);
+        // Level 1 without a pledged size: a 512 KiB window, a 768 KiB ring.
+        let frame = stream(1, &src, &[1 << 16; 48], None);
+        let mut dec = zstd::StreamDecoder::new(&frame[..]);
+        let mut back = Vec::new();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = dec.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            back.extend_from_slice(&buf[..n]);
+        }
+        assert!(back == src, "{shape:?}: the stream decodes back");
+    }
+}
+
 #[test]
 fn the_writer_adapter_flushes_a_decodable_prefix_and_finishes() {
     let src = generate(Shape::Text, 300_000, 3);

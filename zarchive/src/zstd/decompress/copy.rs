@@ -121,6 +121,27 @@ pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
     }
 }
 
+/// Copy `len` bytes from `src[from..]` to `out[dst..]` in 16-byte chunks (the ranges are
+/// in different slices, so they cannot overlap): writes up to 15 bytes past `dst + len`
+/// (at least 16 bytes) and reads as far past `from + len`, or copies exactly where `src`
+/// ends sooner.
+#[inline(always)]
+pub(crate) fn wild_copy_apart(out: &mut [u8], dst: usize, src: &[u8], from: usize, len: usize) {
+    if from + len.next_multiple_of(16).max(16) > src.len() {
+        out[dst..dst + len].copy_from_slice(&src[from..from + len]);
+        return;
+    }
+    let mut i = 0;
+    loop {
+        let v: [u8; 16] = load(src, from + i);
+        out.store(dst + i, &v);
+        i += 16;
+        if i >= len {
+            break;
+        }
+    }
+}
+
 /// Shortest rest of a match, 32 bytes or more back, that [`copy_run`] copies.
 const MEMMOVE_MIN: usize = 512;
 
@@ -364,6 +385,33 @@ mod tests {
             let dst = FIXED_WINDOW - len.max(1);
             wild_copy_lits(&mut *out, dst, &lits, 7, len);
             assert_eq!(out[dst..dst + len], lits[7..7 + len]);
+        }
+    }
+
+    #[test]
+    fn copies_from_another_slice_equal_a_plain_copy_up_to_its_end() {
+        let src: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in 1..=70 {
+            // Sources far from the end (wild chunks) and ending at its very end (exact).
+            for from in [
+                0,
+                5,
+                src.len() - len - 40,
+                src.len() - len - 1,
+                src.len() - len,
+            ] {
+                let mut out = vec![0xAAu8; 200];
+                wild_copy_apart(&mut out, 9, &src, from, len);
+                assert_eq!(
+                    out[9..9 + len],
+                    src[from..from + len],
+                    "len {len} from {from}"
+                );
+                assert!(
+                    out[..9].iter().all(|&b| b == 0xAA),
+                    "nothing before the start"
+                );
+            }
         }
     }
 

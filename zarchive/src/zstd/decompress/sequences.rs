@@ -4,8 +4,8 @@
 
 use super::bits::{BitReader, STREAM_COPY_MAX, STREAM_COPY_SIZE};
 use super::copy::{
-    FIXED_VIEW, FIXED_WINDOW, copy_apart, copy_short, exact_copy_match, wild_copy_lits,
-    wild_copy_match,
+    FIXED_VIEW, FIXED_WINDOW, copy_apart, copy_short, exact_copy_match, wild_copy_apart,
+    wild_copy_lits, wild_copy_match,
 };
 use super::frame::Window;
 use super::fse_table::{
@@ -432,6 +432,16 @@ pub(crate) fn decode_and_execute(
                 let hot = &mut out.buf[base..reach_end];
                 wild_copy_lits(hot, op - base, lits, lp, ll);
                 wild_copy_match(hot, lit_end - base, offset, ml);
+            } else if lp + ll <= lit_len
+                && m_end <= fast_end
+                && let Some(from) = in_previous_lap(win, lit_end, offset, ml, reach_end)
+            {
+                // A streaming ring's previous lap, above everything this block writes:
+                // wild copies from there, as from the literals.
+                let (near, lap) = out.buf.split_at_mut(win.ext.0);
+                let hot = &mut near[base..reach_end];
+                wild_copy_lits(hot, op - base, lits, lp, ll);
+                wild_copy_apart(hot, lit_end - base, lap, from - win.ext.0, ml);
             } else {
                 exec_sequence_end(out, win, lits, lp, lit_len, op, ll, ml, offset, at, dict)?;
             }
@@ -452,6 +462,26 @@ pub(crate) fn decode_and_execute(
     check_room(out, op + rest, at)?;
     out.buf[op..op + rest].copy_from_slice(&ctx.work.lit[lp..lit_len]);
     Ok(op + rest)
+}
+
+/// Where a match of `ml` bytes at `offset` back from `lit_end` starts in the ring's
+/// previous lap (`win.ext`), when it lies wholly there, that lap lies above `reach_end`
+/// (everything the block's wild copies may write) and 16 bytes past the match can be
+/// read: then it can be copied in wild 16-byte chunks, like literals.
+///
+/// The role of ZSTD_execSequence's extDict branch (`match + matchLength <= dictEnd`).
+#[inline(always)]
+fn in_previous_lap(
+    win: &Window,
+    lit_end: usize,
+    offset: usize,
+    ml: usize,
+    reach_end: usize,
+) -> Option<usize> {
+    let (lo, hi) = win.ext;
+    let back = offset.checked_sub(lit_end - win.prefix_start)?;
+    let fits = lo >= reach_end && back <= hi - lo && back >= ml;
+    fits.then(|| hi - back)
 }
 
 /// Refuse a write ending at `end` past the block maximum or the caller's capacity.
