@@ -121,24 +121,21 @@ pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
     }
 }
 
-/// Copy `len` bytes from `src[from..]` to `out[dst..]` in 16-byte chunks (the ranges are
-/// in different slices, so they cannot overlap): writes up to 15 bytes past `dst + len`
-/// (at least 16 bytes) and reads as far past `from + len`, or copies exactly where `src`
-/// ends sooner.
+/// Copy `len` bytes from `src[from..]` to `out[dst..]` (the ranges are in different
+/// slices, so they cannot overlap). Up to 32 bytes go in one or two 16-byte chunks, which
+/// write up to 15 bytes past `dst + len` and read as far past `from + len`; longer runs,
+/// and runs too close to the end of `src`, are copied exactly (`memcpy`).
 #[inline(always)]
 pub(crate) fn wild_copy_apart(out: &mut [u8], dst: usize, src: &[u8], from: usize, len: usize) {
-    if from + len.next_multiple_of(16).max(16) > src.len() {
+    if len > 32 || from + 32 > src.len() {
         out[dst..dst + len].copy_from_slice(&src[from..from + len]);
         return;
     }
-    let mut i = 0;
-    loop {
-        let v: [u8; 16] = load(src, from + i);
-        out.store(dst + i, &v);
-        i += 16;
-        if i >= len {
-            break;
-        }
+    let v: [u8; 16] = load(src, from);
+    out.store(dst, &v);
+    if len > 16 {
+        let v: [u8; 16] = load(src, from + 16);
+        out.store(dst + 16, &v);
     }
 }
 
