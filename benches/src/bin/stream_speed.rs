@@ -25,9 +25,9 @@ fn main() {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 600);
-    // `--prof ours|native LEVEL ITERS [long|hetero]`: only compress text1m in 64 KiB calls
-    // (with `long`: 16 MiB of far repeats with `--long`; with `hetero`: hetero1m), for
-    // callgrind.
+    // `--prof ours|native LEVEL ITERS [long|hetero|text10m]`: only compress text1m in 64 KiB
+    // calls (with `long`: 16 MiB of far repeats with `--long`; with `hetero`: hetero1m; with
+    // `text10m`: text10m), for callgrind.
     if let Some(i) = args.iter().position(|a| a == "--prof") {
         let side = args[i + 1].as_str();
         let level: i32 = args[i + 2].parse().expect("level");
@@ -57,8 +57,8 @@ fn main() {
         return;
     }
 
-    // `--prof-decode ours|native LEVEL ITERS [hetero]`: only decode text1m's (or
-    // hetero1m's) stream frame, read back 64 KiB at a time, for callgrind.
+    // `--prof-decode ours|native LEVEL ITERS [hetero|text10m]`: only decode text1m's (or
+    // hetero1m's, or text10m's) stream frame, read back 64 KiB at a time, for callgrind.
     if let Some(i) = args.iter().position(|a| a == "--prof-decode") {
         let side = args[i + 1].as_str();
         let level: i32 = args[i + 2].parse().expect("level");
@@ -162,11 +162,12 @@ fn main() {
     }
 }
 
-/// The input of the `--prof` modes: 16 MiB of far repeats (`long`), hetero1m (`hetero`) or
-/// text1m.
+/// The input of the `--prof` modes: 16 MiB of far repeats (`long`), hetero1m (`hetero`),
+/// text10m (`text10m`) or text1m.
 fn prof_input(kind: Option<&String>) -> Vec<u8> {
     match kind.map(String::as_str) {
         Some("long") => zarkit_corpus::long_range(16 << 20, 14),
+        Some("text10m") => generate(Shape::Text, 10 << 20, 13),
         Some("hetero") => {
             let hetero = generate(Shape::Hetero, 1 << 16, 12);
             hetero.iter().copied().cycle().take(1 << 20).collect()
