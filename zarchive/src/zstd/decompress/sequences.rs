@@ -437,7 +437,7 @@ pub(crate) fn decode_and_execute(
                 && let Some(from) = in_previous_lap(win, lit_end, offset, ml, reach_end)
             {
                 // A streaming ring's previous lap, above everything this block writes:
-                // wild copies from there, as from the literals.
+                // copied from there as from another slice.
                 let (near, lap) = out.buf.split_at_mut(win.ext.0);
                 let hot = &mut near[base..reach_end];
                 wild_copy_lits(hot, op - base, lits, lp, ll);
@@ -464,10 +464,10 @@ pub(crate) fn decode_and_execute(
     Ok(op + rest)
 }
 
-/// Where a match of `ml` bytes at `offset` back from `lit_end` starts in the ring's
-/// previous lap (`win.ext`), when it lies wholly there, that lap lies above `reach_end`
-/// (everything the block's wild copies may write) and 16 bytes past the match can be
-/// read: then it can be copied in wild 16-byte chunks, like literals.
+/// Where a match of `ml` bytes at `offset` back from `lit_end` starts in the older history
+/// segment (`win.ext`: a streaming ring's previous lap), when it lies wholly there and that
+/// segment lies above `reach_end` (everything the block's wild copies may write): then it
+/// is copied as literals are, from a slice apart from the output ([`wild_copy_apart`]).
 ///
 /// The role of ZSTD_execSequence's extDict branch (`match + matchLength <= dictEnd`).
 #[inline(always)]

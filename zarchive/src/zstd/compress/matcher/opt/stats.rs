@@ -210,6 +210,8 @@ impl Default for Stats {
 
 /// Entries of [`Stats`]'s match-length costs: the codes' count rounded up to a power of two.
 const ML_COST_SLOTS: usize = (MAX_ML + 1).next_power_of_two();
+// Offset codes are masked with `MAX_OFF` ([`Stats::off_price`]).
+const _: () = assert!((MAX_OFF + 1).is_power_of_two());
 
 /// The cost of literal-length code `c` at frequency `freq`.
 #[inline(always)]
