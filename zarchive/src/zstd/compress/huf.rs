@@ -572,14 +572,10 @@ fn compress_1x_unrolled<const N: usize, const LOG: usize>(
     // bits pending, its 4 low bits would land among the pending ones. (Those of the
     // symbols before it are shifted out of the way by the ones after.)
     let last_clean = 7 + N * LOG > 60;
-    let add = |acc: &mut u64, bits: &mut u32, symbol: u8| {
+    // `last`: the group's last symbol, which leaves its length out where it must.
+    let add = |acc: &mut u64, bits: &mut u32, symbol: u8, last: bool| {
         let e = elts[symbol as usize];
-        *acc = acc.wrapping_shr(e as u32) | e;
-        *bits += e as u32;
-    };
-    let add_last = |acc: &mut u64, bits: &mut u32, symbol: u8| {
-        let e = elts[symbol as usize];
-        *acc = acc.wrapping_shr(e as u32) | if last_clean { e & !0xF } else { e };
+        *acc = acc.wrapping_shr(e as u32) | if last && last_clean { e & !0xF } else { e };
         *bits += e as u32;
     };
     let mut acc = 0u64;
@@ -601,21 +597,21 @@ fn compress_1x_unrolled<const N: usize, const LOG: usize>(
     for c in chunks {
         let (low, high) = c.split_at(N);
         for &b in high[1..].iter().rev() {
-            add(&mut acc, &mut bits, b);
+            add(&mut acc, &mut bits, b, false);
         }
-        add_last(&mut acc, &mut bits, high[0]);
+        add(&mut acc, &mut bits, high[0], true);
         flush(acc, &mut bits, &mut pos);
         let (mut acc1, mut bits1) = (0u64, 0u32);
         for &b in low[1..].iter().rev() {
-            add(&mut acc1, &mut bits1, b);
+            add(&mut acc1, &mut bits1, b, false);
         }
-        add_last(&mut acc1, &mut bits1, low[0]);
+        add(&mut acc1, &mut bits1, low[0], true);
         acc = acc.wrapping_shr(bits1) | acc1;
         bits += bits1;
         flush(acc, &mut bits, &mut pos);
     }
     for &b in head.iter().rev() {
-        add(&mut acc, &mut bits, b);
+        add(&mut acc, &mut bits, b, false);
         flush(acc, &mut bits, &mut pos);
     }
     // The end mark: one 1 bit (HUF_closeCStream).

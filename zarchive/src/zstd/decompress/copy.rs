@@ -121,24 +121,6 @@ pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
     }
 }
 
-/// Copy `len` bytes from `src[from..]` to `out[dst..]` (the ranges are in different
-/// slices, so they cannot overlap). Up to 32 bytes go in one or two 16-byte chunks, which
-/// write up to 15 bytes past `dst + len` and read as far past `from + len`; longer runs,
-/// and runs too close to the end of `src`, are copied exactly (`memcpy`).
-#[inline(always)]
-pub(crate) fn wild_copy_apart(out: &mut [u8], dst: usize, src: &[u8], from: usize, len: usize) {
-    if len > 32 || from + 32 > src.len() {
-        out[dst..dst + len].copy_from_slice(&src[from..from + len]);
-        return;
-    }
-    let v: [u8; 16] = load(src, from);
-    out.store(dst, &v);
-    if len > 16 {
-        let v: [u8; 16] = load(src, from + 16);
-        out.store(dst + 16, &v);
-    }
-}
-
 /// Shortest rest of a match, 32 bytes or more back, that [`copy_run`] copies.
 const MEMMOVE_MIN: usize = 512;
 
@@ -389,7 +371,7 @@ mod tests {
     fn copies_from_another_slice_equal_a_plain_copy_up_to_its_end() {
         let src: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
         for len in 1..=70 {
-            // Sources far from the end (wild chunks) and ending at its very end (exact).
+            // Sources far from the end and ending at its very end.
             for from in [
                 0,
                 5,
@@ -397,8 +379,8 @@ mod tests {
                 src.len() - len - 1,
                 src.len() - len,
             ] {
-                let mut out = vec![0xAAu8; 200];
-                wild_copy_apart(&mut out, 9, &src, from, len);
+                let mut out = [0xAAu8; 200];
+                copy_short(&mut out[9..9 + len], &src[from..from + len]);
                 assert_eq!(
                     out[9..9 + len],
                     src[from..from + len],

@@ -4,8 +4,8 @@
 
 use super::bits::{BitReader, STREAM_COPY_MAX, STREAM_COPY_SIZE};
 use super::copy::{
-    FIXED_VIEW, FIXED_WINDOW, copy_apart, copy_short, exact_copy_match, wild_copy_apart,
-    wild_copy_lits, wild_copy_match,
+    FIXED_VIEW, FIXED_WINDOW, copy_apart, copy_short, exact_copy_match, wild_copy_lits,
+    wild_copy_match,
 };
 use super::frame::Window;
 use super::fse_table::{
@@ -427,21 +427,23 @@ pub(crate) fn decode_and_execute(
             let Sequence { ll, ml, offset } = seq;
             let lit_end = op + ll;
             let m_end = lit_end + ml;
-            if lp + ll <= lit_len && m_end <= fast_end && offset <= lit_end - base {
+            let fits = lp + ll <= lit_len && m_end <= fast_end;
+            if fits && offset <= lit_end - base {
                 // The wild copies take positions below 2^32: the rebased window again.
                 let hot = &mut out.buf[base..reach_end];
                 wild_copy_lits(hot, op - base, lits, lp, ll);
                 wild_copy_match(hot, lit_end - base, offset, ml);
-            } else if lp + ll <= lit_len
-                && m_end <= fast_end
-                && let Some(from) = in_previous_lap(win, lit_end, offset, ml, reach_end)
+            } else if fits && let Some(from) = in_previous_lap(win, lit_end, offset, ml, reach_end)
             {
                 // A streaming ring's previous lap, above everything this block writes:
                 // copied from there as from another slice.
                 let (near, lap) = out.buf.split_at_mut(win.ext.0);
                 let hot = &mut near[base..reach_end];
                 wild_copy_lits(hot, op - base, lits, lp, ll);
-                wild_copy_apart(hot, lit_end - base, lap, from - win.ext.0, ml);
+                copy_short(
+                    &mut hot[lit_end - base..m_end - base],
+                    &lap[from..from + ml],
+                );
             } else {
                 exec_sequence_end(out, win, lits, lp, lit_len, op, ll, ml, offset, at, dict)?;
             }
@@ -465,9 +467,9 @@ pub(crate) fn decode_and_execute(
 }
 
 /// Where a match of `ml` bytes at `offset` back from `lit_end` starts in the older history
-/// segment (`win.ext`: a streaming ring's previous lap), when it lies wholly there and that
-/// segment lies above `reach_end` (everything the block's wild copies may write): then it
-/// is copied as literals are, from a slice apart from the output ([`wild_copy_apart`]).
+/// segment (`win.ext`: a streaming ring's previous lap), counted from that segment's
+/// start, when it lies wholly there and the segment lies above `reach_end` (everything the
+/// block's wild copies may write): then it is copied from a slice apart from the output.
 ///
 /// The role of ZSTD_execSequence's extDict branch (`match + matchLength <= dictEnd`).
 #[inline(always)]
@@ -481,7 +483,7 @@ fn in_previous_lap(
     let (lo, hi) = win.ext;
     let back = offset.checked_sub(lit_end - win.prefix_start)?;
     let fits = lo >= reach_end && back <= hi - lo && back >= ml;
-    fits.then(|| hi - back)
+    fits.then(|| hi - back - lo)
 }
 
 /// Refuse a write ending at `end` past the block maximum or the caller's capacity.
