@@ -19,6 +19,7 @@
 use super::matcher::count;
 use super::params::{CParams, Strategy};
 use super::window::{HASH_READ_SIZE, Window};
+use crate::zstd::dispatch::Sse2Unit;
 
 /// Random 64-bit values per byte value (`ZSTD_ldm_gearTab`).
 #[rustfmt::skip]
@@ -236,30 +237,31 @@ impl Gear {
     fn feed(&mut self, data: &[u8], splits: &mut Splits) -> usize {
         let mut hash = self.rolling;
         let mask = self.stop_mask;
-        // Four bytes per step, with one shift and one add on the hash's dependency chain:
-        // `h4 = 16 hash + x4`, where `x4 = 8 g0 + 4 g1 + 2 g2 + g3` does not depend on the
-        // hash (kept opaque, or the compiler folds it back into the chain, one add per
-        // byte); the other bytes' hashes `h1..h3` are off the chain. Splits are rare: one
-        // test for the four, then each in order.
+        // Four bytes per step, with two shift-and-adds on the hash's dependency chain
+        // (`h2 = 4 hash + x12`, `h4 = 4 h2 + x34`, where `x12 = 2 g0 + g1` and
+        // `x34 = 2 g2 + g3` do not depend on the hash; each is one `lea`), and the odd
+        // bytes' hashes `h1`, `h3` off the chain. Against one shift-and-add per byte
+        // (libzstd's loop, which Rust compiles to two adds: a 2-cycle chain per byte), and
+        // against `h4 = 16 hash + x4` with `x4` kept opaque (a store and a reload per step),
+        // 16 MiB in 6.3 ms against 9.6 ms and 7.7 ms.
         let mut chunks = data.chunks_exact(4);
         let mut n = 0;
         for c in &mut chunks {
             let g = [c[0], c[1], c[2], c[3]].map(|b| GEAR[b as usize]);
-            let x2 = (g[0] << 1).wrapping_add(g[1]);
-            let x3 = (x2 << 1).wrapping_add(g[2]);
-            let x4 = std::hint::black_box((x3 << 1).wrapping_add(g[3]));
+            let x12 = g[1].wrapping_add(g[0] << 1);
+            let x34 = g[3].wrapping_add(g[2] << 1);
+            let h2 = x12.wrapping_add(hash << 2);
+            let h4 = x34.wrapping_add(h2 << 2);
             let h = [
-                (hash << 1).wrapping_add(g[0]),
-                (hash << 2).wrapping_add(x2),
-                (hash << 3).wrapping_add(x3),
-                (hash << 4).wrapping_add(x4),
+                g[0].wrapping_add(hash << 1),
+                h2,
+                g[2].wrapping_add(h2 << 1),
+                h4,
             ];
-            if h.iter().any(|&h| h & mask == 0) {
-                for (k, &h) in h.iter().enumerate() {
-                    if h & mask == 0 && splits.push(n + k + 1) {
-                        self.rolling = h;
-                        return n + k + 1;
-                    }
+            for (k, &h) in h.iter().enumerate() {
+                if h & mask == 0 && splits.push(n + k + 1) {
+                    self.rolling = h;
+                    return n + k + 1;
                 }
             }
             hash = h[3];
@@ -320,6 +322,8 @@ pub(crate) struct LdmState {
     pos: usize,
     splits: Splits,
     candidates: Vec<Candidate>,
+    /// Cache hints for the candidates' buckets (`PREFETCH_L1`).
+    sse2: Sse2Unit,
 }
 
 impl LdmState {
@@ -339,6 +343,7 @@ impl LdmState {
             pos: 0,
             splits: Splits::new(),
             candidates: Vec::with_capacity(BATCH_SIZE),
+            sse2: Sse2Unit::detect(),
         };
         st.reset(cp, window);
         st
@@ -474,9 +479,13 @@ impl LdmState {
             for &s in self.splits.as_slice() {
                 let split = ip + s - min_match;
                 let xxhash = xxhash_rust::xxh64::xxh64(&src[split..split + min_match], 0);
+                let hash = xxhash as usize & h_mask;
+                // The buckets of a batch are looked up after all its hashes: each is a
+                // likely cache miss in a table of megabytes, started now.
+                self.sse2.prefetch(&self.table, hash << p.bucket_size_log);
                 candidates.push(Candidate {
                     split,
-                    hash: xxhash as usize & h_mask,
+                    hash,
                     checksum: (xxhash >> 32) as u32,
                 });
             }
