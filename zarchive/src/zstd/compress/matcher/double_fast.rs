@@ -77,9 +77,12 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     let h_bits_s = if CLOG == 0 { cp.chain_log } else { CLOG };
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];
+    let iend = block_end;
+    // Nothing here reads past the block: with the source cut there, the search's word
+    // reads double as its end test.
+    let src = &src[..iend];
     let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
     let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
-    let iend = block_end;
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
     let prefix_lowest_index = window.lowest_prefix_index(index_of(block_end));
     let prefix_lowest = (prefix_lowest_index - WINDOW_START_INDEX) as usize;
@@ -94,11 +97,12 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
         let mut step = 1;
         let mut next_step = ip + STEP_INCR;
         let mut ip1 = ip + step;
-        if ip1 > ilimit {
+        // The 8 bytes at ip and at ip1, read once for both tables' hashes and both
+        // candidates' tests (and carried over when the search moves on); where ip1's
+        // cannot be read, ip1 is past `ilimit` and the block's search is over.
+        let Some(mut word1) = word_at(src, ip1) else {
             break 'outer;
-        }
-        // The 8 bytes at ip, read once for both tables' hashes and both candidates' tests
-        // (and carried over from ip1's when the search moves on).
+        };
         let mut word = read64(src, ip);
         let mut hl0 = hash_word::<LONG_MLS>(word, h_bits_l);
         let mut idxl0 = hash_long[hl0];
@@ -114,14 +118,13 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
             hash_long[hl0] = index_of(ip);
             hash_small[hs0] = index_of(ip);
 
-            if offset_1 > 0 && read32(src, ip + 1 - offset_1 as usize) == read32(src, ip + 1) {
+            if offset_1 > 0 && read32(src, ip + 1 - offset_1 as usize) == (word >> 8) as u32 {
                 let len = count(src, ip + 1 + 4, ip + 1 + 4 - offset_1 as usize, iend) + 4;
                 found = (ip + 1, ip + 1 - offset_1 as usize, None, len);
                 hl1 = usize::MAX;
                 break;
             }
 
-            let word1 = read64(src, ip1);
             hl1 = hash_word::<LONG_MLS>(word1, h_bits_l);
             if candidate_matches8(src, word, idxl0, prefix_lowest_index, prefix_lowest) {
                 let m = (idxl0 - WINDOW_START_INDEX) as usize;
@@ -174,9 +177,10 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
             word = word1;
             hl0 = hl1;
             idxl0 = idxl1;
-            if ip1 > ilimit {
+            let Some(w) = word_at(src, ip1) else {
                 break 'outer;
-            }
+            };
+            word1 = w;
         }
 
         let (mstart, _msrc, offset, m_length) = found;
@@ -218,6 +222,15 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     saved_reps.finish(rep, offset_1, offset_2);
     seqs.store_last_literals(src, anchor, iend);
     iend - anchor
+}
+
+/// The little-endian word at `p`, or `None` where `p` is past `ilimit = src.len() - 8`:
+/// the read's one bounds check is also the search's end test.
+#[inline(always)]
+fn word_at(src: &[u8], p: usize) -> Option<u64> {
+    // Positions are below `isize::MAX` (the mask changes nothing): `p + 8` cannot wrap.
+    let p = p & (isize::MAX as usize);
+    Some(u64::from_le_bytes(src.get(p..p + 8)?.try_into().ok()?))
 }
 
 /// Mirrors ZSTD_fillDoubleHashTable: every third position of `src[range]` goes into
