@@ -91,8 +91,9 @@ fn chunks_until<const N: usize, O: WildOut + ?Sized>(
     (d, s)
 }
 
-/// Copy `len` literals from `lits[src..]` to `out[dst..]` in 16-byte chunks: writes up to
-/// 15 bytes past `dst + len` (at least 16 bytes), reads as far past `src + len`. The
+/// Copy `len` literals from `lits[src..]` to `out[dst..]`, 16 bytes and then 32 at a time:
+/// writes up to 31 bytes past `dst + len` (at least 16 bytes), reads as far past
+/// `src + len`. The
 /// literal positions are masked to the buffer's 128 KiB (a no-op for the caller's
 /// `src + len <= BLOCK_SIZE_MAX`), so reading them needs no bounds check.
 ///
@@ -107,17 +108,17 @@ pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
 ) {
     const MASK: usize = BLOCK_SIZE_MAX - 1;
     debug_assert!(dst + len <= IDX, "wild copies take positions below 2^32");
-    let chunk = |i: usize| -> [u8; 16] {
-        let at = (src + i) & MASK;
-        let mut v = [0u8; 16];
-        v.copy_from_slice(&lits[at..at + 16]);
+    fn chunk<const N: usize>(lits: &[u8; LIT_BUFFER_SIZE], at: usize) -> [u8; N] {
+        let at = at & MASK;
+        let mut v = [0u8; N];
+        v.copy_from_slice(&lits[at..at + N]);
         v
-    };
-    out.store(dst, &chunk(0));
+    }
+    out.store(dst, &chunk::<16>(lits, src));
     let mut i = 16;
     while i < len {
-        out.store(dst + i, &chunk(i));
-        i += 16;
+        out.store(dst + i, &chunk::<32>(lits, src + i));
+        i += 32;
     }
 }
 
