@@ -295,6 +295,76 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             return;
         }
         self.update_tree(ip);
+        if self.nothing_to_find(ip, rep, ll0) {
+            return;
+        }
+        self.get_all_matches_found(matches, ip, rep, ll0, length_to_beat);
+    }
+
+    /// The common case of data without matches, settled without the search's set-up: no
+    /// repcode and no hash-3 candidate agrees on the first `min_match` bytes, and the hash
+    /// table holds no candidate in the window (no dictionary of any kind). Then `ip`
+    /// goes into the hash table as a leaf of the tree, as the full search would leave it,
+    /// and there are no matches. Otherwise nothing is changed but the hash-3 table's
+    /// insertions (which the full search repeats as a no-op). On random data the full
+    /// search's set-up was most of each position's instructions.
+    #[inline(always)]
+    fn nothing_to_find(&mut self, ip: usize, rep: &[u32; REP_NUM], ll0: bool) -> bool {
+        if self.dms.is_some() || self.window.has_ext_dict() {
+            return false;
+        }
+        let src = self.src;
+        let curr = ip as u32 + self.base;
+        // The tree first: on data with matches, it settles most positions.
+        let match_low = self.window.lowest_match_index(curr).max(1);
+        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
+        if self.compares > 0 && self.hash[h] >= match_low {
+            return false;
+        }
+        let min_match: u32 = if MLS == 3 { 3 } else { 4 };
+        let here = read_min_match(src, ip, min_match);
+        let in_prefix = curr - self.window.dict_limit();
+        let offsets = if ll0 {
+            [rep[1], rep[2], rep[0].wrapping_sub(1)]
+        } else {
+            *rep
+        };
+        for o in offsets {
+            // Wrapping on purpose: offsets 0 and "-1" are no candidates.
+            if o.wrapping_sub(1) < in_prefix
+                && read_min_match(src, ip - o as usize, min_match) == here
+            {
+                return false;
+            }
+        }
+        if MLS == 3 {
+            let index3 = self.insert_and_find_hash3(ip);
+            if index3 >= match_low
+                && curr - index3 < HASH3_MAX_DISTANCE
+                && read_min_match(src, self.pos(index3), 3) == here
+            {
+                return false;
+            }
+        }
+        self.hash[h] = curr;
+        let node = self.node(curr);
+        self.bt[node] = 0;
+        self.bt[node + 1] = 0;
+        *self.next_to_update = curr + 1;
+        true
+    }
+
+    /// [`OptTree::get_all_matches`] where a candidate may be found.
+    #[inline(never)]
+    fn get_all_matches_found(
+        &mut self,
+        matches: &mut Matches,
+        ip: usize,
+        rep: &[u32; REP_NUM],
+        ll0: bool,
+        length_to_beat: u32,
+    ) {
+        let curr = ip as u32 + self.base;
 
         let src = self.src;
         let iend = self.iend;
@@ -484,5 +554,116 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         }
         // Skip repetitive patterns.
         *self.next_to_update = match_end - BT_SKIP_BASE;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zstd::compress::params;
+    use crate::zstd::compress::window::HASH_READ_SIZE;
+
+    /// Random bytes with stretches copied from earlier, at short and long distances, so
+    /// that positions without any candidate (the shortcut) and positions with repcodes,
+    /// hash-3 and tree candidates (the full search) alternate.
+    fn mixed(n: usize) -> Vec<u8> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut v = Vec::with_capacity(n);
+        while v.len() < n {
+            let r = next();
+            if v.len() > 4096 && r % 3 == 0 {
+                let len = 3 + (r >> 8) as usize % 60;
+                let dist =
+                    1 + (r >> 20) as usize % v.len().min(if r % 2 == 0 { 16 } else { 30_000 });
+                for _ in 0..len {
+                    v.push(v[v.len() - dist]);
+                }
+            } else {
+                v.extend((0..1 + r as usize % 300).map(|_| next() as u8));
+            }
+        }
+        v.truncate(n);
+        v
+    }
+
+    /// The candidates found at each position (`(offBase, length)`), then the hash table,
+    /// the tree and the hash-3 table left, and `nextToUpdate`.
+    type Searched = (Vec<Vec<(u32, u32)>>, Vec<u32>, Vec<u32>, Vec<u32>, u32);
+
+    /// Every position searched, through `get_all_matches` or through the full search
+    /// alone: the candidates found and the tables left.
+    fn search_all<const MLS: u32>(src: &[u8], cp: &params::CParams, full: bool) -> Searched {
+        let window = Window::new(cp.window_log);
+        let mut hash = vec![0u32; 1 << cp.hash_log];
+        // Links left by earlier frames (as tables kept across frames hold): a link the
+        // search should clear and did not would then show.
+        let mut bt: Vec<u32> = (0..1u32 << cp.chain_log)
+            .map(|i| 2 + i * 7 % 1000)
+            .collect();
+        let hash_log3 = if MLS == 3 { 17 } else { 0 };
+        let mut hash3 = vec![0u32; 1 << hash_log3];
+        let mut next_to_update = WINDOW_START_INDEX;
+        let mut found = Vec::new();
+        {
+            let mut tree = OptTree::<MLS>::new(
+                &mut hash,
+                &mut bt,
+                &mut hash3,
+                hash_log3,
+                &mut next_to_update,
+                &window,
+                cp,
+                src,
+                src.len(),
+            );
+            let mut matches = Matches::default();
+            matches.reserve();
+            let reps = [[1, 4, 8], [7, 1, 300], [0, 2, 3]];
+            for ip in 1..src.len() - HASH_READ_SIZE {
+                let rep = &reps[ip % 3];
+                let ll0 = ip % 5 == 0;
+                let min_match = MLS.min(4);
+                if full {
+                    matches.clear();
+                    if ip as u32 + tree.base >= *tree.next_to_update {
+                        tree.update_tree(ip);
+                        tree.get_all_matches_found(&mut matches, ip, rep, ll0, min_match);
+                    }
+                } else {
+                    tree.get_all_matches(&mut matches, ip, rep, ll0, min_match);
+                }
+                found.push(matches.as_slice().iter().map(|m| (m.off, m.len)).collect());
+            }
+        }
+        (found, hash, bt, hash3, next_to_update)
+    }
+
+    #[test]
+    fn the_shortcut_for_positions_without_candidates_leaves_what_the_full_search_leaves() {
+        let src = mixed(48 * 1024);
+        let mut cp = params::cparams(19, src.len() as u64);
+        // Small tables, so that nodes are reused.
+        cp.chain_log = 11;
+        cp.hash_log = 12;
+        let with = search_all::<3>(&src, &cp, false);
+        let without = search_all::<3>(&src, &cp, true);
+        assert!(
+            with.0.iter().filter(|m| m.is_empty()).count() > 10_000,
+            "shortcut taken"
+        );
+        assert!(
+            with.0.iter().filter(|m| !m.is_empty()).count() > 3_000,
+            "matches found"
+        );
+        assert!(with == without, "minimum match 3");
+        let with = search_all::<4>(&src, &cp, false);
+        let without = search_all::<4>(&src, &cp, true);
+        assert!(with == without, "minimum match 4");
     }
 }
