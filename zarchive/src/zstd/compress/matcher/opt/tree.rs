@@ -266,6 +266,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
 
     /// Mirrors ZSTD_insertAndFindFirstIndexHash3: inserts positions up to `ip` (excluded)
     /// into the hash-3 table and returns its entry for `ip`.
+    #[inline(always)]
     fn insert_and_find_hash3(&mut self, ip: usize) -> u32 {
         let target = ip as u32 + self.base;
         let h = hash3(self.src, ip, self.hash_log3);
