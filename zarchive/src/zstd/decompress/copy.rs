@@ -93,9 +93,8 @@ fn chunks_until<const N: usize, O: WildOut + ?Sized>(
 
 /// Copy `len` literals from `lits[src..]` to `out[dst..]`, 16 bytes and then 32 at a time:
 /// writes up to 31 bytes past `dst + len` (at least 16 bytes), reads as far past
-/// `src + len`. The
-/// literal positions are masked to the buffer's 128 KiB (a no-op for the caller's
-/// `src + len <= BLOCK_SIZE_MAX`), so reading them needs no bounds check.
+/// `src + len`. The literal positions are masked to the buffer's 128 KiB (a no-op for the
+/// caller's `src + len <= BLOCK_SIZE_MAX`), so reading them needs no bounds check.
 ///
 /// Mirrors ZSTD_copy16 + ZSTD_wildcopy (no overlap).
 #[inline(always)]

@@ -296,10 +296,12 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             return;
         }
         self.update_tree(ip);
-        if self.nothing_to_find(ip, rep, ll0) {
+        // The hash table's entry for `ip`, read by both paths below.
+        let h = hash_ptr::<MLS>(self.src, ip, self.hash_log);
+        if self.nothing_to_find(ip, h, rep, ll0) {
             return;
         }
-        self.get_all_matches_found(matches, ip, rep, ll0, length_to_beat);
+        self.get_all_matches_found(matches, ip, h, rep, ll0, length_to_beat);
     }
 
     /// The common case of data without matches, settled without the search's set-up: no
@@ -310,7 +312,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
     /// insertions (which the full search repeats as a no-op). On random data the full
     /// search's set-up was most of each position's instructions.
     #[inline(always)]
-    fn nothing_to_find(&mut self, ip: usize, rep: &[u32; REP_NUM], ll0: bool) -> bool {
+    fn nothing_to_find(&mut self, ip: usize, h: usize, rep: &[u32; REP_NUM], ll0: bool) -> bool {
         if self.dms.is_some() || self.window.has_ext_dict() {
             return false;
         }
@@ -318,7 +320,6 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let curr = ip as u32 + self.base;
         // The tree first: on data with matches, it settles most positions.
         let match_low = self.window.lowest_match_index(curr).max(1);
-        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
         if self.compares > 0 && self.hash[h] >= match_low {
             return false;
         }
@@ -355,12 +356,14 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         true
     }
 
-    /// [`OptTree::get_all_matches`] where a candidate may be found.
+    /// [`OptTree::get_all_matches`] where a candidate may be found (`h`: the hash table's
+    /// entry for `ip`).
     #[inline(never)]
     fn get_all_matches_found(
         &mut self,
         matches: &mut Matches,
         ip: usize,
+        h: usize,
         rep: &[u32; REP_NUM],
         ll0: bool,
         length_to_beat: u32,
@@ -370,7 +373,6 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let src = self.src;
         let iend = self.iend;
         let min_match: u32 = if MLS == 3 { 3 } else { 4 };
-        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
         let mut match_index = self.hash[h];
         let bt_low = curr.saturating_sub(self.bt_mask);
         let window_low = self.window.lowest_match_index(curr);
@@ -634,7 +636,8 @@ mod tests {
                     matches.clear();
                     if ip as u32 + tree.base >= *tree.next_to_update {
                         tree.update_tree(ip);
-                        tree.get_all_matches_found(&mut matches, ip, rep, ll0, min_match);
+                        let h = hash_ptr::<MLS>(src, ip, tree.hash_log);
+                        tree.get_all_matches_found(&mut matches, ip, h, rep, ll0, min_match);
                     }
                 } else {
                     tree.get_all_matches(&mut matches, ip, rep, ll0, min_match);
