@@ -2,7 +2,7 @@
 //! entropy tables, repeat offsets, content), parsed once and shared by the frames that
 //! use it.
 
-use super::fse_table::{LL_KIND, ML_KIND, OF_KIND, SeqTables, read_seq_table};
+use super::fse_table::{LL_KIND, ML_KIND, OF_KIND, SeqTables, Spread, read_seq_table};
 use super::huf::HufTable;
 use crate::zstd::common::format::DICT_MAGIC;
 use crate::zstd::error::ZstdError;
@@ -90,7 +90,7 @@ fn load_entropy(src: &[u8]) -> Result<(DictEntropy, usize), ZstdError> {
         (&mut seq.ll, &LL_KIND),
     ] {
         let rest = src.get(pos..).unwrap_or(&[]);
-        pos += read_seq_table(table, kind, rest)
+        pos += read_seq_table(table, kind, rest, &mut Spread::default())
             .map_err(|_| bad("one of its sequence tables is invalid"))?;
     }
     let r = src

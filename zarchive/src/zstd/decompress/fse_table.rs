@@ -162,30 +162,51 @@ pub(crate) struct SeqKind {
     pub(crate) name: &'static str,
     pub(crate) max_symbol: usize,
     pub(crate) max_log: u32,
-    pub(crate) base: &'static [u32],
-    pub(crate) bits: &'static [u8],
+    /// Each symbol's base and extra bits already in their places of a row (the state
+    /// fields 0), so that a table build looks a symbol up instead of assembling it.
+    pub(crate) rows: &'static [SeqRow; SEQ_SYMBOLS],
+    /// The kind's predefined table.
+    pub(crate) predefined: &'static LazyLock<SeqTable>,
 }
+
+/// Symbols of the largest sequence alphabet (match lengths, 53), rounded up to a power of
+/// two so that a masked symbol needs no bounds check.
+pub(crate) const SEQ_SYMBOLS: usize = 64;
+
+/// The rows of [`SeqKind::rows`] for a kind's base values and extra bits.
+const fn symbol_rows<const N: usize>(base: &[u32; N], bits: &[u8; N]) -> [SeqRow; SEQ_SYMBOLS] {
+    let mut out = [SeqRow::new(0, 0, 0, 0); SEQ_SYMBOLS];
+    let mut s = 0;
+    while s < N {
+        out[s] = SeqRow::new(base[s], 0, bits[s], 0);
+        s += 1;
+    }
+    out
+}
+const LL_ROWS: [SeqRow; SEQ_SYMBOLS] = symbol_rows(&LL_BASE, &LL_BITS);
+const OF_ROWS: [SeqRow; SEQ_SYMBOLS] = symbol_rows(&OF_BASE, &OF_BITS);
+const ML_ROWS: [SeqRow; SEQ_SYMBOLS] = symbol_rows(&ML_BASE, &ML_BITS);
 
 pub(crate) const LL_KIND: SeqKind = SeqKind {
     name: "literal-length",
     max_symbol: MAX_LL,
     max_log: LL_FSE_LOG,
-    base: &LL_BASE,
-    bits: &LL_BITS,
+    rows: &LL_ROWS,
+    predefined: &LL_PREDEFINED,
 };
 pub(crate) const OF_KIND: SeqKind = SeqKind {
     name: "offset",
     max_symbol: MAX_OFF,
     max_log: OFF_FSE_LOG,
-    base: &OF_BASE,
-    bits: &OF_BITS,
+    rows: &OF_ROWS,
+    predefined: &OF_PREDEFINED,
 };
 pub(crate) const ML_KIND: SeqKind = SeqKind {
     name: "match-length",
     max_symbol: MAX_ML,
     max_log: ML_FSE_LOG,
-    base: &ML_BASE,
-    bits: &ML_BITS,
+    rows: &ML_ROWS,
+    predefined: &ML_PREDEFINED,
 };
 
 /// Predefined literal-length table (`LL_defaultDTable`).
@@ -200,8 +221,31 @@ pub(crate) static ML_PREDEFINED: LazyLock<SeqTable> =
 
 fn predefined(norm: &[i16], log: u32, kind: &SeqKind) -> SeqTable {
     let mut t = SeqTable::default();
-    build_seq_table(&mut t, norm, log, kind);
+    build_seq_table(&mut t, norm, log, kind, &mut Spread::default());
     t
+}
+
+/// Working memory of a table build, kept by the caller between builds: every cell a
+/// build reads it has written first, so nothing is cleared per table (a small block's
+/// three tables cleared some 2 KB each, more than their building took).
+#[derive(Clone, Debug)]
+pub(crate) struct Spread {
+    /// Each table cell's symbol.
+    cells: [u8; SEQ_TABLE_ROWS],
+    /// The symbols laid down in order, each repeated by its count (8 bytes of slack).
+    in_order: [u8; SEQ_TABLE_ROWS + 8],
+    /// Each symbol's next-state counter.
+    next: [u16; 256],
+}
+
+impl Default for Spread {
+    fn default() -> Self {
+        Spread {
+            cells: [0; SEQ_TABLE_ROWS],
+            in_order: [0; SEQ_TABLE_ROWS + 8],
+            next: [0; 256],
+        }
+    }
 }
 
 /// Lay the symbols of a normalised distribution over a table of `1 << log` cells, in the
@@ -209,7 +253,12 @@ fn predefined(norm: &[i16], log: u32, kind: &SeqKind) -> SeqTable {
 /// last cells. `next` receives each symbol's first next-state counter.
 ///
 /// Mirrors the spreading part of ZSTD_buildFSETable / FSE_buildDTable_internal.
-fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [u16; 256]) {
+fn spread(norm: &[i16], log: u32, sp: &mut Spread) {
+    let Spread {
+        cells,
+        in_order,
+        next,
+    } = sp;
     let size = 1usize << log;
     let mask = size - 1;
     let mut high = size - 1;
@@ -226,7 +275,6 @@ fn spread(norm: &[i16], log: u32, cells: &mut [u8; SEQ_TABLE_ROWS], next: &mut [
     // As libzstd does, first lay the symbols down in order, 8 bytes at a time (most counts
     // are at most 8), then walk the table: no loop whose length depends on a count, so no
     // mispredicted exits. The counts of the others sum to the `high + 1` cells left.
-    let mut in_order = [0u8; SEQ_TABLE_ROWS + 8];
     let mut at = 0usize;
     for (s, &n) in norm.iter().enumerate() {
         let n = n.max(0) as usize;
@@ -277,25 +325,24 @@ fn state_bits(log: u32, n: u16) -> u32 {
 /// Build a sequence table from a validated distribution (sum `1 << log`, `log <= 9`).
 ///
 /// Mirrors ZSTD_buildFSETable.
-pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &SeqKind) {
-    let mut cells = [0u8; SEQ_TABLE_ROWS];
-    let mut next = [0u16; 256];
-    spread(norm, log, &mut cells, &mut next);
-    // Each symbol's base and extra bits, looked up once rather than per state, already
-    // in their places of a row.
-    let mut symbols = [SeqRow::default(); 64];
-    for (s, sym) in symbols.iter_mut().enumerate().take(norm.len()) {
-        let base = kind.base.get(s).copied().unwrap_or(0);
-        *sym = SeqRow::new(base, 0, kind.bits.get(s).copied().unwrap_or(0), 0);
-    }
+pub(crate) fn build_seq_table(
+    t: &mut SeqTable,
+    norm: &[i16],
+    log: u32,
+    kind: &SeqKind,
+    sp: &mut Spread,
+) {
+    debug_assert!(norm.len() <= SEQ_SYMBOLS);
+    spread(norm, log, sp);
     let size = 1usize << log;
-    for (row, &cell) in t.rows.iter_mut().zip(&cells[..size]) {
+    let next = &mut sp.next;
+    for (row, &cell) in t.rows.iter_mut().zip(&sp.cells[..size]) {
         let s = cell as usize;
         let n = next[s];
         next[s] = n.wrapping_add(1);
         let nb = state_bits(log, n);
         let next = ((n as u32) << nb).wrapping_sub(size as u32) as u16;
-        *row = symbols[s & 63].with_state(next, nb as u8);
+        *row = kind.rows[s & (SEQ_SYMBOLS - 1)].with_state(next, nb as u8);
     }
     t.log = log;
 }
@@ -304,7 +351,7 @@ pub(crate) fn build_seq_table(t: &mut SeqTable, norm: &[i16], log: u32, kind: &S
 ///
 /// Mirrors ZSTD_buildSeqTable_rle.
 pub(crate) fn build_rle_table(t: &mut SeqTable, symbol: usize, kind: &SeqKind) {
-    t.rows[0] = SeqRow::new(kind.base[symbol], 0, kind.bits[symbol], 0);
+    t.rows[0] = kind.rows[symbol & (SEQ_SYMBOLS - 1)];
     t.log = 0;
 }
 
@@ -315,11 +362,12 @@ pub(crate) type TableError = &'static str;
 /// to `max_symbol`; returns `(highest symbol, table log, bytes read)`.
 ///
 /// Mirrors FSE_readNCount.
-pub(crate) fn read_ncount(
-    norm: &mut [i16; 256],
+pub(crate) fn read_ncount<const N: usize>(
+    norm: &mut [i16; N],
     max_symbol: usize,
     src: &[u8],
 ) -> Result<(usize, u32, usize), TableError> {
+    debug_assert!(max_symbol < N);
     norm.fill(0);
     let mut r = ForwardBits::new(src);
     let log = (r.peek32() & 0xF) + FSE_MIN_TABLELOG;
@@ -400,13 +448,14 @@ pub(crate) fn read_seq_table(
     t: &mut SeqTable,
     kind: &SeqKind,
     src: &[u8],
+    sp: &mut Spread,
 ) -> Result<usize, TableError> {
-    let mut norm = [0i16; 256];
+    let mut norm = [0i16; SEQ_SYMBOLS];
     let (max_sv, log, used) = read_ncount(&mut norm, kind.max_symbol, src)?;
     if log > kind.max_log {
         return Err("table log above the format's maximum");
     }
-    build_seq_table(t, &norm[..=max_sv], log, kind);
+    build_seq_table(t, &norm[..=max_sv], log, kind, sp);
     Ok(used)
 }
 
@@ -430,10 +479,9 @@ pub(crate) struct FseTable {
 /// Build the weight table from a validated distribution.
 ///
 /// Mirrors FSE_buildDTable_internal.
-pub(crate) fn build_fse_table(norm: &[i16], log: u32) -> FseTable {
-    let mut cells = [0u8; SEQ_TABLE_ROWS];
-    let mut next = [0u16; 256];
-    spread(norm, log, &mut cells, &mut next);
+pub(crate) fn build_fse_table(norm: &[i16], log: u32, sp: &mut Spread) -> FseTable {
+    spread(norm, log, sp);
+    let (cells, next) = (&sp.cells, &mut sp.next);
     let mut t = FseTable {
         rows: [FseRow::default(); 1 << WEIGHT_FSE_LOG],
     };

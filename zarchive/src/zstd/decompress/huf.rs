@@ -3,7 +3,9 @@
 //! 4-stream decoders (`HUF_decompress1X1`, `HUF_decompress4X1`, `HUF_decompress4X2`).
 
 use super::bits::{BitReader, Reload, SentinelBits};
-use super::fse_table::{FseTable, TableError, WEIGHT_FSE_LOG, build_fse_table, read_ncount};
+use super::fse_table::{
+    FseTable, Spread, TableError, WEIGHT_FSE_LOG, build_fse_table, read_ncount,
+};
 use super::{BLOCK_SIZE_MAX, LIT_BUFFER_SIZE};
 
 /// Why a Huffman stream failed.
@@ -38,6 +40,8 @@ pub(crate) struct HufTable {
     log: u32,
     /// `pairs` matches `cells` (built for the current tree).
     pairs_ready: bool,
+    /// Working memory of the weight table's builds.
+    spread: Spread,
 }
 
 impl Default for HufTable {
@@ -47,6 +51,7 @@ impl Default for HufTable {
             pairs: [[0; 4]; HUF_TABLE_CELLS],
             log: 1,
             pairs_ready: false,
+            spread: Spread::default(),
         }
     }
 }
@@ -70,13 +75,17 @@ const PAIRS_MIN_LITERALS: usize = 2300;
 /// Decode FSE-compressed Huffman weights into `out`; returns how many were decoded.
 ///
 /// Mirrors FSE_decompress_wksp (with maxLog 6, two interleaved states).
-fn decode_fse_weights(src: &[u8], out: &mut [u8; 256]) -> Result<usize, TableError> {
+fn decode_fse_weights(
+    src: &[u8],
+    out: &mut [u8; 256],
+    sp: &mut Spread,
+) -> Result<usize, TableError> {
     let mut norm = [0i16; 256];
     let (max_sv, log, used) = read_ncount(&mut norm, 255, src)?;
     if log > WEIGHT_FSE_LOG {
         return Err("weight table log above 6");
     }
-    let table: FseTable = build_fse_table(&norm[..=max_sv], log);
+    let table: FseTable = build_fse_table(&norm[..=max_sv], log, sp);
     let stream = src.get(used..).unwrap_or(&[]);
     let mut r = BitReader::new(stream).ok_or("weight bitstream has no end mark")?;
     let mask = (1usize << WEIGHT_FSE_LOG) - 1;
@@ -92,7 +101,7 @@ fn decode_fse_weights(src: &[u8], out: &mut [u8; 256]) -> Result<usize, TableErr
     };
     // Four symbols per refill while the container holds a whole word (at most 24 bits),
     // then the careful loop, which finds the end; the same symbols either way.
-    while n + 4 <= MAX_WEIGHTS - 2 && r.reload() == Reload::Unfinished {
+    while n + 4 <= MAX_WEIGHTS - 2 && r.reload_inline() == Reload::Unfinished {
         out[n] = step(&mut r, &mut s1);
         out[n + 1] = step(&mut r, &mut s2);
         out[n + 2] = step(&mut r, &mut s1);
@@ -105,7 +114,7 @@ fn decode_fse_weights(src: &[u8], out: &mut [u8; 256]) -> Result<usize, TableErr
         }
         out[n] = step(&mut r, &mut s1);
         n += 1;
-        if r.reload() == Reload::Overflow {
+        if r.reload_inline() == Reload::Overflow {
             out[n] = table.rows[s2 & mask].symbol;
             n += 1;
             break;
@@ -115,7 +124,7 @@ fn decode_fse_weights(src: &[u8], out: &mut [u8; 256]) -> Result<usize, TableErr
         }
         out[n] = step(&mut r, &mut s2);
         n += 1;
-        if r.reload() == Reload::Overflow {
+        if r.reload_inline() == Reload::Overflow {
             out[n] = table.rows[s1 & mask].symbol;
             n += 1;
             break;
@@ -143,7 +152,7 @@ pub(crate) struct Weights {
 /// a complete tree of at most 12 bits.
 ///
 /// Mirrors HUF_readStats.
-pub(crate) fn read_weights(src: &[u8]) -> Result<Weights, TableError> {
+pub(crate) fn read_weights(src: &[u8], sp: &mut Spread) -> Result<Weights, TableError> {
     let &head = src.first().ok_or("empty tree description")?;
     let mut weights = [0u8; 256];
     let (count, used) = if head >= 128 {
@@ -162,7 +171,7 @@ pub(crate) fn read_weights(src: &[u8]) -> Result<Weights, TableError> {
         let body = src
             .get(1..1 + size)
             .ok_or("compressed weights run past the end")?;
-        (decode_fse_weights(body, &mut weights)?, size + 1)
+        (decode_fse_weights(body, &mut weights, sp)?, size + 1)
     };
     // Rank statistics and the implied last weight.
     let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
@@ -212,7 +221,7 @@ impl HufTable {
             log,
             used,
             ..
-        } = read_weights(src)?;
+        } = read_weights(src, &mut self.spread)?;
         let mut rank = [0usize; HUF_TABLELOG_MAX as usize + 2];
         for &w in &weights[..symbols] {
             rank[w as usize] += 1;
@@ -499,13 +508,13 @@ fn decode_stream<const LOG: u32>(
     let mut rr = *r;
     let mut chunks = out.chunks_exact_mut(4);
     for c in &mut chunks {
-        rr.reload();
+        rr.reload_inline();
         c[0] = decode_symbol::<LOG>(cells, &mut rr);
         c[1] = decode_symbol::<LOG>(cells, &mut rr);
         c[2] = decode_symbol::<LOG>(cells, &mut rr);
         c[3] = decode_symbol::<LOG>(cells, &mut rr);
     }
-    rr.reload();
+    rr.reload_inline();
     for b in chunks.into_remainder() {
         *b = decode_symbol::<LOG>(cells, &mut rr);
     }

@@ -85,6 +85,8 @@ struct Work {
     /// A copy of the block's sequence bitstream, so the hot loop's reloads need no bounds
     /// check.
     seq_stream: [u8; bits::STREAM_COPY_SIZE],
+    /// Working memory of the sequence tables' builds.
+    spread: fse_table::Spread,
 }
 
 impl std::fmt::Debug for DCtx {
@@ -102,6 +104,7 @@ impl DCtx {
                 seq: SeqTables::default(),
                 lit: [0; LIT_BUFFER_SIZE],
                 seq_stream: [0; bits::STREAM_COPY_SIZE],
+                spread: fse_table::Spread::default(),
             }),
             huf: Box::default(),
             huf_valid: false,

@@ -9,8 +9,8 @@ use super::copy::{
 };
 use super::frame::Window;
 use super::fse_table::{
-    LL_KIND, LL_PREDEFINED, ML_KIND, ML_PREDEFINED, OF_KIND, OF_PREDEFINED, SeqKind, SeqTable,
-    SeqTables, build_rle_table, read_seq_table,
+    LL_KIND, ML_KIND, OF_KIND, SeqKind, SeqTable, SeqTables, Spread, build_rle_table,
+    read_seq_table,
 };
 use super::{DCtx, LIT_BUFFER_SIZE, WILDCOPY_OVERLENGTH};
 use crate::zstd::common::format::{SET_BASIC, SET_COMPRESSED, SET_REPEAT, SET_RLE};
@@ -33,11 +33,11 @@ const LEN_MASK: usize = (1 << 20) - 1;
 fn build_table(
     mode: u8,
     table: &mut SeqTable,
-    predefined: &SeqTable,
     kind: &SeqKind,
     fse_valid: bool,
     src: &[u8],
     at: usize,
+    sp: &mut Spread,
 ) -> Result<usize, ZstdError> {
     let bad = |reason| ZstdError::BadTable {
         at,
@@ -46,7 +46,7 @@ fn build_table(
     };
     match mode {
         SET_BASIC => {
-            table.copy_from(predefined);
+            table.copy_from(kind.predefined);
             Ok(0)
         }
         SET_RLE => {
@@ -59,7 +59,7 @@ fn build_table(
             build_rle_table(table, symbol as usize, kind);
             Ok(1)
         }
-        SET_COMPRESSED => read_seq_table(table, kind, src).map_err(bad),
+        SET_COMPRESSED => read_seq_table(table, kind, src, sp).map_err(bad),
         _ => {
             if !fse_valid {
                 return Err(bad("repeat mode without a previous table"));
@@ -139,29 +139,29 @@ pub(crate) fn decode_seq_headers(
     pos += build_table(
         modes >> 6,
         &mut ctx.work.seq.ll,
-        &LL_PREDEFINED,
         &LL_KIND,
         fse_valid,
         rest(pos),
         at,
+        &mut ctx.work.spread,
     )?;
     pos += build_table(
         (modes >> 4) & 3,
         &mut ctx.work.seq.of,
-        &OF_PREDEFINED,
         &OF_KIND,
         fse_valid,
         rest(pos),
         at,
+        &mut ctx.work.spread,
     )?;
     pos += build_table(
         (modes >> 2) & 3,
         &mut ctx.work.seq.ml,
-        &ML_PREDEFINED,
         &ML_KIND,
         fse_valid,
         rest(pos),
         at,
+        &mut ctx.work.spread,
     )?;
     Ok((nb_seq, pos))
 }
