@@ -165,14 +165,14 @@ pub(crate) fn cycle_log(cp: &CParams) -> u32 {
 /// 64 KiB against 640 KiB of tables at level 6.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
     let mut held = std::mem::take(&mut st.continued);
-    if held.len() + src.len() > CONTINUE_MAX || src.len() < CONTINUE_MIN {
+    if held.len() + src.len() > CONTINUE_MAX || !continue_pays(cp, src.len()) {
         held.clear();
     }
     if !st.ms.continue_after(cp, held.len()) {
         held.clear();
         st.continued = held;
         compress_frame_after(st, cp, split::enabled(cp), src, FrameDict::default(), out);
-        if src.len() >= CONTINUE_MIN {
+        if continue_pays(cp, src.len()) {
             st.continued.extend_from_slice(src);
         }
         return;
@@ -186,6 +186,14 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     };
     compress_frame_after(st, cp, split::enabled(cp), &held, dict, out);
     st.continued = held;
+}
+
+/// Whether the next frame of this shape had better continue after this one's bytes than
+/// clear its tables: the copy of the source costs about what clearing as many bytes of
+/// table does, so a source below [`CONTINUE_MIN`], or one larger than the `fast`
+/// strategy's single table (level 1 on a 64 KiB block: 32 KiB), starts afresh.
+fn continue_pays(cp: &CParams, src_len: usize) -> bool {
+    src_len >= CONTINUE_MIN && (cp.strategy != Strategy::Fast || 4usize << cp.hash_log > src_len)
 }
 
 /// The most bytes of earlier plain frames kept for [`compress_frame`] to continue after
