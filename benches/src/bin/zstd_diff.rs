@@ -3,6 +3,10 @@
 //! `cargo run --release -p zarkit-benches --bin zstd_diff [-- --random N --seed S --verbose]`
 //! `... -- --big [--random 0] [--levels 1,2,19]`: also every shape at the large sizes
 //! ([`BIG_SIZES`], up to 4 MiB; slow), optionally restricted to some levels.
+//! `... -- --files PATH[,PATH...] [--max-file-mib N] [--levels 1,3,19]`: only real files,
+//! every regular file under each path (directories walked in name order), up to N MiB
+//! each (default 64); the project's own bytes are generated, so this is the check on data
+//! no generator made.
 //! `... -- --huge [--sizes 5M,9M,17M+1] [--shapes longrange,text] [--levels 1,19]`: only
 //! inputs beyond 4 MiB ([`HUGE_SIZES`] by default), built so that matches reach back across
 //! every window size (see `long_range`); no corpus, edge or random inputs.
@@ -126,6 +130,18 @@ fn main() -> ExitCode {
     };
 
     let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    if let Some(paths) = args
+        .iter()
+        .position(|a| a == "--files")
+        .and_then(|i| args.get(i + 1))
+    {
+        let max = (arg("--max-file-mib", 64) as usize) << 20;
+        for root in paths.split(',') {
+            collect_files(std::path::Path::new(root), max, &mut inputs);
+        }
+        eprintln!("{} files", inputs.len());
+        return run(&inputs, &levels, verbose, max_reports, true);
+    }
     if huge {
         for shape in list("--shapes", HUGE_SHAPES) {
             for size in list("--sizes", HUGE_SIZES) {
@@ -177,6 +193,28 @@ fn main() -> ExitCode {
         ));
     }
     run(&inputs, &levels, verbose, max_reports, false)
+}
+
+/// Every regular file under `path` of at most `max` bytes, directories in name order
+/// (symbolic links and unreadable entries skipped).
+fn collect_files(path: &std::path::Path, max: usize, out: &mut Vec<(String, Vec<u8>)>) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if meta.is_dir() {
+        let Ok(dir) = std::fs::read_dir(path) else {
+            return;
+        };
+        let mut entries: Vec<_> = dir.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for e in entries {
+            collect_files(&e, max, out);
+        }
+    } else if meta.is_file() && meta.len() as usize <= max {
+        if let Ok(bytes) = std::fs::read(path) {
+            out.push((path.display().to_string(), bytes));
+        }
+    }
 }
 
 /// Compresses every input at every level with both encoders, compares, decodes ours back.
