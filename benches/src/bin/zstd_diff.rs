@@ -210,10 +210,11 @@ fn collect_files(path: &std::path::Path, max: usize, out: &mut Vec<(String, Vec<
         for e in entries {
             collect_files(&e, max, out);
         }
-    } else if meta.is_file() && meta.len() as usize <= max {
-        if let Ok(bytes) = std::fs::read(path) {
-            out.push((path.display().to_string(), bytes));
-        }
+    } else if meta.is_file()
+        && meta.len() as usize <= max
+        && let Ok(bytes) = std::fs::read(path)
+    {
+        out.push((path.display().to_string(), bytes));
     }
 }
 
