@@ -143,6 +143,8 @@ pub(crate) struct Weights {
     pub(crate) log: u32,
     /// Symbols of weight 0 below the last one (`rankVal[0]`).
     pub(crate) zero_weights: u32,
+    /// Symbols of each weight, the last one included (`rankVal`).
+    pub(crate) rank: [u32; HUF_TABLELOG_MAX as usize + 1],
     /// Bytes of the description.
     pub(crate) used: usize,
 }
@@ -174,15 +176,7 @@ pub(crate) fn read_weights(src: &[u8], sp: &mut Spread) -> Result<Weights, Table
         (decode_fse_weights(body, &mut weights, sp)?, size + 1)
     };
     // Rank statistics and the implied last weight.
-    let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
-    let mut total = 0u32;
-    for &w in &weights[..count] {
-        if w as u32 > HUF_TABLELOG_MAX {
-            return Err("weight above 12");
-        }
-        rank[w as usize] += 1;
-        total += (1u32 << w) >> 1;
-    }
+    let (mut rank, total) = rank_weights(&weights[..count])?;
     if total == 0 {
         return Err("all weights are zero");
     }
@@ -205,8 +199,41 @@ pub(crate) fn read_weights(src: &[u8], sp: &mut Spread) -> Result<Weights, Table
         symbols: count + 1,
         log,
         zero_weights: rank[0],
+        rank,
         used,
     })
+}
+
+/// How many symbols have each weight, and the sum of their `2^(w-1)`; refuses a weight
+/// above 12. Four sets of counters, so that runs of one weight do not wait on one
+/// counter's store and reload (each weight byte is masked to the counters' 16 slots; the
+/// slots above 12 and an OR of every byte find the weights to refuse).
+fn rank_weights(weights: &[u8]) -> Result<([u32; HUF_TABLELOG_MAX as usize + 1], u32), TableError> {
+    let mut ranks = [[0u32; 16]; 4];
+    let mut total = 0u32;
+    let mut highest = 0u8;
+    let (quads, rest) = weights.as_chunks::<4>();
+    for q in quads {
+        for (r, &w) in ranks.iter_mut().zip(q) {
+            r[w as usize & 15] += 1;
+            total += (1u32 << (w & 15)) >> 1;
+        }
+        highest |= q[0] | q[1] | q[2] | q[3];
+    }
+    for &w in rest {
+        ranks[0][w as usize & 15] += 1;
+        total += (1u32 << (w & 15)) >> 1;
+        highest |= w;
+    }
+    let above_12 = (HUF_TABLELOG_MAX as usize + 1..16).any(|w| ranks.iter().any(|r| r[w] != 0));
+    if highest >= 16 || above_12 {
+        return Err("weight above 12");
+    }
+    let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
+    for (w, slot) in rank.iter_mut().enumerate() {
+        *slot = ranks[0][w] + ranks[1][w] + ranks[2][w] + ranks[3][w];
+    }
+    Ok((rank, total))
 }
 
 impl HufTable {
@@ -220,12 +247,9 @@ impl HufTable {
             symbols,
             log,
             used,
+            rank,
             ..
         } = read_weights(src, &mut self.spread)?;
-        let mut rank = [0usize; HUF_TABLELOG_MAX as usize + 2];
-        for &w in &weights[..symbols] {
-            rank[w as usize] += 1;
-        }
         // Lookups always read HUF_DECODER_FAST_TABLELOG bits (more for a 12-bit tree): a
         // shorter tree is rescaled, each code filling 2^(lookup - nbBits) cells.
         let lookup = log.max(HUF_DECODER_FAST_TABLELOG);
@@ -236,7 +260,7 @@ impl HufTable {
         // HUF_readDTableX1_wksp does, instead of a length changing from symbol to symbol.
         let mut group_start = [0usize; HUF_TABLELOG_MAX as usize + 2];
         for w in 1..=log as usize {
-            group_start[w + 1] = group_start[w] + rank[w];
+            group_start[w + 1] = group_start[w] + rank[w] as usize;
         }
         let mut by_weight = [0u8; 256];
         let mut fill_at = group_start;
@@ -774,6 +798,37 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn weight_ranks_equal_a_plain_count_and_refuse_weights_above_12() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for len in 0..=255usize {
+            let mut w: Vec<u8> = (0..len).map(|_| (next() % 13) as u8).collect();
+            let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
+            let mut total = 0u32;
+            for &x in &w {
+                rank[x as usize] += 1;
+                total += (1u32 << x) >> 1;
+            }
+            assert_eq!(rank_weights(&w), Ok((rank, total)), "{len} weights");
+            if len > 0 {
+                // Any one weight above 12, wherever it sits, is refused.
+                let at = (next() as usize) % len;
+                for bad in [13u8, 15, 16, 17, 200, 255] {
+                    let keep = w[at];
+                    w[at] = bad;
+                    assert_eq!(rank_weights(&w), Err("weight above 12"), "{bad} at {at}");
+                    w[at] = keep;
+                }
+            }
+        }
     }
 
     #[test]
