@@ -160,26 +160,7 @@ impl<'a> BitReader<'a> {
             self.container = read_le64(self.src, self.pos);
             return Reload::Unfinished;
         }
-        if self.consumed > CONTAINER_BITS {
-            return Reload::Overflow;
-        }
-        if self.pos == 0 {
-            return if self.consumed < CONTAINER_BITS {
-                Reload::EndOfBuffer
-            } else {
-                Reload::Completed
-            };
-        }
-        let want = (self.consumed >> 3) as usize;
-        let (step, result) = if want > self.pos {
-            (self.pos, Reload::EndOfBuffer)
-        } else {
-            (want, Reload::Unfinished)
-        };
-        self.pos -= step;
-        self.consumed -= (step * 8) as u32;
-        self.container = read_le64(self.src, self.pos);
-        result
+        self.tail()
     }
 
     /// [`BitReader::reload`] for a caller that knows at least 8 bytes lie before the
@@ -207,31 +188,37 @@ impl<'a> BitReader<'a> {
         self.pos >= 8 * n
     }
 
-    /// The last bytes of the stream: move back as far as the start allows.
+    /// The last bytes of the stream, out of line for the hot loops: see [`Self::tail`].
     #[cold]
     #[inline(never)]
     fn reload_tail(mut self) -> (Self, Reload) {
+        let status = self.tail();
+        (self, status)
+    }
+
+    /// The last bytes of the stream (`pos < 8`): move back as far as the start allows.
+    #[inline(always)]
+    fn tail(&mut self) -> Reload {
         if self.consumed > CONTAINER_BITS {
-            return (self, Reload::Overflow);
+            return Reload::Overflow;
         }
         if self.pos == 0 {
-            let status = if self.consumed < CONTAINER_BITS {
+            return if self.consumed < CONTAINER_BITS {
                 Reload::EndOfBuffer
             } else {
                 Reload::Completed
             };
-            return (self, status);
         }
-        let mut step = (self.consumed >> 3) as usize;
-        let mut result = Reload::Unfinished;
-        if step > self.pos {
-            step = self.pos;
-            result = Reload::EndOfBuffer;
-        }
+        let want = (self.consumed >> 3) as usize;
+        let (step, result) = if want > self.pos {
+            (self.pos, Reload::EndOfBuffer)
+        } else {
+            (want, Reload::Unfinished)
+        };
         self.pos -= step;
         self.consumed -= (step * 8) as u32;
         self.container = read_le64(self.src, self.pos);
-        (self, result)
+        result
     }
 
     /// Whether every bit of the stream has been read, and no more.
