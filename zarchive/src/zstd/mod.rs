@@ -19,6 +19,17 @@ mod encode;
 mod error;
 mod train;
 
+/// A xorshift64 generator for tests: `seed` must not be 0.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 pub use compress::params;
 use compress::{block, frame, window};
 

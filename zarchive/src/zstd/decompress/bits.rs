@@ -398,13 +398,7 @@ mod tests {
     fn the_in_line_reload_keeps_the_out_of_line_one_s_state_and_status() {
         // Streams of 1 to 40 bytes read in steps of 0 to 25 bits, past their ends into
         // overflow: after every reload both readers hold the same bits and report the same.
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::zstd::test_rng(0x9E37_79B9_7F4A_7C15u64);
         for len in 1..=40usize {
             for _ in 0..50 {
                 let mut src: Vec<u8> = (0..len).map(|_| next() as u8).collect();

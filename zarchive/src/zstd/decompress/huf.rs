@@ -802,13 +802,7 @@ mod tests {
 
     #[test]
     fn weight_ranks_equal_a_plain_count_and_refuse_weights_above_12() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::zstd::test_rng(0x2545_F491_4F6C_DD1Du64);
         for len in 0..=255usize {
             let mut w: Vec<u8> = (0..len).map(|_| (next() % 13) as u8).collect();
             let mut rank = [0u32; HUF_TABLELOG_MAX as usize + 1];
