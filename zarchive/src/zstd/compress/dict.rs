@@ -11,8 +11,7 @@ use crate::zstd::common::format::DICT_MAGIC;
 use crate::zstd::common::seq_codes::{
     LL_FSE_LOG, MAX_LL, MAX_ML, MAX_OFF, ML_FSE_LOG, OFF_FSE_LOG,
 };
-use crate::zstd::decompress::fse_table::Spread;
-use crate::zstd::decompress::fse_table::read_ncount;
+use crate::zstd::decompress::fse_table::{Spread, read_ncount};
 use crate::zstd::decompress::huf::read_weights;
 use crate::zstd::error::ZstdError;
 
@@ -66,7 +65,7 @@ pub(crate) fn read_start(dict: &[u8]) -> Result<DictStart, ZstdError> {
     let w = read_weights(&dict[pos..], &mut Spread::default())
         .map_err(|_| bad("its Huffman table is invalid"))?;
     entropy.huf.table = HufCTable::from_weights(&w.weights[..w.symbols], w.log);
-    entropy.huf.repeat = if w.zero_weights == 0 && w.symbols == 256 {
+    entropy.huf.repeat = if w.rank[0] == 0 && w.symbols == 256 {
         HufRepeat::Valid
     } else {
         HufRepeat::Check

@@ -141,9 +141,8 @@ pub(crate) struct Weights {
     pub(crate) symbols: usize,
     /// The tree's depth (`tableLog`).
     pub(crate) log: u32,
-    /// Symbols of weight 0 below the last one (`rankVal[0]`).
-    pub(crate) zero_weights: u32,
-    /// Symbols of each weight, the last one included (`rankVal`).
+    /// Symbols of each weight, the last one included (`rankVal`; `rank[0]` counts the
+    /// absent symbols below the last one).
     pub(crate) rank: [u32; HUF_TABLELOG_MAX as usize + 1],
     /// Bytes of the description.
     pub(crate) used: usize,
@@ -198,7 +197,6 @@ pub(crate) fn read_weights(src: &[u8], sp: &mut Spread) -> Result<Weights, Table
         weights,
         symbols: count + 1,
         log,
-        zero_weights: rank[0],
         rank,
         used,
     })

@@ -570,20 +570,15 @@ mod tests {
     /// that positions without any candidate (the shortcut) and positions with repcodes,
     /// hash-3 and tree candidates (the full search) alternate.
     fn mixed(n: usize) -> Vec<u8> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::zstd::test_rng(0x9E37_79B9_7F4A_7C15);
         let mut v = Vec::with_capacity(n);
         while v.len() < n {
             let r = next();
-            if v.len() > 4096 && r % 3 == 0 {
+            if v.len() > 4096 && r.is_multiple_of(3) {
                 let len = 3 + (r >> 8) as usize % 60;
-                let dist =
-                    1 + (r >> 20) as usize % v.len().min(if r % 2 == 0 { 16 } else { 30_000 });
+                let dist = 1
+                    + (r >> 20) as usize
+                        % v.len().min(if r.is_multiple_of(2) { 16 } else { 30_000 });
                 for _ in 0..len {
                     v.push(v[v.len() - dist]);
                 }
