@@ -69,6 +69,10 @@ impl Isa {
 /// (`prefetcht0`). Where there is none (other targets, or the `dispatch` feature off) the
 /// masks are `None`, for the caller's portable form, and the hints do nothing.
 ///
+/// SSE2 is part of the x86-64 baseline, so the unit is known at compile time (the token
+/// comes from `Level::baseline`, a constant: what the target enables): the hot loops test
+/// nothing at run time to use it.
+///
 /// The prefetch goes through `fearless_simd`'s `kernel!` macro: its expansion holds the
 /// target-feature call, the only `unsafe`, with the same safety argument as [`Isa::run`]
 /// (this crate writes none). A hint never faults and never changes a result: the address
@@ -76,12 +80,16 @@ impl Isa {
 ///
 /// Mirrors the SSE2 branch of ZSTD_row_getMatchMask and libzstd's `PREFETCH_L1`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Sse2Unit {
-    #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-    sse2: Option<fearless_simd::Sse2>,
+pub(crate) struct Sse2Unit;
+
+/// The SSE2 token of the target's baseline (folded to a constant).
+#[cfg(all(feature = "dispatch", target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn baseline_sse2() -> Option<fearless_simd::Sse2> {
+    fearless_simd::Level::baseline().as_sse2()
 }
 
-#[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
+#[cfg(all(feature = "dispatch", target_arch = "x86_64", target_feature = "sse2"))]
 fearless_simd::kernel!(
     #[inline]
     fn prefetch_t0(token: Sse2, p: *const i8) {
@@ -90,43 +98,27 @@ fearless_simd::kernel!(
 );
 
 impl Sse2Unit {
-    /// What this CPU has (a cached lookup).
+    /// The unit, where the target has it.
     pub(crate) fn detect() -> Self {
-        Sse2Unit {
-            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-            sse2: fearless_simd::Level::new().as_sse2(),
-        }
-    }
-
-    /// The portable forms only (tests compare both).
-    #[cfg(test)]
-    pub(crate) fn portable() -> Self {
-        Sse2Unit {
-            #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-            sse2: None,
-        }
+        Sse2Unit
     }
 
     /// Whether the unit is there (else [`Sse2Unit::eq_mask`] is `None` and
-    /// [`Sse2Unit::prefetch`] does nothing).
+    /// [`Sse2Unit::prefetch`] does nothing); a constant.
     #[inline(always)]
     pub(crate) fn available(self) -> bool {
-        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-        {
-            self.sse2.is_some()
-        }
-        #[cfg(not(all(feature = "dispatch", target_arch = "x86_64")))]
-        {
-            false
-        }
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64", target_feature = "sse2"))]
+        return baseline_sse2().is_some();
+        #[cfg(not(all(feature = "dispatch", target_arch = "x86_64", target_feature = "sse2")))]
+        false
     }
 
     /// Bit `i` of the result is set iff `bytes[i] == b`, for the `N` bytes (a multiple of
     /// 16, at most 64); `None` without the unit.
     #[inline(always)]
     pub(crate) fn eq_mask<const N: usize>(self, bytes: &[u8; N], b: u8) -> Option<u64> {
-        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-        if let Some(sse2) = self.sse2 {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64", target_feature = "sse2"))]
+        if let Some(sse2) = baseline_sse2() {
             use fearless_simd::prelude::*;
             use fearless_simd::u8x16;
             let splat = u8x16::splat(sse2, b);
@@ -137,18 +129,18 @@ impl Sse2Unit {
             }
             return Some(mask);
         }
-        let _ = (bytes, b);
+        let _ = (self, bytes, b);
         None
     }
 
     /// Hint that `slice[index]` (any index: past the end is harmless) is read soon.
     #[inline(always)]
     pub(crate) fn prefetch<T>(self, slice: &[T], index: usize) {
-        #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
-        if let Some(sse2) = self.sse2 {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64", target_feature = "sse2"))]
+        if let Some(sse2) = baseline_sse2() {
             prefetch_t0(sse2, slice.as_ptr().wrapping_add(index).cast());
         }
-        let _ = (slice, index);
+        let _ = (self, slice, index);
     }
 }
 
