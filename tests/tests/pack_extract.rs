@@ -230,9 +230,11 @@ fn pack_refuses_case_insensitive_collisions_naming_the_path_and_leaves_no_output
     std::fs::write(tree.join("d/A.TXT"), b"2").unwrap();
     let out = dir.path().join("o.zar");
     let err = quiet_pack(&tree, &out, &PackOptions::default()).unwrap_err();
+    // Both names: the one refused and the one it collides with (in either order).
+    let msg = err.to_string();
     assert!(
-        err.to_string().contains("a.txt") && err.to_string().contains("ignoring ASCII case"),
-        "{err}"
+        msg.contains("a.txt") && msg.contains("A.TXT") && msg.contains("ignoring ASCII case"),
+        "{msg}"
     );
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()

@@ -406,11 +406,23 @@ impl<W: Write> ArchiveWriter<W> {
                 }
             };
         }
-        if self.child(parent, name).is_some() {
-            return Err(entry_err(
-                path,
-                "an entry of that name already exists (names are compared ignoring ASCII case)",
-            ));
+        if let Some(existing) = self.child(parent, name) {
+            let existing = &self.entries[existing as usize];
+            let what = if matches!(existing.kind, WKind::Dir { .. }) {
+                "a directory"
+            } else {
+                "a file"
+            };
+            let reason = if existing.name == name {
+                format!("{what} of that name was already added")
+            } else {
+                format!(
+                    "{what} named {} was already added beside it (names are compared \
+                     ignoring ASCII case)",
+                    names::display(&existing.name)
+                )
+            };
+            return Err(entry_err(path, &reason));
         }
         if self.entries.len() >= u32::MAX as usize {
             return Err(ZarError::Limit("more than 2^32 - 1 entries".into()));
