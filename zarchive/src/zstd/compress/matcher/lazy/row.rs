@@ -84,10 +84,10 @@ fn rotate_row_mask<const ROW: usize>(mask: u64, head: usize) -> u64 {
 /// the head itself), and returns it.
 #[inline(always)]
 fn next_index<const ROW: usize>(head: &mut u8) -> usize {
-    let mut next = head.wrapping_sub(1) as usize & (ROW - 1);
-    if next == 0 {
-        next = ROW - 1;
-    }
+    // `(head - 1) & (ROW - 1)`, with 0 replaced by `ROW - 1`: heads 0 and 1 (masked) go to
+    // the last slot, the others one slot back.
+    let h = *head as usize & (ROW - 1);
+    let next = if h <= 1 { ROW - 1 } else { h - 1 };
     *head = next as u8;
     next
 }
@@ -475,5 +475,32 @@ mod tests {
         assert_eq!(slots[15], 15, "slot 0 is skipped");
         assert_eq!(rotate_row_mask::<16>(0b1000, 3), 1);
         assert_eq!(rotate_row_mask::<16>(1, 1), 1 << 15);
+    }
+
+    /// ZSTD_row_nextIndex as libzstd writes it, for any head byte (a table left by another
+    /// shape may hold anything).
+    fn reference_next_index(head: u8, row: usize) -> usize {
+        let next = head.wrapping_sub(1) as usize & (row - 1);
+        if next == 0 { row - 1 } else { next }
+    }
+
+    #[test]
+    fn next_index_matches_the_reference_for_every_head_byte() {
+        for b in 0..=255u8 {
+            for (row, got) in [
+                (16, next_index::<16>(&mut b.clone())),
+                (32, next_index::<32>(&mut b.clone())),
+                (64, next_index::<64>(&mut b.clone())),
+            ] {
+                assert_eq!(
+                    got,
+                    reference_next_index(b, row),
+                    "head {b}, {row}-entry rows"
+                );
+            }
+            let mut head = b;
+            next_index::<32>(&mut head);
+            assert_eq!(head as usize, reference_next_index(b, 32), "stored head");
+        }
     }
 }
