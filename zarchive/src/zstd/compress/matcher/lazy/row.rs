@@ -143,6 +143,11 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
         // hash log); without, the fixed part is empty.
         let (fixed_rows, rows) = rows.split_at_mut(NROWS);
         let (fixed_tag_rows, tag_rows) = tag_rows.split_at_mut(NROWS);
+        // `row_hash` relies on it for the hash's width.
+        debug_assert!(
+            NROWS == 0 || rows.is_empty(),
+            "the fixed part holds every row"
+        );
         RowFinder {
             rows,
             tag_rows,
@@ -192,7 +197,13 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
     /// Row hash of position `p` (`ZSTD_hashPtrSalted` with salt 0).
     #[inline(always)]
     fn row_hash(&self, src: &[u8], p: usize) -> u32 {
-        hash_ptr::<MLS>(src, p, self.hash_bits) as u32
+        // With the row count compiled in, so is the hash's width (an immediate shift).
+        let bits = if NROWS != 0 {
+            NROWS.trailing_zeros() + ROW_HASH_TAG_BITS
+        } else {
+            self.hash_bits
+        };
+        hash_ptr::<MLS>(src, p, bits) as u32
     }
 
     /// Mirrors ZSTD_row_fillHashCache: caches the hashes of up to 8 positions from `p`,
