@@ -14,46 +14,38 @@ const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
 /// Returns the number of trailing literals.
 pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Window) -> usize {
     let isa = crate::zstd::dispatch::Isa::detect();
-    // A prefix that starts at the window's first index (every block of a frame whose
-    // window never slid, as ZAR's blocks are) gets its bounds compiled in, which frees two
-    // of the loop's registers.
-    let first = window.lowest_prefix_index(index_of(b.end)) == WINDOW_START_INDEX;
-    match (b.cp.min_match, b.cp.hash_log, first) {
+    match (b.cp.min_match, b.cp.hash_log) {
         // The shapes that matter most get their hash log compiled in: level 1 on 64 KiB
         // blocks (ZAR) and on larger inputs, level 2 on 64 KiB blocks. All get the CPU's
         // three-operand shifts.
-        (6, 13, true) => isa.run(
+        (6, 13) => isa.run(
             #[inline(always)]
-            || compress_block_generic::<6, 13, true>(hash_table, b, window),
+            || compress_block_generic::<6, 13>(hash_table, b, window),
         ),
-        (6, 13, false) => isa.run(
+        (7, 14) => isa.run(
             #[inline(always)]
-            || compress_block_generic::<6, 13, false>(hash_table, b, window),
-        ),
-        (7, 14, _) => isa.run(
-            #[inline(always)]
-            || compress_block_generic::<7, 14, false>(hash_table, b, window),
+            || compress_block_generic::<7, 14>(hash_table, b, window),
         ),
         // Level 2 on 64 KiB blocks.
-        (5, 15, _) => isa.run(
+        (5, 15) => isa.run(
             #[inline(always)]
-            || compress_block_generic::<5, 15, false>(hash_table, b, window),
+            || compress_block_generic::<5, 15>(hash_table, b, window),
         ),
-        (5, _, _) => isa.run(
+        (5, _) => isa.run(
             #[inline(always)]
-            || compress_block_generic::<5, 0, false>(hash_table, b, window),
+            || compress_block_generic::<5, 0>(hash_table, b, window),
         ),
-        (6, _, _) => isa.run(
+        (6, _) => isa.run(
             #[inline(always)]
-            || compress_block_generic::<6, 0, false>(hash_table, b, window),
+            || compress_block_generic::<6, 0>(hash_table, b, window),
         ),
-        (7.., _, _) => isa.run(
+        (7.., _) => isa.run(
             #[inline(always)]
-            || compress_block_generic::<7, 0, false>(hash_table, b, window),
+            || compress_block_generic::<7, 0>(hash_table, b, window),
         ),
         _ => isa.run(
             #[inline(always)]
-            || compress_block_generic::<4, 0, false>(hash_table, b, window),
+            || compress_block_generic::<4, 0>(hash_table, b, window),
         ),
     }
 }
@@ -76,7 +68,7 @@ fn probe(src: &[u8], p: usize) -> Option<[u64; 2]> {
 /// prefix start, which libzstd computes from the block's *end*
 /// (`ZSTD_getLowestPrefixIndex(endIndex)`), are ignored.
 #[inline(always)]
-fn compress_block_generic<const MLS: u32, const HLOG: u32, const FIRST: bool>(
+fn compress_block_generic<const MLS: u32, const HLOG: u32>(
     hash_table: &mut [u32],
     b: Block<'_>,
     window: &Window,
@@ -101,16 +93,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32, const FIRST: bool>(
     let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
     let hash_at = |w: u64| hash_word::<MLS>(w, hlog);
 
-    // `FIRST`: the prefix is known to start at the window's first index.
-    let prefix_start_index = if FIRST {
-        WINDOW_START_INDEX
-    } else {
-        window.lowest_prefix_index(index_of(block_end))
-    };
-    debug_assert_eq!(
-        prefix_start_index,
-        window.lowest_prefix_index(index_of(block_end))
-    );
+    let prefix_start_index = window.lowest_prefix_index(index_of(block_end));
     let prefix_start = (prefix_start_index - WINDOW_START_INDEX) as usize;
 
     let mut anchor = block_start;
