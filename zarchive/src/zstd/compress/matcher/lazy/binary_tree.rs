@@ -52,6 +52,57 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
 /// `dummy32` once the walk went beyond the tree's reach.
 type Slot = Option<usize>;
 
+/// One step of a tree walk: how many bytes candidate `src[m..]` shares with `run` (the
+/// bytes from the sorted or searched position to the walk's limit), knowing they share
+/// the first `from`, and whether the candidate sorts below the run (`false` when the run
+/// was exhausted). The first word is compared here, and most steps end in it: the order
+/// then comes from the same two words (the first difference, read big-endian).
+#[inline(always)]
+fn tree_step(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
+    if let (Some(x), Some(y)) = (run.get(from..from + 8), src.get(m + from..m + from + 8)) {
+        let x = u64::from_le_bytes(x.try_into().unwrap());
+        let y = u64::from_le_bytes(y.try_into().unwrap());
+        let diff = x ^ y;
+        if diff != 0 {
+            let len = from + (diff.trailing_zeros() / 8) as usize;
+            return (len, y.swap_bytes() < x.swap_bytes());
+        }
+    }
+    tree_step_long(run, src, m, from)
+}
+
+/// [`tree_step`] past a first word that matched (or did not fit): [`count`], then one
+/// byte comparison.
+#[inline(never)]
+fn tree_step_long(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
+    // `src` from `m` on is cut to the run's length: `m` is below the run's start.
+    let Some(cand) = src.get(m..m + run.len()) else {
+        return (from, false);
+    };
+    let mut n = from;
+    while let (Some(x), Some(y)) = (run.get(n..n + 8), cand.get(n..n + 8)) {
+        let diff =
+            u64::from_le_bytes(x.try_into().unwrap()) ^ u64::from_le_bytes(y.try_into().unwrap());
+        if diff != 0 {
+            n += (diff.trailing_zeros() / 8) as usize;
+            return (n, cand[n] < run[n]);
+        }
+        n += 8;
+    }
+    while n < run.len() && run[n] == cand[n] {
+        n += 1;
+    }
+    (n, n < run.len() && cand[n] < run[n])
+}
+
+/// Writes `value` into the tree's `slot`, if it is one.
+#[inline(always)]
+fn set(bt: &mut [u32], slot: Slot, value: u32) {
+    if let Some(s) = slot {
+        bt[s] = value;
+    }
+}
+
 impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
     pub(crate) fn new(
         hash: &'t mut [u32],
@@ -147,13 +198,6 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         2 * (idx & self.bt_mask) as usize
     }
 
-    #[inline(always)]
-    fn set(&mut self, slot: Slot, value: u32) {
-        if let Some(s) = slot {
-            self.bt[s] = value;
-        }
-    }
-
     /// Mirrors ZSTD_updateDUBT: chains positions up to `ip` (excluded) through the hash
     /// table, marked unsorted.
     fn update(&mut self, src: &[u8], ip: usize) {
@@ -187,38 +231,40 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         // and by the window alone.
         let window_low = self.sort_limits.lowest_match_index(curr);
         let (mut common_smaller, mut common_larger) = (0usize, 0usize);
+        // The walk keeps what it reads in locals: nothing it writes can move them.
+        let (bt, bt_mask) = (&mut *self.bt, self.bt_mask);
+        let run = &src[ip..iend];
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
-            let next = self.node(match_index);
+            let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - WINDOW_START_INDEX) as usize;
-            let mut len = common_smaller.min(common_larger);
-            len += count(src, ip + len, m + len, iend);
-            if ip + len == iend {
+            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
+            if len == run.len() {
                 break; // equal: no way to know the order; drop to keep the tree consistent
             }
-            if src[m + len] < src[ip + len] {
-                self.set(smaller, match_index);
+            if smaller_here {
+                set(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
                     break;
                 }
                 smaller = Some(next + 1);
-                match_index = self.bt[next + 1];
+                match_index = bt[next + 1];
             } else {
-                self.set(larger, match_index);
+                set(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
                     break;
                 }
                 larger = Some(next);
-                match_index = self.bt[next];
+                match_index = bt[next];
             }
             compares -= 1;
         }
-        self.set(smaller, 0);
-        self.set(larger, 0);
+        set(bt, smaller, 0);
+        set(bt, larger, 0);
     }
 }
 
@@ -282,12 +328,13 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         let mut compares = self.compares;
         let mut match_index = self.hash[h];
         self.hash[h] = curr;
+        let (bt, bt_mask) = (&mut *self.bt, self.bt_mask);
+        let run = &src[ip..iend];
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
-            let next = self.node(match_index);
+            let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - WINDOW_START_INDEX) as usize;
-            let mut len = common_smaller.min(common_larger);
-            len += count(src, ip + len, m + len, iend);
+            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
             if len > best_length {
                 if len as u32 > match_end_idx - match_index {
                     match_end_idx = match_index + len as u32;
@@ -298,36 +345,36 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
                     best_length = len;
                     off_base = curr - match_index + OFFSET_TO_OFFBASE;
                 }
-                if ip + len == iend {
+                if len == run.len() {
                     // Equal: no way to know the order; drop to keep the tree consistent
                     // (and skip the dictionary).
                     compares = 0;
                     break;
                 }
             }
-            if src[m + len] < src[ip + len] {
-                self.set(smaller, match_index);
+            if smaller_here {
+                set(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
                     break;
                 }
                 smaller = Some(next + 1);
-                match_index = self.bt[next + 1];
+                match_index = bt[next + 1];
             } else {
-                self.set(larger, match_index);
+                set(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
                     break;
                 }
                 larger = Some(next);
-                match_index = self.bt[next];
+                match_index = bt[next];
             }
             compares -= 1;
         }
-        self.set(smaller, 0);
-        self.set(larger, 0);
+        set(bt, smaller, 0);
+        set(bt, larger, 0);
         if self.dms.is_some() && compares > 0 {
             (best_length, off_base) =
                 self.find_better_dict_match(src, ip, iend, compares, best_length, off_base);
@@ -338,4 +385,43 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
     }
 
     fn end_skipping(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The common length and order a tree step must give: [`count`] from `from`, then the
+    /// first differing byte (no order when the run is exhausted).
+    fn reference_step(src: &[u8], ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
+        let len = from + count(src, ip + from, m + from, iend);
+        (len, ip + len < iend && src[m + len] < src[ip + len])
+    }
+
+    #[test]
+    fn tree_steps_give_counts_length_and_the_first_differing_byte_order() {
+        let mut rng = crate::zstd::test_rng(0x7E57_B17E);
+        for case in 0..20_000 {
+            // Few distinct bytes, so that runs share long prefixes; sometimes one byte.
+            let alphabet = 1 + rng() % 4;
+            let n = 2 + (rng() % 200) as usize;
+            let src: Vec<u8> = (0..n).map(|_| (rng() % alphabet) as u8).collect();
+            let ip = 1 + (rng() as usize) % (n - 1);
+            let iend = ip + 1 + (rng() as usize) % (n - ip);
+            let m = (rng() as usize) % ip;
+            // A prefix both are known to share, as a walk passes down.
+            let shared = count(&src, ip, m, iend);
+            let from = if shared == 0 {
+                0
+            } else {
+                (rng() as usize) % (shared + 1)
+            };
+            let run = &src[ip..iend];
+            assert_eq!(
+                tree_step(run, &src, m, from),
+                reference_step(&src, ip, iend, m, from),
+                "case {case}: ip {ip}, iend {iend}, m {m}, from {from}"
+            );
+        }
+    }
 }
