@@ -59,6 +59,9 @@ type Slot = Option<usize>;
 /// then comes from the same two words (the first difference, read big-endian).
 #[inline(always)]
 fn tree_step(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
+    // Positions and lengths fit in 32 bits (window indices are `u32`): masked so, the
+    // ranges below need no overflow checks.
+    let (m, from) = (m & u32::MAX as usize, from & u32::MAX as usize);
     if let (Some(x), Some(y)) = (run.get(from..from + 8), src.get(m + from..m + from + 8)) {
         let x = u64::from_le_bytes(x.try_into().unwrap());
         let y = u64::from_le_bytes(y.try_into().unwrap());
