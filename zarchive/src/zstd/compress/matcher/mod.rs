@@ -777,37 +777,50 @@ fn clamp_candidate(src: &[u8], idx: u32, low: u32, low_pos: usize, n: usize) -> 
     (at, at.min(src.len().saturating_sub(n)))
 }
 
-/// [`count`] that also orders the two positions: the common prefix length of `src[a..]`
-/// and `src[b..]` (not reading `a` at or past `limit`, `b < a`), and whether the first
-/// byte after it is smaller at `b` than at `a` (`false` when `limit` was reached). The
-/// order comes from the same two words as the length, so a binary tree's walk needs no
-/// further reads to choose its side.
-///
-/// Both sides are cut to the same length first, so each word read needs one bounds check.
+/// One step of a tree walk: how many bytes candidate `src[m..]` shares with `run` (the
+/// bytes from the sorted or searched position to the walk's limit), knowing they share
+/// the first `from`, and whether the candidate sorts below the run (`false` when the run
+/// was exhausted). The first word is compared here, and most steps end in it: the order
+/// then comes from the same two words (the first difference, read big-endian).
 #[inline(always)]
-pub(crate) fn count_ordered(src: &[u8], a: usize, b: usize, limit: usize) -> (usize, bool) {
-    let x = &src[a..limit];
-    let y = &src[b..b + x.len()];
-    let mut i = 0;
-    while i + 8 <= x.len() {
-        let xw = u64::from_le_bytes(x[i..i + 8].try_into().unwrap());
-        let yw = u64::from_le_bytes(y[i..i + 8].try_into().unwrap());
-        let diff = xw ^ yw;
+pub(crate) fn tree_step(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
+    // Positions and lengths fit in 32 bits (window indices are `u32`): masked so, the
+    // ranges below need no overflow checks.
+    let (m, from) = (m & u32::MAX as usize, from & u32::MAX as usize);
+    if let (Some(x), Some(y)) = (run.get(from..from + 8), src.get(m + from..m + from + 8)) {
+        let x = u64::from_le_bytes(x.try_into().unwrap());
+        let y = u64::from_le_bytes(y.try_into().unwrap());
+        let diff = x ^ y;
         if diff != 0 {
-            // The first differing byte in memory order is the most significant one once
-            // both words are byte-swapped.
-            let len = i + (diff.trailing_zeros() / 8) as usize;
-            return (len, yw.swap_bytes() < xw.swap_bytes());
+            let len = from + (diff.trailing_zeros() / 8) as usize;
+            return (len, y.swap_bytes() < x.swap_bytes());
         }
-        i += 8;
     }
-    while i < x.len() {
-        if x[i] != y[i] {
-            return (i, y[i] < x[i]);
+    tree_step_long(run, src, m, from)
+}
+
+/// [`tree_step`] past a first word that matched (or did not fit): [`count`], then one
+/// byte comparison.
+#[inline(never)]
+fn tree_step_long(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
+    // `src` from `m` on is cut to the run's length: `m` is below the run's start.
+    let Some(cand) = src.get(m..m + run.len()) else {
+        return (from, false);
+    };
+    let mut n = from;
+    while let (Some(x), Some(y)) = (run.get(n..n + 8), cand.get(n..n + 8)) {
+        let diff =
+            u64::from_le_bytes(x.try_into().unwrap()) ^ u64::from_le_bytes(y.try_into().unwrap());
+        if diff != 0 {
+            n += (diff.trailing_zeros() / 8) as usize;
+            return (n, cand[n] < run[n]);
         }
-        i += 1;
+        n += 8;
     }
-    (i, false)
+    while n < run.len() && run[n] == cand[n] {
+        n += 1;
+    }
+    (n, n < run.len() && cand[n] < run[n])
 }
 
 /// The repcodes a block starts with, and the ones set aside because they reach back past
@@ -924,23 +937,37 @@ mod tests {
         }
     }
 
+    /// The common length and order a tree step must give: [`count`] from `from`, then the
+    /// first differing byte (no order when the run is exhausted).
+    fn reference_step(src: &[u8], ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
+        let len = from + count(src, ip + from, m + from, iend);
+        (len, ip + len < iend && src[m + len] < src[ip + len])
+    }
+
     #[test]
-    fn count_ordered_equals_count_and_the_next_bytes_order() {
-        let src = sample(2048);
-        for a in (64..2048usize).step_by(37) {
-            for back in [1, 7, 8, 9, 97, 194, 291, 500] {
-                let Some(b) = a.checked_sub(back) else {
-                    continue;
-                };
-                for limit in [a, a + 3, a + 8, a + 100, 2048] {
-                    let limit = limit.min(2048).max(a);
-                    let (len, smaller) = count_ordered(&src, a, b, limit);
-                    assert_eq!(len, count(&src, a, b, limit), "a {a} b {b} limit {limit}");
-                    if a + len < limit {
-                        assert_eq!(smaller, src[b + len] < src[a + len], "a {a} b {b}");
-                    }
-                }
-            }
+    fn tree_steps_give_counts_length_and_the_first_differing_byte_order() {
+        let mut rng = crate::zstd::test_rng(0x7E57_B17E);
+        for case in 0..20_000 {
+            // Few distinct bytes, so that runs share long prefixes; sometimes one byte.
+            let alphabet = 1 + rng() % 4;
+            let n = 2 + (rng() % 200) as usize;
+            let src: Vec<u8> = (0..n).map(|_| (rng() % alphabet) as u8).collect();
+            let ip = 1 + (rng() as usize) % (n - 1);
+            let iend = ip + 1 + (rng() as usize) % (n - ip);
+            let m = (rng() as usize) % ip;
+            // A prefix both are known to share, as a walk passes down.
+            let shared = count(&src, ip, m, iend);
+            let from = if shared == 0 {
+                0
+            } else {
+                (rng() as usize) % (shared + 1)
+            };
+            let run = &src[ip..iend];
+            assert_eq!(
+                tree_step(run, &src, m, from),
+                reference_step(&src, ip, iend, m, from),
+                "case {case}: ip {ip}, iend {iend}, m {m}, from {from}"
+            );
         }
     }
 }

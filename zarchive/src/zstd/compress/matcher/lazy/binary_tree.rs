@@ -8,7 +8,7 @@
 
 use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::bits::highbit32;
-use crate::zstd::compress::matcher::{count, hash_ptr};
+use crate::zstd::compress::matcher::{count, hash_ptr, tree_step};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
@@ -51,52 +51,6 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
 /// A link slot being filled while walking the tree; `None` stands for libzstd's
 /// `dummy32` once the walk went beyond the tree's reach.
 type Slot = Option<usize>;
-
-/// One step of a tree walk: how many bytes candidate `src[m..]` shares with `run` (the
-/// bytes from the sorted or searched position to the walk's limit), knowing they share
-/// the first `from`, and whether the candidate sorts below the run (`false` when the run
-/// was exhausted). The first word is compared here, and most steps end in it: the order
-/// then comes from the same two words (the first difference, read big-endian).
-#[inline(always)]
-fn tree_step(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
-    // Positions and lengths fit in 32 bits (window indices are `u32`): masked so, the
-    // ranges below need no overflow checks.
-    let (m, from) = (m & u32::MAX as usize, from & u32::MAX as usize);
-    if let (Some(x), Some(y)) = (run.get(from..from + 8), src.get(m + from..m + from + 8)) {
-        let x = u64::from_le_bytes(x.try_into().unwrap());
-        let y = u64::from_le_bytes(y.try_into().unwrap());
-        let diff = x ^ y;
-        if diff != 0 {
-            let len = from + (diff.trailing_zeros() / 8) as usize;
-            return (len, y.swap_bytes() < x.swap_bytes());
-        }
-    }
-    tree_step_long(run, src, m, from)
-}
-
-/// [`tree_step`] past a first word that matched (or did not fit): [`count`], then one
-/// byte comparison.
-#[inline(never)]
-fn tree_step_long(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
-    // `src` from `m` on is cut to the run's length: `m` is below the run's start.
-    let Some(cand) = src.get(m..m + run.len()) else {
-        return (from, false);
-    };
-    let mut n = from;
-    while let (Some(x), Some(y)) = (run.get(n..n + 8), cand.get(n..n + 8)) {
-        let diff =
-            u64::from_le_bytes(x.try_into().unwrap()) ^ u64::from_le_bytes(y.try_into().unwrap());
-        if diff != 0 {
-            n += (diff.trailing_zeros() / 8) as usize;
-            return (n, cand[n] < run[n]);
-        }
-        n += 8;
-    }
-    while n < run.len() && run[n] == cand[n] {
-        n += 1;
-    }
-    (n, n < run.len() && cand[n] < run[n])
-}
 
 /// Writes `value` into the tree's `slot`, if it is one.
 #[inline(always)]
@@ -388,43 +342,4 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
     }
 
     fn end_skipping(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The common length and order a tree step must give: [`count`] from `from`, then the
-    /// first differing byte (no order when the run is exhausted).
-    fn reference_step(src: &[u8], ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
-        let len = from + count(src, ip + from, m + from, iend);
-        (len, ip + len < iend && src[m + len] < src[ip + len])
-    }
-
-    #[test]
-    fn tree_steps_give_counts_length_and_the_first_differing_byte_order() {
-        let mut rng = crate::zstd::test_rng(0x7E57_B17E);
-        for case in 0..20_000 {
-            // Few distinct bytes, so that runs share long prefixes; sometimes one byte.
-            let alphabet = 1 + rng() % 4;
-            let n = 2 + (rng() % 200) as usize;
-            let src: Vec<u8> = (0..n).map(|_| (rng() % alphabet) as u8).collect();
-            let ip = 1 + (rng() as usize) % (n - 1);
-            let iend = ip + 1 + (rng() as usize) % (n - ip);
-            let m = (rng() as usize) % ip;
-            // A prefix both are known to share, as a walk passes down.
-            let shared = count(&src, ip, m, iend);
-            let from = if shared == 0 {
-                0
-            } else {
-                (rng() as usize) % (shared + 1)
-            };
-            let run = &src[ip..iend];
-            assert_eq!(
-                tree_step(run, &src, m, from),
-                reference_step(&src, ip, iend, m, from),
-                "case {case}: ip {ip}, iend {iend}, m {m}, from {from}"
-            );
-        }
-    }
 }

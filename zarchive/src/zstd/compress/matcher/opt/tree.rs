@@ -6,7 +6,7 @@
 //! search reports every match longer than the previous one, repcodes first.
 
 use super::{OFFSET_TO_OFFBASE, OPT_NUM};
-use crate::zstd::compress::matcher::{count, count_ordered, hash_ptr, read32};
+use crate::zstd::compress::matcher::{count, hash_ptr, read32, tree_step};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{WINDOW_START_INDEX, Window};
@@ -206,12 +206,12 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 bt[s] = value;
             }
         };
+        // The bytes from `ip` to the end, cut once for the walk's steps.
+        let run = &src[ip..iend];
         while compares > 0 && match_index >= window_low {
             let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - base) as usize;
-            let common = common_smaller.min(common_larger);
-            let (more, smaller_here) = count_ordered(src, ip + common, m + common, iend);
-            let len = common + more;
+            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
             if len > best_length {
                 best_length = len;
                 if len > (match_end - match_index) as usize {
@@ -462,12 +462,11 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 bt[s] = value;
             }
         };
+        let run = &src[ip..iend];
         while compares > 0 && match_index >= match_low {
             let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - base) as usize;
-            let common = common_smaller.min(common_larger);
-            let (more, smaller_here) = count_ordered(src, ip + common, m + common, iend);
-            let len = common + more;
+            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
             if len > best_length {
                 if len > (match_end - match_index) as usize {
                     match_end = match_index + len as u32;
