@@ -78,7 +78,7 @@ impl OptState {
             self.hash3.resize(1 << self.hash_log3, 0);
         }
         self.next_to_update = WINDOW_START_INDEX;
-        self.stats = Stats::default();
+        self.stats.reset();
         self.dict_seed = None;
         self.prices.clear();
         self.prices.resize(OPT_SIZE, Optimal::default());

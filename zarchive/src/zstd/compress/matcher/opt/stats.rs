@@ -6,6 +6,7 @@ use crate::zstd::common::seq_codes::{LL_BITS, MAX_LL, MAX_ML, MAX_OFF, ML_BITS};
 use crate::zstd::compress::bits::highbit32;
 use crate::zstd::compress::block::BLOCK_SIZE_MAX;
 use crate::zstd::compress::seq_store::{MINMATCH, ll_code, ml_code};
+use crate::zstd::decompress::fse_table::ML_BASE;
 
 /// Fractional bits of a price (`BITCOST_ACCURACY`).
 const BITCOST_ACCURACY: u32 = 8;
@@ -181,7 +182,19 @@ pub(super) struct Stats {
     level: OptLevel,
     /// `priceType == zop_predef`.
     predef: bool,
+    /// The match-length cost of every length the parser prices: `ml_cost` of the length's
+    /// code, or with predefined prices the length's weight. The pricing loops read it in
+    /// place of computing the code (a branch and a table) and testing `predef`. Allocated
+    /// once per context (see [`Stats::reset`]), filled per block.
+    ml_cost_by_len: Vec<u32>,
+    /// What [`Stats::ml_price`] adds to `ml_cost_by_len`: the match-length sum's base
+    /// price, or 0 with predefined prices.
+    ml_price_base: u32,
 }
+
+/// Lengths below this have their match-length cost in [`Stats`]'s `ml_cost_by_len`: every
+/// length the parser prices is shorter than `ZSTD_OPT_NUM`.
+const ML_PRICED_LENS: usize = 1 << 12;
 
 impl Default for Stats {
     fn default() -> Self {
@@ -204,6 +217,8 @@ impl Default for Stats {
             of_cost: [0; MAX_OFF + 1],
             level: OptLevel::Opt2,
             predef: false,
+            ml_cost_by_len: Vec::new(),
+            ml_price_base: 0,
         }
     }
 }
@@ -239,6 +254,15 @@ fn of_cost(c: usize, freq: u32, level: OptLevel) -> u32 {
 }
 
 impl Stats {
+    /// A new frame's statistics, keeping the length table's allocation.
+    pub(super) fn reset(&mut self) {
+        let table = std::mem::take(&mut self.ml_cost_by_len);
+        *self = Stats {
+            ml_cost_by_len: table,
+            ..Stats::default()
+        };
+    }
+
     /// No statistics collected yet: this is the frame's first block (`litLengthSum == 0`).
     pub(super) fn first_block(&self) -> bool {
         self.lit_length_sum == 0
@@ -251,6 +275,33 @@ impl Stats {
         self.lit_length_sum_base_price = weight(self.lit_length_sum, level);
         self.match_length_sum_base_price = weight(self.match_length_sum, level);
         self.off_code_sum_base_price = weight(self.off_code_sum, level);
+        self.ml_price_base = if self.predef {
+            0
+        } else {
+            self.match_length_sum_base_price
+        };
+    }
+
+    /// Rewrites the match-length costs of the lengths up to `longest` from `ml_cost` (or
+    /// the predefined weights): no match of the block is longer.
+    fn fill_ml_cost_by_len(&mut self, longest: usize) {
+        self.ml_cost_by_len.resize(ML_PRICED_LENS, 0);
+        let end = (longest + 1).min(ML_PRICED_LENS);
+        if self.predef {
+            for len in MINMATCH as usize..end {
+                self.ml_cost_by_len[len] = weight(len as u32 - MINMATCH, self.level);
+            }
+            return;
+        }
+        // Code by code: each covers a run of lengths.
+        for (c, &cost) in self.ml_cost.iter().enumerate().take(MAX_ML + 1) {
+            let first = ML_BASE[c] as usize;
+            if first >= end {
+                break;
+            }
+            let last = (first + (1 << ML_BITS[c])).min(end);
+            self.ml_cost_by_len[first..last].fill(cost);
+        }
     }
 
     /// Mirrors ZSTD_rescaleFreqs: a first block seeds the statistics from the dictionary's
@@ -310,6 +361,7 @@ impl Stats {
         for (c, (cost, &f)) in self.of_cost.iter_mut().zip(&self.off_code_freq).enumerate() {
             *cost = of_cost(c, f, level);
         }
+        self.fill_ml_cost_by_len(block.len());
         self.set_base_prices();
     }
 
@@ -360,6 +412,18 @@ impl Stats {
     /// The match-length part of ZSTD_getMatchPrice (with the match handicap).
     #[inline(always)]
     pub(super) fn ml_price(&self, match_length: u32) -> u32 {
+        if let Some(&cost) = self.ml_cost_by_len.get(match_length as usize) {
+            debug_assert_eq!(
+                cost.wrapping_add(self.ml_price_base),
+                self.ml_price_slow(match_length)
+            );
+            return cost.wrapping_add(self.ml_price_base);
+        }
+        self.ml_price_slow(match_length)
+    }
+
+    /// [`Stats::ml_price`] computed from the code.
+    fn ml_price_slow(&self, match_length: u32) -> u32 {
         let ml_base = match_length - MINMATCH;
         if self.predef {
             return weight(ml_base, self.level);
@@ -388,6 +452,14 @@ impl Stats {
         let c = ml_code(match_length - MINMATCH) as usize;
         self.match_length_freq[c] += 1;
         self.ml_cost[c] = ml_cost(c, self.match_length_freq[c], level);
+        if !self.predef {
+            // The lengths of code `c` follow its cost.
+            let first = ML_BASE[c] as usize;
+            let end = (first + (1 << ML_BITS[c])).min(ML_PRICED_LENS);
+            if let Some(lens) = self.ml_cost_by_len.get_mut(first..end) {
+                lens.fill(self.ml_cost[c]);
+            }
+        }
         self.match_length_sum += 1;
     }
 }
