@@ -8,6 +8,8 @@
 //!
 //! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary.
 //!
+//! The payload may also be `file:PATH`, a real file compressed (or decoded) whole.
+//!
 //! With `decode`, the payload may also be a block set (`gen-blocks`, `game-blocks`,
 //! `text-blocks`) or `small-files` (64 distinct 2 KiB text files): each iteration decodes
 //! every block's frame.
@@ -28,6 +30,10 @@ fn main() {
     let peer = args.iter().skip(4).any(|s| s == "peer");
     let decode = args.iter().skip(4).any(|s| s == "decode");
     let sources: Vec<Vec<u8>> = match name.strip_suffix("-blocks") {
+        // A real file, compressed whole (`file:PATH`).
+        _ if name.starts_with("file:") => {
+            vec![std::fs::read(&name["file:".len()..]).expect("the file reads")]
+        }
         // The dictionary class's plain files: 64 distinct 2 KiB text files.
         _ if name == "small-files" => (0..64u64)
             .map(|i| zarkit_corpus::generate(zarkit_corpus::Shape::Text, 2048, 5000 + i))

@@ -148,6 +148,9 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
             NROWS == 0 || rows.is_empty(),
             "the fixed part holds every row"
         );
+        // `row_pair` masks a row with the count, and cuts the tags to it.
+        debug_assert!(rows.len().is_power_of_two() || rows.is_empty());
+        debug_assert_eq!(rows.len(), tag_rows.len());
         RowFinder {
             rows,
             tag_rows,
@@ -190,7 +193,11 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
             let r = r & NROWS.wrapping_sub(1);
             (&mut self.fixed_tag_rows[r], &mut self.fixed_rows[r])
         } else {
-            (&mut self.tag_rows[r], &mut self.rows[r])
+            // Both tables have the same power-of-two number of rows and the row is below
+            // it: masked with it (a no-op), the row needs no bounds check, in either table.
+            let r = r & self.rows.len().wrapping_sub(1);
+            let tag_rows = &mut self.tag_rows[..self.rows.len()];
+            (&mut tag_rows[r], &mut self.rows[r])
         }
     }
 
