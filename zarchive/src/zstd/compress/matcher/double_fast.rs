@@ -24,8 +24,8 @@ pub(crate) fn compress_block(
     window: &Window,
 ) -> usize {
     let isa = crate::zstd::dispatch::Isa::detect();
-    // Levels 3 and 4 on 64 KiB blocks (ZAR) get their table logs compiled in; all get the
-    // CPU's three-operand shifts.
+    // Levels 3 and 4 on 64 KiB blocks (ZAR) and on large inputs get their table logs
+    // compiled in; all get the CPU's three-operand shifts.
     match (b.cp.min_match, b.cp.hash_log, b.cp.chain_log) {
         (5, 16, 15) => isa.run(
             #[inline(always)]
@@ -34,6 +34,15 @@ pub(crate) fn compress_block(
         (4, 17, 16) => isa.run(
             #[inline(always)]
             || generic::<4, 17, 16>(hash_long, hash_small, b, window),
+        ),
+        // Levels 3 and 4 past 256 KiB (the `zstd` tool's default level on large files).
+        (5, 17, 16) => isa.run(
+            #[inline(always)]
+            || generic::<5, 17, 16>(hash_long, hash_small, b, window),
+        ),
+        (5, 18, 18) => isa.run(
+            #[inline(always)]
+            || generic::<5, 18, 18>(hash_long, hash_small, b, window),
         ),
         (5, _, _) => isa.run(
             #[inline(always)]
