@@ -777,6 +777,18 @@ fn clamp_candidate(src: &[u8], idx: u32, low: u32, low_pos: usize, n: usize) -> 
     (at, at.min(src.len().saturating_sub(n)))
 }
 
+/// A link slot a binary tree's walk is filling (`smallerPtr`, `largerPtr`); `None` stands
+/// for libzstd's `dummy32` once the walk went beyond the tree's reach.
+pub(crate) type Slot = Option<usize>;
+
+/// Writes `value` into the tree's link `slot`, if it is one.
+#[inline(always)]
+pub(crate) fn set_link(bt: &mut [u32], slot: Slot, value: u32) {
+    if let Some(s) = slot {
+        bt[s] = value;
+    }
+}
+
 /// One step of a tree walk: how many bytes candidate `src[m..]` shares with `run` (the
 /// bytes from the sorted or searched position to the walk's limit), knowing they share
 /// the first `from`, and whether the candidate sorts below the run (`false` when the run
@@ -799,8 +811,8 @@ pub(crate) fn tree_step(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize
     tree_step_long(run, src, m, from)
 }
 
-/// [`tree_step`] past a first word that matched (or did not fit): [`count`], then one
-/// byte comparison.
+/// [`tree_step`] past a first word that matched (or did not fit): the rest of the run a
+/// word at a time, then bytes, and the order from the first differing byte.
 #[inline(never)]
 fn tree_step_long(run: &[u8], src: &[u8], m: usize, from: usize) -> (usize, bool) {
     // `src` from `m` on is cut to the run's length: `m` is below the run's start.

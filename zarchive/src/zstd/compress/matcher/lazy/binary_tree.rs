@@ -8,7 +8,7 @@
 
 use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::bits::highbit32;
-use crate::zstd::compress::matcher::{count, hash_ptr, tree_step};
+use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link, tree_step};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
@@ -46,18 +46,6 @@ pub(crate) struct BinaryTree<'t, const MLS: u32> {
     /// The prefix start (`dictLimit`) when the window has an extDict segment, else 0.
     ext_end: u32,
     dms: Option<DictTree<'t>>,
-}
-
-/// A link slot being filled while walking the tree; `None` stands for libzstd's
-/// `dummy32` once the walk went beyond the tree's reach.
-type Slot = Option<usize>;
-
-/// Writes `value` into the tree's `slot`, if it is one.
-#[inline(always)]
-fn set(bt: &mut [u32], slot: Slot, value: u32) {
-    if let Some(s) = slot {
-        bt[s] = value;
-    }
 }
 
 impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
@@ -200,7 +188,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
                 break; // equal: no way to know the order; drop to keep the tree consistent
             }
             if smaller_here {
-                set(bt, smaller, match_index);
+                set_link(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
@@ -209,7 +197,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
                 smaller = Some(next + 1);
                 match_index = bt[next + 1];
             } else {
-                set(bt, larger, match_index);
+                set_link(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
@@ -220,8 +208,8 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
             }
             compares -= 1;
         }
-        set(bt, smaller, 0);
-        set(bt, larger, 0);
+        set_link(bt, smaller, 0);
+        set_link(bt, larger, 0);
     }
 }
 
@@ -310,7 +298,7 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
                 }
             }
             if smaller_here {
-                set(bt, smaller, match_index);
+                set_link(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
@@ -319,7 +307,7 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
                 smaller = Some(next + 1);
                 match_index = bt[next + 1];
             } else {
-                set(bt, larger, match_index);
+                set_link(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
@@ -330,8 +318,8 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
             }
             compares -= 1;
         }
-        set(bt, smaller, 0);
-        set(bt, larger, 0);
+        set_link(bt, smaller, 0);
+        set_link(bt, larger, 0);
         if self.dms.is_some() && compares > 0 {
             (best_length, off_base) =
                 self.find_better_dict_match(src, ip, iend, compares, best_length, off_base);

@@ -6,7 +6,7 @@
 //! search reports every match longer than the previous one, repcodes first.
 
 use super::{OFFSET_TO_OFFBASE, OPT_NUM};
-use crate::zstd::compress::matcher::{count, hash_ptr, read32, tree_step};
+use crate::zstd::compress::matcher::{Slot, count, hash_ptr, read32, set_link, tree_step};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{WINDOW_START_INDEX, Window};
@@ -80,10 +80,6 @@ impl Matches {
         self.len == 0
     }
 }
-
-/// A link slot being filled while walking the tree; `None` stands for libzstd's `dummy32`
-/// once the walk went beyond the tree's reach.
-type Slot = Option<usize>;
 
 /// Mirrors ZSTD_hash3Ptr.
 #[inline(always)]
@@ -201,11 +197,6 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         self.hash[h] = curr;
         // The walk keeps what it reads in locals: nothing it writes can move them.
         let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
-        let set = |bt: &mut [u32], slot: Slot, value: u32| {
-            if let Some(s) = slot {
-                bt[s] = value;
-            }
-        };
         // The bytes from `ip` to the end, cut once for the walk's steps.
         let run = &src[ip..iend];
         while compares > 0 && match_index >= window_low {
@@ -223,7 +214,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 break;
             }
             if smaller_here {
-                set(bt, smaller, match_index);
+                set_link(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
@@ -232,7 +223,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 smaller = Some(next + 1);
                 match_index = bt[next + 1];
             } else {
-                set(bt, larger, match_index);
+                set_link(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
@@ -243,8 +234,8 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             }
             compares -= 1;
         }
-        set(bt, smaller, 0);
-        set(bt, larger, 0);
+        set_link(bt, smaller, 0);
+        set_link(bt, larger, 0);
         let positions = if best_length > BT_LONG_MATCH {
             BT_LONG_MATCH_SKIP_MAX.min(best_length - BT_LONG_MATCH) as u32
         } else {
@@ -457,11 +448,6 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let mut common_larger = 0;
         // The walk keeps what it reads in locals: nothing it writes can move them.
         let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
-        let set = |bt: &mut [u32], slot: Slot, value: u32| {
-            if let Some(s) = slot {
-                bt[s] = value;
-            }
-        };
         let run = &src[ip..iend];
         while compares > 0 && match_index >= match_low {
             let next = 2 * (match_index & bt_mask) as usize;
@@ -483,7 +469,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 }
             }
             if smaller_here {
-                set(bt, smaller, match_index);
+                set_link(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
                     smaller = None;
@@ -492,7 +478,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
                 smaller = Some(next + 1);
                 match_index = bt[next + 1];
             } else {
-                set(bt, larger, match_index);
+                set_link(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
                     larger = None;
@@ -503,8 +489,8 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             }
             compares -= 1;
         }
-        set(bt, smaller, 0);
-        set(bt, larger, 0);
+        set_link(bt, smaller, 0);
+        set_link(bt, larger, 0);
         if let Some(d) = self.dms
             && compares > 0
         {
