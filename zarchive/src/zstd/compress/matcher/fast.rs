@@ -321,11 +321,34 @@ pub(crate) fn compress_block_ext_dict(
     b: Block<'_>,
     window: &Window,
 ) -> usize {
-    match b.cp.min_match {
-        5 => compress_block_ext_dict_generic::<5>(hash_table, b, window),
-        6 => compress_block_ext_dict_generic::<6>(hash_table, b, window),
-        7.. => compress_block_ext_dict_generic::<7>(hash_table, b, window),
-        _ => compress_block_ext_dict_generic::<4>(hash_table, b, window),
+    let end_index = index_of(b.end);
+    // The dictionary slid out of the window: the prefix-only finder takes the block.
+    if window.dict_limit() <= window.lowest_match_index(end_index) {
+        return compress_block(hash_table, b, window);
+    }
+    let isa = crate::zstd::dispatch::Isa::detect();
+    match (b.cp.min_match, b.cp.hash_log) {
+        // Level 1 on a stream (the `zstd` tool's shape for inputs of unknown or large size).
+        (6, 13) => isa.run(
+            #[inline(always)]
+            || compress_block_ext_dict_generic::<6, 13>(hash_table, b, window),
+        ),
+        (5, _) => isa.run(
+            #[inline(always)]
+            || compress_block_ext_dict_generic::<5, 0>(hash_table, b, window),
+        ),
+        (6, _) => isa.run(
+            #[inline(always)]
+            || compress_block_ext_dict_generic::<6, 0>(hash_table, b, window),
+        ),
+        (7.., _) => isa.run(
+            #[inline(always)]
+            || compress_block_ext_dict_generic::<7, 0>(hash_table, b, window),
+        ),
+        _ => isa.run(
+            #[inline(always)]
+            || compress_block_ext_dict_generic::<4, 0>(hash_table, b, window),
+        ),
     }
 }
 
@@ -334,7 +357,8 @@ pub(crate) fn compress_block_ext_dict(
 /// [`Window`]): a match in the older segment that reaches its end goes on into the prefix,
 /// as `ZSTD_count_2segments` does, so one `count` serves both; what differs from the
 /// prefix-only finder is which candidates are valid and how far a match extends backwards.
-fn compress_block_ext_dict_generic<const MLS: u32>(
+#[inline(always)]
+fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
     hash_table: &mut [u32],
     b: Block<'_>,
     window: &Window,
@@ -342,10 +366,7 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
     let end_index = index_of(b.end);
     let dict_start_index = window.lowest_match_index(end_index);
     let prefix_start_index = window.dict_limit().max(dict_start_index);
-    // The dictionary slid out of the window: the prefix-only finder takes the block.
-    if prefix_start_index == dict_start_index {
-        return compress_block(hash_table, b, window);
-    }
+    debug_assert!(prefix_start_index > dict_start_index);
     let Block {
         src,
         start: block_start,
@@ -354,10 +375,15 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
         seqs,
         rep,
     } = b;
-    let hlog = cp.hash_log;
+    debug_assert!(HLOG == 0 || HLOG == cp.hash_log);
+    let hlog = if HLOG == 0 { cp.hash_log } else { HLOG };
     let hash_table = &mut hash_table[..1 << hlog];
     let step_size = cp.target_length as usize + (cp.target_length == 0) as usize + 1;
+    // Nothing here reads past the block: with the source cut there, each bounds check is
+    // against the block end.
+    let src = &src[..iend];
     let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
+    let hash_at = |w: u64| hash_word::<MLS>(w, hlog);
     let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
     let dict_start = pos(dict_start_index);
     let prefix_start = pos(prefix_start_index);
@@ -374,19 +400,22 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
         let mut next_step = ip0 + STEP_INCR;
         let mut ip1 = ip0 + 1;
         let mut ip2 = ip0 + step;
-        let mut ip3 = ip2 + 1;
-        if ip3 >= ilimit {
+        // `ip1 = ip0 + 1` and `ip3 = ip2 + 1` are read from the probes of ip0 and ip2, which
+        // are also libzstd's `ip3 < ilimit` test.
+        let Some(mut w2) = probe(src, ip2) else {
             break 'start;
-        }
-        let mut hash0 = hash(ip0);
-        let mut hash1 = hash(ip1);
+        };
+        let Some(mut w0) = probe(src, ip0) else {
+            break 'start;
+        };
+        let mut hash0 = hash_at(w0[0]);
+        let mut hash1 = hash_at(w0[1]);
         let mut idx = hash_table[hash0];
         let mut current0;
 
-        // A candidate from the hash table matches its 4 bytes when it is in the window.
-        let found = |idx: u32, ip: usize| {
-            idx >= dict_start_index && read32(src, pos(idx)) == read32(src, ip)
-        };
+        // A candidate from the hash table matches the 4 bytes `word` when it is in the window.
+        let found =
+            |idx: u32, word: u64| idx >= dict_start_index && read32(src, pos(idx)) == word as u32;
         // Find a match: (match start, match source, offBase, length so far).
         let (mstart, match0, off_base, mut m_length);
         'search: {
@@ -396,7 +425,7 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
                 let rep_ok = prefix_start_index.wrapping_sub(rep_index) >= 4 && offset_1 > 0;
                 current0 = ip0;
                 hash_table[hash0] = index_of(ip0);
-                if rep_ok && read32(src, ip2) == read32(src, pos(rep_index)) {
+                if rep_ok && w2[0] as u32 == read32(src, pos(rep_index)) {
                     let m = pos(rep_index);
                     // One byte of backward extension, without the anchor check (deliberate).
                     let back = (src[ip2 - 1] == src[m - 1]) as usize;
@@ -404,37 +433,39 @@ fn compress_block_ext_dict_generic<const MLS: u32>(
                         (ip2 - back, m - back, REPCODE1_TO_OFFBASE, back + 4);
                     break 'search;
                 }
-                if found(idx, ip0) {
+                if found(idx, w0[0]) {
                     break;
                 }
 
+                // Advance by one: ip0 <- ip1, ip1 <- ip2, ip2 <- ip3.
                 idx = hash_table[hash1];
                 hash0 = hash1;
-                hash1 = hash(ip2);
+                hash1 = hash_at(w2[0]);
                 ip0 = ip1;
                 ip1 = ip2;
-                ip2 = ip3;
 
                 current0 = ip0;
                 hash_table[hash0] = index_of(ip0);
-                if found(idx, ip0) {
+                if found(idx, w0[1]) {
                     break;
                 }
 
+                // Advance: ip0 <- ip1 (= ip2), ip1 <- ip2 (= ip3), then ip2 and ip3 a step on.
                 idx = hash_table[hash1];
                 hash0 = hash1;
-                hash1 = hash(ip2);
+                hash1 = hash_at(w2[1]);
                 ip0 = ip1;
-                ip1 = ip2;
+                ip1 = ip0 + 1;
+                w0 = w2;
                 ip2 = ip0 + step;
-                ip3 = ip1 + step;
                 if ip2 >= next_step {
                     step += 1;
                     next_step += STEP_INCR;
                 }
-                if ip3 >= ilimit {
+                let Some(w) = probe(src, ip2) else {
                     break 'start;
-                }
+                };
+                w2 = w;
             }
             // _offset: a new offset; a match in the dictionary extends backwards down to its
             // start, one in the prefix down to the prefix start.
