@@ -50,17 +50,24 @@ pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Wind
     }
 }
 
-/// The little-endian words at `p` and `p + 1`, or `None` where `p + 1` reaches
-/// `ilimit = src.len() - 8` (libzstd's `ip3 >= ilimit` end of the search, with
-/// `src` cut at the block end): one bounds check for both words.
+/// The little-endian word at `p`, or `None` where `p + 1` reaches `ilimit = src.len() - 8`
+/// (libzstd's `ip3 >= ilimit` end of the search, with `src` cut at the block end). The
+/// word at `p + 1` is this one shifted down a byte ([`next`]): the hashes and the 4-byte
+/// compares read at most 7 bytes.
 #[inline(always)]
-fn probe(src: &[u8], p: usize) -> Option<[u64; 2]> {
+fn probe(src: &[u8], p: usize) -> Option<u64> {
     // Positions are below `isize::MAX` (the mask changes nothing): `p + 10` cannot wrap.
     let p = p & (isize::MAX as usize);
     let w: &[u8; 10] = src.get(p..p + 10)?.try_into().ok()?;
     let lo: [u8; 8] = w[..8].try_into().ok()?;
-    let hi: [u8; 8] = w[1..9].try_into().ok()?;
-    Some([u64::from_le_bytes(lo), u64::from_le_bytes(hi)])
+    Some(u64::from_le_bytes(lo))
+}
+
+/// The word one byte on from `w`, as far as the finders read it: its low 7 bytes (at most
+/// `MLS <= 7` bytes are hashed, 4 compared).
+#[inline(always)]
+fn next(w: u64) -> u64 {
+    w >> 8
 }
 
 /// Mirrors ZSTD_compressBlock_fast_noDict_generic. Positions are offsets into `src` (the
@@ -116,8 +123,8 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
         let Some(mut w0) = probe(src, ip0) else {
             break 'start;
         };
-        let mut hash0 = hash_at(w0[0]);
-        let mut hash1 = hash_at(w0[1]);
+        let mut hash0 = hash_at(w0);
+        let mut hash1 = hash_at(next(w0));
         let mut match_idx = hash_table[hash0];
         let mut current0;
 
@@ -128,7 +135,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
 
-            if (w2[0] as u32 == rval) & (rep_offset1 > 0) {
+            if (w2 as u32 == rval) & (rep_offset1 > 0) {
                 let p = ip2;
                 let m = p - rep_offset1 as usize;
                 // One byte of backward extension, without the anchor check (deliberate).
@@ -142,7 +149,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
             }
             if candidate_matches4(
                 src,
-                w0[0] as u32,
+                w0 as u32,
                 match_idx,
                 prefix_start_index,
                 prefix_start,
@@ -163,14 +170,14 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
             // Advance by one: ip0 <- ip1, ip1 <- ip2, ip2 <- ip3.
             match_idx = hash_table[hash1];
             hash0 = hash1;
-            hash1 = hash_at(w2[0]);
+            hash1 = hash_at(w2);
             ip0 += 1;
 
             current0 = ip0;
             hash_table[hash0] = index_of(ip0);
             if candidate_matches4(
                 src,
-                w0[1] as u32,
+                next(w0) as u32,
                 match_idx,
                 prefix_start_index,
                 prefix_start,
@@ -194,7 +201,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
             // Advance: ip0 <- ip1 (= ip2), ip1 <- ip2 (= ip3), then ip2 and ip3 a step on.
             match_idx = hash_table[hash1];
             hash0 = hash1;
-            hash1 = hash_at(w2[1]);
+            hash1 = hash_at(next(w2));
             ip0 = ip2;
             w0 = w2;
             ip2 = ip0 + step;
@@ -408,8 +415,8 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
         let Some(mut w0) = probe(src, ip0) else {
             break 'start;
         };
-        let mut hash0 = hash_at(w0[0]);
-        let mut hash1 = hash_at(w0[1]);
+        let mut hash0 = hash_at(w0);
+        let mut hash1 = hash_at(next(w0));
         let mut idx = hash_table[hash0];
         let mut current0;
 
@@ -425,7 +432,7 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
                 let rep_ok = prefix_start_index.wrapping_sub(rep_index) >= 4 && offset_1 > 0;
                 current0 = ip0;
                 hash_table[hash0] = index_of(ip0);
-                if rep_ok && w2[0] as u32 == read32(src, pos(rep_index)) {
+                if rep_ok && w2 as u32 == read32(src, pos(rep_index)) {
                     let m = pos(rep_index);
                     // One byte of backward extension, without the anchor check (deliberate).
                     let back = (src[ip2 - 1] == src[m - 1]) as usize;
@@ -433,27 +440,27 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
                         (ip2 - back, m - back, REPCODE1_TO_OFFBASE, back + 4);
                     break 'search;
                 }
-                if found(idx, w0[0]) {
+                if found(idx, w0) {
                     break;
                 }
 
                 // Advance by one: ip0 <- ip1, ip1 <- ip2, ip2 <- ip3.
                 idx = hash_table[hash1];
                 hash0 = hash1;
-                hash1 = hash_at(w2[0]);
+                hash1 = hash_at(w2);
                 ip0 = ip1;
                 ip1 = ip2;
 
                 current0 = ip0;
                 hash_table[hash0] = index_of(ip0);
-                if found(idx, w0[1]) {
+                if found(idx, next(w0)) {
                     break;
                 }
 
                 // Advance: ip0 <- ip1 (= ip2), ip1 <- ip2 (= ip3), then ip2 and ip3 a step on.
                 idx = hash_table[hash1];
                 hash0 = hash1;
-                hash1 = hash_at(w2[1]);
+                hash1 = hash_at(next(w2));
                 ip0 = ip1;
                 ip1 = ip0 + 1;
                 w0 = w2;
