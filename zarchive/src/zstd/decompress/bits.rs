@@ -249,13 +249,34 @@ pub(crate) struct SentinelBits<'a> {
     pub(crate) bits: u64,
 }
 
+/// [`SentinelBits::reload`] on a reader's parts, its section `src` passed apart: a loop
+/// over several streams of one section keeps the section once.
+#[inline(always)]
+pub(crate) fn sentinel_reload(src: &[u8], ip: &mut usize, bits: &mut u64) {
+    let consumed = bits.trailing_zeros();
+    *ip -= (consumed >> 3) as usize;
+    *bits = (read_le64(src, *ip) | 1) << (consumed & 7);
+}
+
 impl<'a> SentinelBits<'a> {
     /// Move back over the whole bytes consumed and load the 8 bytes there.
     #[inline(always)]
     pub(crate) fn reload(&mut self) {
-        let consumed = self.bits.trailing_zeros();
-        self.ip -= (consumed >> 3) as usize;
-        self.bits = (read_le64(self.src, self.ip) | 1) << (consumed & 7);
+        sentinel_reload(self.src, &mut self.ip, &mut self.bits);
+    }
+
+    /// Where the reader stands in its section: `(ip, bits)`, for a loop that keeps the
+    /// section once for several streams ([`sentinel_reload`]).
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> (usize, u64) {
+        (self.ip, self.bits)
+    }
+
+    /// Back from [`SentinelBits::parts`], after a loop that moved them on.
+    #[inline(always)]
+    pub(crate) fn set_parts(&mut self, (ip, bits): (usize, u64)) {
+        self.ip = ip;
+        self.bits = bits;
     }
 
     /// Back to an ordinary reader of `stream`, which is `section[start..]` of the section

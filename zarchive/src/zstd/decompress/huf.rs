@@ -2,7 +2,7 @@
 //! (`HUF_readDTableX1`), the double-symbol table (`HUF_readDTableX2`), and the 1- and
 //! 4-stream decoders (`HUF_decompress1X1`, `HUF_decompress4X1`, `HUF_decompress4X2`).
 
-use super::bits::{BitReader, Reload, SentinelBits};
+use super::bits::{BitReader, Reload, SentinelBits, sentinel_reload};
 use super::fse_table::{
     FseTable, Spread, TableError, WEIGHT_FSE_LOG, build_fse_table, read_ncount,
 };
@@ -477,15 +477,16 @@ impl SentinelBits<'_> {
         *at += cell[3] as usize;
     }
 
-    /// Decode one symbol with a `LOG`-bit lookup.
-    ///
-    /// Mirrors the symbol step of HUF_decompress4X1_usingDTable_internal_fast_c_loop.
-    #[inline(always)]
-    fn decode<const LOG: u32>(&mut self, cells: &[u16; HUF_TABLE_CELLS]) -> u8 {
-        let cell = cells[(self.bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
-        self.bits <<= cell & 0x3F;
-        (cell >> 8) as u8
-    }
+}
+
+/// Decode one symbol with a `LOG`-bit lookup from a sentinel container.
+///
+/// Mirrors the symbol step of HUF_decompress4X1_usingDTable_internal_fast_c_loop.
+#[inline(always)]
+fn decode_sentinel<const LOG: u32>(cells: &[u16; HUF_TABLE_CELLS], bits: &mut u64) -> u8 {
+    let cell = cells[(*bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
+    *bits <<= cell & 0x3F;
+    (cell >> 8) as u8
 }
 
 /// Fill the first `2^LOG` double-symbol cells from the single-symbol ones.
@@ -568,28 +569,37 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
         // positions are within the whole body, so that only the first stream's start
         // bounds the loop.
         let mut st = rs.sentinels();
+        let body = rs.body;
+        // The four streams' positions and containers as scalars over the one section, so
+        // that the loop keeps them, the table and the outputs in registers.
+        let [mut p1, mut p2, mut p3, mut p4] = st.map(|s| s.parts());
         let [o1, o2, o3, o4] = &mut outs;
+        // Rounds as fixed-size chunks of each quarter: constant indices, no bounds checks.
         let quads = o1
-            .chunks_exact_mut(ROUND)
-            .zip(o2.chunks_exact_mut(ROUND))
-            .zip(o3.chunks_exact_mut(ROUND))
-            .zip(o4.chunks_exact_mut(ROUND));
+            .as_chunks_mut::<ROUND>()
+            .0
+            .iter_mut()
+            .zip(o2.as_chunks_mut::<ROUND>().0)
+            .zip(o3.as_chunks_mut::<ROUND>().0)
+            .zip(o4.as_chunks_mut::<ROUND>().0);
         let mut done = 0usize;
         for (((c1, c2), c3), c4) in quads {
-            if st.iter().any(|s| s.ip < 8) {
+            if p1.0 < 8 || p2.0 < 8 || p3.0 < 8 || p4.0 < 8 {
                 break;
             }
-            for s in st.iter_mut() {
-                s.reload();
+            for (ip, bits) in [&mut p1, &mut p2, &mut p3, &mut p4] {
+                sentinel_reload(body, ip, bits);
             }
-            let [s1, s2, s3, s4] = &mut st;
             for k in 0..ROUND {
-                c1[k] = s1.decode::<LOG>(cells);
-                c2[k] = s2.decode::<LOG>(cells);
-                c3[k] = s3.decode::<LOG>(cells);
-                c4[k] = s4.decode::<LOG>(cells);
+                c1[k] = decode_sentinel::<LOG>(cells, &mut p1.1);
+                c2[k] = decode_sentinel::<LOG>(cells, &mut p2.1);
+                c3[k] = decode_sentinel::<LOG>(cells, &mut p3.1);
+                c4[k] = decode_sentinel::<LOG>(cells, &mut p4.1);
             }
             done += 1;
+        }
+        for (s, p) in st.iter_mut().zip([p1, p2, p3, p4]) {
+            s.set_parts(p);
         }
         // Every stream decodes the same number of symbols per round, so when the first
         // stream runs out of input (the only one that can: the others read on into the
