@@ -476,7 +476,6 @@ impl SentinelBits<'_> {
         lit[p..p + 2].copy_from_slice(&cell[..2]);
         *at += cell[3] as usize;
     }
-
 }
 
 /// Decode one symbol with a `LOG`-bit lookup from a sentinel container.

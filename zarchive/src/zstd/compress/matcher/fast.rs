@@ -147,13 +147,7 @@ fn compress_block_generic<const MLS: u32, const HLOG: u32>(
                 hash_table[hash1] = index_of(ip0 + 1);
                 break;
             }
-            if candidate_matches4(
-                src,
-                w0 as u32,
-                match_idx,
-                prefix_start_index,
-                prefix_start,
-            ) {
+            if candidate_matches4(src, w0 as u32, match_idx, prefix_start_index, prefix_start) {
                 hash_table[hash1] = index_of(ip0 + 1);
                 (mstart, match0, off_base, m_length) = new_offset(
                     src,
