@@ -304,11 +304,37 @@ pub(crate) fn compress_block_ext_dict(
     b: Block<'_>,
     window: &Window,
 ) -> usize {
-    match b.cp.min_match {
-        5 => ext_dict_generic::<5>(hash_long, hash_small, b, window),
-        6 => ext_dict_generic::<6>(hash_long, hash_small, b, window),
-        7.. => ext_dict_generic::<7>(hash_long, hash_small, b, window),
-        _ => ext_dict_generic::<4>(hash_long, hash_small, b, window),
+    // The dictionary slid out of the window: the prefix-only finder takes the block.
+    if window.dict_limit() <= window.lowest_match_index(index_of(b.end)) {
+        return compress_block(hash_long, hash_small, b, window);
+    }
+    let isa = crate::zstd::dispatch::Isa::detect();
+    match (b.cp.min_match, b.cp.hash_log, b.cp.chain_log) {
+        // Levels 3 and 4 on streams past their window (the `zstd` tool's default level).
+        (5, 17, 16) => isa.run(
+            #[inline(always)]
+            || ext_dict_generic::<5, 17, 16>(hash_long, hash_small, b, window),
+        ),
+        (5, 18, 18) => isa.run(
+            #[inline(always)]
+            || ext_dict_generic::<5, 18, 18>(hash_long, hash_small, b, window),
+        ),
+        (5, _, _) => isa.run(
+            #[inline(always)]
+            || ext_dict_generic::<5, 0, 0>(hash_long, hash_small, b, window),
+        ),
+        (6, _, _) => isa.run(
+            #[inline(always)]
+            || ext_dict_generic::<6, 0, 0>(hash_long, hash_small, b, window),
+        ),
+        (7.., _, _) => isa.run(
+            #[inline(always)]
+            || ext_dict_generic::<7, 0, 0>(hash_long, hash_small, b, window),
+        ),
+        _ => isa.run(
+            #[inline(always)]
+            || ext_dict_generic::<4, 0, 0>(hash_long, hash_small, b, window),
+        ),
     }
 }
 
@@ -316,7 +342,8 @@ pub(crate) fn compress_block_ext_dict(
 /// [`Window`] (one `count` serves `ZSTD_count_2segments`). Unlike the prefix-only finder it
 /// keeps no repcodes aside: each repcode is checked against the dictionary's start where
 /// it is tried, and table candidates must lie strictly above that start.
-fn ext_dict_generic<const MLS: u32>(
+#[inline(always)]
+fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
     b: Block<'_>,
@@ -324,10 +351,7 @@ fn ext_dict_generic<const MLS: u32>(
 ) -> usize {
     let dict_start_index = window.lowest_match_index(index_of(b.end));
     let prefix_start_index = window.dict_limit().max(dict_start_index);
-    // The dictionary slid out of the window: the prefix-only finder takes the block.
-    if prefix_start_index == dict_start_index {
-        return compress_block(hash_long, hash_small, b, window);
-    }
+    debug_assert!(prefix_start_index > dict_start_index);
     let Block {
         src,
         start: block_start,
@@ -336,9 +360,17 @@ fn ext_dict_generic<const MLS: u32>(
         seqs,
         rep,
     } = b;
-    let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
+    debug_assert!(HLOG == 0 || (HLOG, CLOG) == (cp.hash_log, cp.chain_log));
+    let (h_bits_l, h_bits_s) = if HLOG == 0 {
+        (cp.hash_log, cp.chain_log)
+    } else {
+        (HLOG, CLOG)
+    };
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];
+    // Nothing here reads past the block: with the source cut there, each bounds check is
+    // against the block end.
+    let src = &src[..iend];
     let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
     let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
     let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
@@ -361,9 +393,12 @@ fn ext_dict_generic<const MLS: u32>(
 
     // `<` rather than `<=`: the repcode is tried at ip + 1.
     while ip < ilimit {
-        let h_small = hs(ip);
+        // The 8 bytes at `ip`: both hashes and every compare at `ip` and `ip + 1` read
+        // within them.
+        let w = read64(src, ip);
+        let h_small = hash_word::<MLS>(w, h_bits_s);
         let match_index = hash_small[h_small];
-        let h_long = hl(ip);
+        let h_long = hash_word::<LONG_MLS>(w, h_bits_l);
         let match_long_index = hash_long[h_long];
         let curr = index_of(ip);
         let rep_index = (curr + 1).wrapping_sub(offset_1);
@@ -373,7 +408,7 @@ fn ext_dict_generic<const MLS: u32>(
         let (start, m_length);
         if no_overlap(rep_index)
             && offset_1 <= curr + 1 - dict_start_index
-            && read32(src, pos(rep_index)) == read32(src, ip + 1)
+            && read32(src, pos(rep_index)) == (w >> 8) as u32
         {
             m_length = count(src, ip + 5, pos(rep_index) + 4, iend) + 4;
             ip += 1;
@@ -382,7 +417,7 @@ fn ext_dict_generic<const MLS: u32>(
         } else {
             // (match start, match position, offset, length)
             let found = if match_long_index > dict_start_index
-                && read64(src, pos(match_long_index)) == read64(src, ip)
+                && read64(src, pos(match_long_index)) == w
             {
                 let m = pos(match_long_index);
                 let len = count(src, ip + 8, m + 8, iend) + 8;
@@ -394,7 +429,7 @@ fn ext_dict_generic<const MLS: u32>(
                     len,
                 ))
             } else if match_index > dict_start_index
-                && read32(src, pos(match_index)) == read32(src, ip)
+                && read32(src, pos(match_index)) == w as u32
             {
                 let h3 = hl(ip + 1);
                 let match_index3 = hash_long[h3];
