@@ -428,9 +428,7 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                     curr - match_long_index,
                     len,
                 ))
-            } else if match_index > dict_start_index
-                && read32(src, pos(match_index)) == w as u32
-            {
+            } else if match_index > dict_start_index && read32(src, pos(match_index)) == w as u32 {
                 let h3 = hl(ip + 1);
                 let match_index3 = hash_long[h3];
                 hash_long[h3] = curr + 1;
