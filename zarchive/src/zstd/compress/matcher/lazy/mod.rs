@@ -489,6 +489,32 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
     iend - anchor
 }
 
+/// A repcode `offset` tried at index `curr` of an extDict (or attached dictionary) parse:
+/// the length of its match at `ip`, if it lies within the window, does not straddle the
+/// prefix start (ZSTD_index_overlap_check) and agrees on 4 bytes. Called at every searched
+/// position, so kept in line (as a closure it was called: 53 instructions a call).
+#[inline(always)]
+fn ext_rep_len<const DMS: bool>(
+    window: &Window,
+    src: &[u8],
+    iend: usize,
+    ip: usize,
+    curr: u32,
+    offset: u32,
+) -> Option<usize> {
+    let rep_index = curr.wrapping_sub(offset);
+    // An attached dictionary's repcodes are not checked against the window (they
+    // cannot reach past the dictionary); `rep_index` stays in the slice either way.
+    if (window.dict_limit() - 1).wrapping_sub(rep_index) < 3
+        || (!DMS && offset > curr - window.lowest_match_index(curr))
+        || rep_index < window.base()
+    {
+        return None;
+    }
+    let m = window.pos_of(rep_index);
+    (read32(src, ip) == read32(src, m)).then(|| count(src, ip + 4, m + 4, iend) + 4)
+}
+
 /// Mirrors ZSTD_compressBlock_lazy_extDict_generic at `DEPTH` 0, 1 or 2 (and with `DMS`,
 /// ZSTD_compressBlock_lazy_generic with an attached dictionary, `ZSTD_dictMatchState`:
 /// repcodes unchecked against the window, catch-up down to the dictionary's start), on the joined
@@ -515,19 +541,8 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
     // A repcode `offset` tried at index `curr`: the length of its match at `ip`, if it lies
     // within the window, does not straddle the prefix start (ZSTD_index_overlap_check) and
     // agrees on 4 bytes.
-    let rep_len = |ip: usize, curr: u32, offset: u32| -> Option<usize> {
-        let rep_index = curr.wrapping_sub(offset);
-        // An attached dictionary's repcodes are not checked against the window (they
-        // cannot reach past the dictionary); `rep_index` stays in the slice either way.
-        if (dict_limit - 1).wrapping_sub(rep_index) < 3
-            || (!DMS && offset > curr - window.lowest_match_index(curr))
-            || rep_index < window.base()
-        {
-            return None;
-        }
-        let m = window.pos_of(rep_index);
-        (read32(src, ip) == read32(src, m)).then(|| count(src, ip + 4, m + 4, iend) + 4)
-    };
+    let rep_len =
+        |ip: usize, curr: u32, offset: u32| ext_rep_len::<DMS>(window, src, iend, ip, curr, offset);
     let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
     let mut ip = block_start;
     let mut anchor = block_start;
