@@ -241,16 +241,19 @@ impl<'a> BitReader<'a> {
 /// consumed since the 8 bytes at `ip` were loaded. Only valid while `ip >= 8` before each
 /// reload and fewer than 57 bits are read between reloads.
 ///
+/// The reader reads within a section that holds its stream (see
+/// [`BitReader::to_sentinel_in`]); the loops that take it keep that section once for all
+/// their streams and reload through [`sentinel_reload`].
+///
 /// Mirrors the stream state of HUF_DecompressFastArgs.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SentinelBits<'a> {
-    src: &'a [u8],
+pub(crate) struct SentinelBits {
     pub(crate) ip: usize,
     pub(crate) bits: u64,
 }
 
-/// [`SentinelBits::reload`] on a reader's parts, its section `src` passed apart: a loop
-/// over several streams of one section keeps the section once.
+/// Move a sentinel reader (`ip`, `bits`) back over the whole bytes consumed and load the 8
+/// bytes of its section `src` there.
 #[inline(always)]
 pub(crate) fn sentinel_reload(src: &[u8], ip: &mut usize, bits: &mut u64) {
     let consumed = bits.trailing_zeros();
@@ -258,34 +261,14 @@ pub(crate) fn sentinel_reload(src: &[u8], ip: &mut usize, bits: &mut u64) {
     *bits = (read_le64(src, *ip) | 1) << (consumed & 7);
 }
 
-impl<'a> SentinelBits<'a> {
-    /// Move back over the whole bytes consumed and load the 8 bytes there.
-    #[inline(always)]
-    pub(crate) fn reload(&mut self) {
-        sentinel_reload(self.src, &mut self.ip, &mut self.bits);
-    }
-
-    /// Where the reader stands in its section: `(ip, bits)`, for a loop that keeps the
-    /// section once for several streams ([`sentinel_reload`]).
-    #[inline(always)]
-    pub(crate) fn parts(&self) -> (usize, u64) {
-        (self.ip, self.bits)
-    }
-
-    /// Back from [`SentinelBits::parts`], after a loop that moved them on.
-    #[inline(always)]
-    pub(crate) fn set_parts(&mut self, (ip, bits): (usize, u64)) {
-        self.ip = ip;
-        self.bits = bits;
-    }
-
+impl SentinelBits {
     /// Back to an ordinary reader of `stream`, which is `section[start..]` of the section
     /// this reader reads (see [`BitReader::to_sentinel_in`]), at the same position. A
     /// reader that has moved below the stream's start (its reloads read the bytes of the
     /// stream before) comes back at the stream's first word, the bits it has read there
     /// counted as consumed: past 64 when it consumed bits that are not the stream's, which
     /// [`BitReader::finished`] and [`BitReader::reload`] then report.
-    pub(crate) fn to_reader_of(self, stream: &'a [u8], start: usize) -> BitReader<'a> {
+    pub(crate) fn to_reader_of(self, stream: &[u8], start: usize) -> BitReader<'_> {
         let consumed = self.bits.trailing_zeros();
         match self.ip.checked_sub(start) {
             Some(pos) => BitReader {
@@ -305,17 +288,16 @@ impl<'a> SentinelBits<'a> {
 }
 
 impl<'a> BitReader<'a> {
-    /// The same position as a sentinel reader over `section`, of which this reader's
+    /// The same position as a sentinel reader over a section of which this reader's
     /// stream is `section[start..]` (meaningful when `pos >= 8`). Its reloads may go on
     /// below the stream's start, into the bytes before it: a valid stream never consumes
     /// those bits, and [`SentinelBits::to_reader_of`] tells whether it did.
     ///
     /// Mirrors HUF_DecompressFastArgs_init (the fast loops' streams read within the whole
     /// section, bounded by the first stream's start alone).
-    pub(crate) fn to_sentinel_in(self, section: &'a [u8], start: usize) -> SentinelBits<'a> {
+    pub(crate) fn to_sentinel_in(self, start: usize) -> SentinelBits {
         let consumed = self.consumed.min(63);
         SentinelBits {
-            src: section,
             ip: start + self.pos,
             bits: (self.container | 1) << consumed,
         }

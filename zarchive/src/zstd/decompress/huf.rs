@@ -404,12 +404,12 @@ impl<'a> Streams<'a> {
     }
 
     /// The streams as sentinel readers over the whole body, for the fast loops.
-    fn sentinels(&self) -> [SentinelBits<'a>; 4] {
-        std::array::from_fn(|k| self.readers[k].to_sentinel_in(self.body, self.starts[k]))
+    fn sentinels(&self) -> [SentinelBits; 4] {
+        std::array::from_fn(|k| self.readers[k].to_sentinel_in(self.starts[k]))
     }
 
     /// Take back the sentinel readers of the fast loops.
-    fn resume(&mut self, st: [SentinelBits<'a>; 4]) {
+    fn resume(&mut self, st: [SentinelBits; 4]) {
         for (k, s) in st.into_iter().enumerate() {
             self.readers[k] = s.to_reader_of(self.slices[k], self.starts[k]);
         }
@@ -456,26 +456,24 @@ fn split_streams(src: &[u8]) -> Result<Streams<'_>, StreamError> {
     })
 }
 
-impl SentinelBits<'_> {
-    /// Decode one or two symbols with a `LOG`-bit lookup into `lit` at `*at`, moving `*at`
-    /// past them. Writes 2 bytes either way: the caller leaves room.
-    ///
-    /// Mirrors the symbol step of HUF_decompress4X2_usingDTable_internal_fast_c_loop.
-    #[inline(always)]
-    fn decode_pair<const LOG: u32>(
-        &mut self,
-        pairs: &[[u8; 4]; HUF_TABLE_CELLS],
-        lit: &mut [u8; LIT_BUFFER_SIZE],
-        at: &mut usize,
-    ) {
-        let cell = &pairs[(self.bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
-        self.bits <<= cell[2] & 0x3F;
-        // Positions stay below BLOCK_SIZE_MAX, so the mask changes nothing and the 2-byte
-        // store needs no bounds check.
-        let p = *at & (BLOCK_SIZE_MAX - 1);
-        lit[p..p + 2].copy_from_slice(&cell[..2]);
-        *at += cell[3] as usize;
-    }
+/// Decode one or two symbols with a `LOG`-bit lookup from a sentinel container into `lit`
+/// at `*at`, moving `*at` past them. Writes 2 bytes either way: the caller leaves room.
+///
+/// Mirrors the symbol step of HUF_decompress4X2_usingDTable_internal_fast_c_loop.
+#[inline(always)]
+fn decode_pair<const LOG: u32>(
+    bits: &mut u64,
+    pairs: &[[u8; 4]; HUF_TABLE_CELLS],
+    lit: &mut [u8; LIT_BUFFER_SIZE],
+    at: &mut usize,
+) {
+    let cell = &pairs[(*bits >> (64 - LOG)) as usize & (HUF_TABLE_CELLS - 1)];
+    *bits <<= cell[2] & 0x3F;
+    // Positions stay below BLOCK_SIZE_MAX, so the mask changes nothing and the 2-byte
+    // store needs no bounds check.
+    let p = *at & (BLOCK_SIZE_MAX - 1);
+    lit[p..p + 2].copy_from_slice(&cell[..2]);
+    *at += cell[3] as usize;
 }
 
 /// Decode one symbol with a `LOG`-bit lookup from a sentinel container.
@@ -571,7 +569,7 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
         let body = rs.body;
         // The four streams' positions and containers as scalars over the one section, so
         // that the loop keeps them, the table and the outputs in registers.
-        let [mut p1, mut p2, mut p3, mut p4] = st.map(|s| s.parts());
+        let [mut p1, mut p2, mut p3, mut p4] = st.map(|s| (s.ip, s.bits));
         let [o1, o2, o3, o4] = &mut outs;
         // Rounds as fixed-size chunks of each quarter: constant indices, no bounds checks.
         let quads = o1
@@ -598,7 +596,7 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
             done += 1;
         }
         for (s, p) in st.iter_mut().zip([p1, p2, p3, p4]) {
-            s.set_parts(p);
+            (s.ip, s.bits) = p;
         }
         // Every stream decodes the same number of symbols per round, so when the first
         // stream runs out of input (the only one that can: the others read on into the
@@ -634,11 +632,12 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
     if rs.fast() {
         // Positions within the whole body, so that only the first stream's start bounds
         // the input (see `decode_4_streams`).
+        let body = rs.body;
         let mut st = rs.sentinels();
         {
             // Copies that only constant indices touch, so that they live in registers.
             let (mut st4, mut at4) = (st, at);
-            pair_rounds::<4, LOG, ROUND>(&mut st4, &mut at4, &ends, pairs, lit);
+            pair_rounds::<4, LOG, ROUND>(&mut st4, &mut at4, &ends, pairs, lit, rs.body);
             (st, at) = (st4, at4);
         }
         // That stops for all four when one stream is near the end of its output (the
@@ -656,11 +655,27 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
             let [a, b, c, _] = live;
             match m {
                 0 => break,
-                1 => pair_rounds_on::<1, LOG, ROUND>([a], &mut st, &mut at, &ends, pairs, lit),
-                2 => pair_rounds_on::<2, LOG, ROUND>([a, b], &mut st, &mut at, &ends, pairs, lit),
-                _ => {
-                    pair_rounds_on::<3, LOG, ROUND>([a, b, c], &mut st, &mut at, &ends, pairs, lit)
+                1 => {
+                    pair_rounds_on::<1, LOG, ROUND>([a], &mut st, &mut at, &ends, pairs, lit, body)
                 }
+                2 => pair_rounds_on::<2, LOG, ROUND>(
+                    [a, b],
+                    &mut st,
+                    &mut at,
+                    &ends,
+                    pairs,
+                    lit,
+                    body,
+                ),
+                _ => pair_rounds_on::<3, LOG, ROUND>(
+                    [a, b, c],
+                    &mut st,
+                    &mut at,
+                    &ends,
+                    pairs,
+                    lit,
+                    body,
+                ),
             }
         }
         rs.resume(st);
@@ -680,11 +695,12 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
 /// Mirrors HUF_decompress4X2_usingDTable_internal_fast_c_loop.
 #[inline(always)]
 fn pair_rounds<const N: usize, const LOG: u32, const ROUND: usize>(
-    st: &mut [SentinelBits<'_>; N],
+    st: &mut [SentinelBits; N],
     at: &mut [usize; N],
     ends: &[usize; N],
     pairs: &[[u8; 4]; HUF_TABLE_CELLS],
     lit: &mut [u8; LIT_BUFFER_SIZE],
+    body: &[u8],
 ) {
     loop {
         // A round reads at most 7 bytes back per stream and writes at most 2 * ROUND bytes.
@@ -702,12 +718,13 @@ fn pair_rounds<const N: usize, const LOG: u32, const ROUND: usize>(
             break;
         }
         for _ in 0..rounds {
+            // The readers reload within the one section (see `decode_4_streams`).
             for s in st.iter_mut() {
-                s.reload();
+                sentinel_reload(body, &mut s.ip, &mut s.bits);
             }
             for _ in 0..ROUND {
                 for k in 0..N {
-                    st[k].decode_pair::<LOG>(pairs, lit, &mut at[k]);
+                    decode_pair::<LOG>(&mut st[k].bits, pairs, lit, &mut at[k]);
                 }
             }
         }
@@ -719,16 +736,17 @@ fn pair_rounds<const N: usize, const LOG: u32, const ROUND: usize>(
 #[inline(always)]
 fn pair_rounds_on<const M: usize, const LOG: u32, const ROUND: usize>(
     idx: [usize; M],
-    st: &mut [SentinelBits<'_>; 4],
+    st: &mut [SentinelBits; 4],
     at: &mut [usize; 4],
     ends: &[usize; 4],
     pairs: &[[u8; 4]; HUF_TABLE_CELLS],
     lit: &mut [u8; LIT_BUFFER_SIZE],
+    body: &[u8],
 ) {
     let mut s = idx.map(|k| st[k]);
     let mut a = idx.map(|k| at[k]);
     let e = idx.map(|k| ends[k]);
-    pair_rounds::<M, LOG, ROUND>(&mut s, &mut a, &e, pairs, lit);
+    pair_rounds::<M, LOG, ROUND>(&mut s, &mut a, &e, pairs, lit, body);
     for (j, &k) in idx.iter().enumerate() {
         st[k] = s[j];
         at[k] = a[j];
