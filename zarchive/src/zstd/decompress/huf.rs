@@ -653,29 +653,18 @@ fn decode_4_streams_pairs<const LOG: u32, const ROUND: usize>(
                 }
             }
             let [a, b, c, _] = live;
+            macro_rules! on {
+                ($m:literal, $idx:expr) => {
+                    pair_rounds_on::<$m, LOG, ROUND>(
+                        $idx, &mut st, &mut at, &ends, pairs, lit, body,
+                    )
+                };
+            }
             match m {
                 0 => break,
-                1 => {
-                    pair_rounds_on::<1, LOG, ROUND>([a], &mut st, &mut at, &ends, pairs, lit, body)
-                }
-                2 => pair_rounds_on::<2, LOG, ROUND>(
-                    [a, b],
-                    &mut st,
-                    &mut at,
-                    &ends,
-                    pairs,
-                    lit,
-                    body,
-                ),
-                _ => pair_rounds_on::<3, LOG, ROUND>(
-                    [a, b, c],
-                    &mut st,
-                    &mut at,
-                    &ends,
-                    pairs,
-                    lit,
-                    body,
-                ),
+                1 => on!(1, [a]),
+                2 => on!(2, [a, b]),
+                _ => on!(3, [a, b, c]),
             }
         }
         rs.resume(st);
