@@ -243,7 +243,7 @@ impl<'a> BitReader<'a> {
 ///
 /// The reader reads within a section that holds its stream (see
 /// [`BitReader::to_sentinel_in`]); the loops that take it keep that section once for all
-/// their streams and reload through [`sentinel_reload`].
+/// their streams and pass it to [`SentinelBits::reload`].
 ///
 /// Mirrors the stream state of HUF_DecompressFastArgs.
 #[derive(Clone, Copy, Debug)]
@@ -252,16 +252,16 @@ pub(crate) struct SentinelBits {
     pub(crate) bits: u64,
 }
 
-/// Move a sentinel reader (`ip`, `bits`) back over the whole bytes consumed and load the 8
-/// bytes of its section `src` there.
-#[inline(always)]
-pub(crate) fn sentinel_reload(src: &[u8], ip: &mut usize, bits: &mut u64) {
-    let consumed = bits.trailing_zeros();
-    *ip -= (consumed >> 3) as usize;
-    *bits = (read_le64(src, *ip) | 1) << (consumed & 7);
-}
-
 impl SentinelBits {
+    /// Move back over the whole bytes consumed and load the 8 bytes of `section` (the one
+    /// this reader reads within) there.
+    #[inline(always)]
+    pub(crate) fn reload(&mut self, section: &[u8]) {
+        let consumed = self.bits.trailing_zeros();
+        self.ip -= (consumed >> 3) as usize;
+        self.bits = (read_le64(section, self.ip) | 1) << (consumed & 7);
+    }
+
     /// Back to an ordinary reader of `stream`, which is `section[start..]` of the section
     /// this reader reads (see [`BitReader::to_sentinel_in`]), at the same position. A
     /// reader that has moved below the stream's start (its reloads read the bytes of the

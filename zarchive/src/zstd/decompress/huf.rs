@@ -2,7 +2,7 @@
 //! (`HUF_readDTableX1`), the double-symbol table (`HUF_readDTableX2`), and the 1- and
 //! 4-stream decoders (`HUF_decompress1X1`, `HUF_decompress4X1`, `HUF_decompress4X2`).
 
-use super::bits::{BitReader, Reload, SentinelBits, sentinel_reload};
+use super::bits::{BitReader, Reload, SentinelBits};
 use super::fse_table::{
     FseTable, Spread, TableError, WEIGHT_FSE_LOG, build_fse_table, read_ncount,
 };
@@ -462,8 +462,8 @@ fn split_streams(src: &[u8]) -> Result<Streams<'_>, StreamError> {
 /// Mirrors the symbol step of HUF_decompress4X2_usingDTable_internal_fast_c_loop.
 #[inline(always)]
 fn decode_pair<const LOG: u32>(
-    bits: &mut u64,
     pairs: &[[u8; 4]; HUF_TABLE_CELLS],
+    bits: &mut u64,
     lit: &mut [u8; LIT_BUFFER_SIZE],
     at: &mut usize,
 ) {
@@ -565,11 +565,10 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
         // marks how many were consumed since the last load (its trailing zeros). Their
         // positions are within the whole body, so that only the first stream's start
         // bounds the loop.
-        let mut st = rs.sentinels();
         let body = rs.body;
-        // The four streams' positions and containers as scalars over the one section, so
-        // that the loop keeps them, the table and the outputs in registers.
-        let [mut p1, mut p2, mut p3, mut p4] = st.map(|s| (s.ip, s.bits));
+        // The four readers as locals reloading within the one section, so that the loop
+        // keeps them, the table and the outputs in registers.
+        let [mut s1, mut s2, mut s3, mut s4] = rs.sentinels();
         let [o1, o2, o3, o4] = &mut outs;
         // Rounds as fixed-size chunks of each quarter: constant indices, no bounds checks.
         let quads = o1
@@ -581,28 +580,25 @@ fn decode_4_streams<const LOG: u32, const ROUND: usize>(
             .zip(o4.as_chunks_mut::<ROUND>().0);
         let mut done = 0usize;
         for (((c1, c2), c3), c4) in quads {
-            if p1.0 < 8 || p2.0 < 8 || p3.0 < 8 || p4.0 < 8 {
+            if s1.ip < 8 || s2.ip < 8 || s3.ip < 8 || s4.ip < 8 {
                 break;
             }
-            for (ip, bits) in [&mut p1, &mut p2, &mut p3, &mut p4] {
-                sentinel_reload(body, ip, bits);
+            for s in [&mut s1, &mut s2, &mut s3, &mut s4] {
+                s.reload(body);
             }
             for k in 0..ROUND {
-                c1[k] = decode_sentinel::<LOG>(cells, &mut p1.1);
-                c2[k] = decode_sentinel::<LOG>(cells, &mut p2.1);
-                c3[k] = decode_sentinel::<LOG>(cells, &mut p3.1);
-                c4[k] = decode_sentinel::<LOG>(cells, &mut p4.1);
+                c1[k] = decode_sentinel::<LOG>(cells, &mut s1.bits);
+                c2[k] = decode_sentinel::<LOG>(cells, &mut s2.bits);
+                c3[k] = decode_sentinel::<LOG>(cells, &mut s3.bits);
+                c4[k] = decode_sentinel::<LOG>(cells, &mut s4.bits);
             }
             done += 1;
-        }
-        for (s, p) in st.iter_mut().zip([p1, p2, p3, p4]) {
-            (s.ip, s.bits) = p;
         }
         // Every stream decodes the same number of symbols per round, so when the first
         // stream runs out of input (the only one that can: the others read on into the
         // stream before them) the others are as near their ends: the tails finish them.
         from = done * ROUND;
-        rs.resume(st);
+        rs.resume([s1, s2, s3, s4]);
     }
     // Each stream's last symbols one at a time, so that it ends exactly where its bits do.
     for (r, o) in rs.readers.iter_mut().zip(outs) {
@@ -709,11 +705,11 @@ fn pair_rounds<const N: usize, const LOG: u32, const ROUND: usize>(
         for _ in 0..rounds {
             // The readers reload within the one section (see `decode_4_streams`).
             for s in st.iter_mut() {
-                sentinel_reload(body, &mut s.ip, &mut s.bits);
+                s.reload(body);
             }
             for _ in 0..ROUND {
                 for k in 0..N {
-                    decode_pair::<LOG>(&mut st[k].bits, pairs, lit, &mut at[k]);
+                    decode_pair::<LOG>(pairs, &mut st[k].bits, lit, &mut at[k]);
                 }
             }
         }

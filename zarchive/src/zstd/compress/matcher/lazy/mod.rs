@@ -538,9 +538,7 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
     let prefix_start = window.pos_of(dict_limit);
     // An attached dictionary's content starts the slice; a loaded one starts at the low limit.
     let dict_start = if DMS { 0 } else { window.low_limit_pos() };
-    // A repcode `offset` tried at index `curr`: the length of its match at `ip`, if it lies
-    // within the window, does not straddle the prefix start (ZSTD_index_overlap_check) and
-    // agrees on 4 bytes.
+    // A repcode `offset` tried at index `curr`: the length of its match at `ip`.
     let rep_len =
         |ip: usize, curr: u32, offset: u32| ext_rep_len::<DMS>(window, src, iend, ip, curr, offset);
     let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
