@@ -4,6 +4,7 @@ pub(crate) mod double_fast;
 pub(crate) mod fast;
 pub(crate) mod lazy;
 pub(crate) mod opt;
+pub(crate) mod source;
 pub(crate) mod table;
 
 use super::block::EntropyTables;
@@ -129,6 +130,8 @@ pub(crate) struct MatchState {
     ldm: Option<Box<LdmState>>,
     /// Whether the current frame uses it.
     ldm_on: bool,
+    /// A copy of small inputs for the `fast` finder to read without bounds checks.
+    padded: source::PaddedBuffer,
 }
 
 impl MatchState {
@@ -422,10 +425,10 @@ impl MatchState {
         let mode = DictMode::of(window, attached.is_some());
         let finder = Finder::select(b.cp.strategy, mode);
         match finder {
-            Finder::Fast => fast::compress_block(hash, b, window),
+            Finder::Fast => fast::compress_block(hash, &mut self.padded, b, window),
             Finder::FastDictMatchState => match attached {
                 Some(dms) => fast::compress_block_dict_match_state(hash, b, window, dms),
-                None => fast::compress_block(hash, b, window),
+                None => fast::compress_block(hash, &mut self.padded, b, window),
             },
             Finder::FastExtDict => fast::compress_block_ext_dict(hash, b, window),
             Finder::DFast => double_fast::compress_block(hash, &mut self.hash_small, b, window),

@@ -1,0 +1,241 @@
+//! How a match finder reads its input: a slice of any length, every read checked against
+//! its end, or a copy of a small input in a buffer of fixed size with slack after it,
+//! whose reads need no check at all.
+//!
+//! libzstd reads through pointers and relies on its callers for the bounds. Safe Rust
+//! checks each read unless the compiler can prove it in range; in the `fast` finder's
+//! search loop those checks (a mask, a compare and a branch per read, and the registers
+//! they hold) were a third of the instructions above libzstd's. A position masked to
+//! [`PADDED_LOG`] bits indexes a buffer of `2^PADDED_LOG` bytes plus slack in range by
+//! construction, so for inputs that fit (a ZAR block, any frame up to 128 KiB) the input
+//! is copied once per block into such a buffer and the finder reads it unchecked. The
+//! mask changes no position the finder reads: they are all below the input's length.
+
+use super::{candidate_matches4, count, read32, read64};
+use crate::zstd::compress::window::WINDOW_START_INDEX;
+
+/// The largest input a [`Padded`] copy holds is `2^PADDED_LOG` bytes.
+pub(crate) const PADDED_LOG: u32 = 17;
+/// The largest input a [`Padded`] copy holds.
+pub(crate) const PADDED_MAX: usize = 1 << PADDED_LOG;
+/// Bytes after the largest input, so that a word read at any masked position (below
+/// [`PADDED_MAX`]) and a literal copy of 16 bytes stay in the buffer.
+const SLACK: usize = 32;
+/// The buffer's length.
+const PADDED_LEN: usize = PADDED_MAX + SLACK;
+/// Masks a position into the buffer's first [`PADDED_MAX`] bytes.
+const MASK: usize = PADDED_MAX - 1;
+
+/// A finder's view of its input (positions as [`Block`](super::Block) gives them).
+pub(crate) trait Source<'a>: Copy {
+    /// The input, for the literals the sequences copy out of it (and any bytes after it:
+    /// a copy may read a little past the end, as libzstd's wild copies do).
+    fn bytes(self) -> &'a [u8];
+    /// The 4 bytes at `p` (little-endian); `p + 4` is within the input.
+    fn read32(self, p: usize) -> u32;
+    /// The 8 bytes at `p` (little-endian); `p + 8` is within the input.
+    fn read64(self, p: usize) -> u64;
+    /// The byte at `p`, within the input.
+    fn byte(self, p: usize) -> u8;
+    /// The 8 bytes at `p`, or `None` where fewer than 10 bytes are left from `p` (the
+    /// `fast` finder's end of search, `ip3 >= ilimit`).
+    fn probe(self, p: usize) -> Option<u64>;
+    /// Mirrors ZSTD_count: the length of the common prefix of the bytes at `a` and `b`
+    /// (`b < a`), not reading `a` at or past `limit` (at most the input's length).
+    fn count(self, a: usize, b: usize, limit: usize) -> usize;
+    /// Whether the table's candidate `idx` (the index of position `idx - 2`,
+    /// [`WINDOW_START_INDEX`] being position 0) is at or above `low` and its first 4 bytes
+    /// are `word`, without a branch on the window test; see [`candidate_matches4`].
+    fn candidate_matches4(self, word: u32, idx: u32, low: u32) -> bool;
+}
+
+impl<'a> Source<'a> for &'a [u8] {
+    #[inline(always)]
+    fn bytes(self) -> &'a [u8] {
+        self
+    }
+
+    #[inline(always)]
+    fn read32(self, p: usize) -> u32 {
+        read32(self, p)
+    }
+
+    #[inline(always)]
+    fn read64(self, p: usize) -> u64 {
+        read64(self, p)
+    }
+
+    #[inline(always)]
+    fn byte(self, p: usize) -> u8 {
+        self[p]
+    }
+
+    #[inline(always)]
+    fn probe(self, p: usize) -> Option<u64> {
+        // Positions are below `isize::MAX` (the mask changes nothing): `p + 10` cannot
+        // wrap, so one compare checks the range.
+        let p = p & (isize::MAX as usize);
+        let w: &[u8; 10] = self.get(p..p + 10)?.try_into().ok()?;
+        let lo: [u8; 8] = w[..8].try_into().ok()?;
+        Some(u64::from_le_bytes(lo))
+    }
+
+    #[inline(always)]
+    fn count(self, a: usize, b: usize, limit: usize) -> usize {
+        count(self, a, b, limit)
+    }
+
+    #[inline(always)]
+    fn candidate_matches4(self, word: u32, idx: u32, low: u32) -> bool {
+        let low_pos = low.wrapping_sub(WINDOW_START_INDEX) as usize;
+        candidate_matches4(self, word, idx, low, low_pos)
+    }
+}
+
+/// The buffer behind [`Padded`] views, kept by a match state across frames (allocated on
+/// first use: 128 KiB).
+#[derive(Debug, Default)]
+pub(crate) struct PaddedBuffer {
+    buf: Option<Box<[u8; PADDED_LEN]>>,
+}
+
+impl PaddedBuffer {
+    /// A copy of `src` to read unchecked, or `None` when it is longer than
+    /// [`PADDED_MAX`].
+    pub(crate) fn fill<'a>(&'a mut self, src: &[u8]) -> Option<Padded<'a>> {
+        if src.len() > PADDED_MAX {
+            return None;
+        }
+        let buf = self.buf.get_or_insert_with(|| {
+            vec![0; PADDED_LEN]
+                .into_boxed_slice()
+                .try_into()
+                .expect("the length is the array's")
+        });
+        buf[..src.len()].copy_from_slice(src);
+        Some(Padded {
+            buf,
+            len: src.len(),
+        })
+    }
+}
+
+/// An input of at most [`PADDED_MAX`] bytes at the start of a buffer with slack after it:
+/// every read is masked into the buffer instead of checked. What follows the input in
+/// the buffer (an earlier input's bytes) is never part of a result: [`Source::count`]
+/// clamps at its limit, and the finders read no position at or past the length.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Padded<'a> {
+    buf: &'a [u8; PADDED_LEN],
+    len: usize,
+}
+
+impl<'a> Padded<'a> {
+    /// The 8 bytes at `p` masked into the buffer.
+    #[inline(always)]
+    fn word(self, p: usize) -> u64 {
+        let p = p & MASK;
+        u64::from_le_bytes(self.buf[p..p + 8].try_into().expect("8 bytes"))
+    }
+}
+
+impl<'a> Source<'a> for Padded<'a> {
+    #[inline(always)]
+    fn bytes(self) -> &'a [u8] {
+        self.buf
+    }
+
+    #[inline(always)]
+    fn read32(self, p: usize) -> u32 {
+        let p = p & MASK;
+        u32::from_le_bytes(self.buf[p..p + 4].try_into().expect("4 bytes"))
+    }
+
+    #[inline(always)]
+    fn read64(self, p: usize) -> u64 {
+        self.word(p)
+    }
+
+    #[inline(always)]
+    fn byte(self, p: usize) -> u8 {
+        self.buf[p & MASK]
+    }
+
+    #[inline(always)]
+    fn probe(self, p: usize) -> Option<u64> {
+        (p.wrapping_add(10) <= self.len).then(|| self.word(p))
+    }
+
+    #[inline(always)]
+    fn count(self, a: usize, b: usize, limit: usize) -> usize {
+        let left = limit.saturating_sub(a);
+        let mut n = 0;
+        while n < left {
+            let diff = self.word(a + n) ^ self.word(b + n);
+            if diff != 0 {
+                return (n + (diff.trailing_zeros() / 8) as usize).min(left);
+            }
+            n += 8;
+        }
+        left
+    }
+
+    #[inline(always)]
+    fn candidate_matches4(self, word: u32, idx: u32, low: u32) -> bool {
+        // Every read is in the buffer: no clamp, only the window test, folded in.
+        let at = (idx as usize).wrapping_sub(WINDOW_START_INDEX as usize);
+        ((self.read32(at) ^ word) as usize | usize::from(idx < low)) == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The padded reads give the slice's results over a whole input, after an earlier,
+    /// longer input left its bytes in the buffer.
+    #[test]
+    fn padded_reads_match_the_slice() {
+        let mut buffer = PaddedBuffer::default();
+        let long: Vec<u8> = (0..PADDED_MAX).map(|i| (i * 7 % 251) as u8).collect();
+        assert!(buffer.fill(&long).is_some());
+        let mut src = Vec::new();
+        for i in 0..3000u32 {
+            src.extend_from_slice(if i % 5 == 0 { b"abcdefgh" } else { b"abcdexyz" });
+            src.push((i % 3) as u8);
+        }
+        let padded = buffer.fill(&src).expect("fits");
+        let slice: &[u8] = &src;
+        let len = src.len();
+        for p in (0..len).step_by(7) {
+            assert_eq!(padded.probe(p), slice.probe(p), "probe {p}");
+            if p + 8 <= len {
+                assert_eq!(padded.read64(p), slice.read64(p));
+                assert_eq!(padded.read32(p), slice.read32(p));
+            }
+            assert_eq!(padded.byte(p), slice.byte(p));
+            for back in [1, 9, 18, 45, 900] {
+                if back <= p {
+                    for limit in [p, p + 3, (p + 40).min(len), len] {
+                        assert_eq!(
+                            padded.count(p, p - back, limit),
+                            slice.count(p, p - back, limit),
+                            "count {p} {back} {limit}"
+                        );
+                    }
+                }
+            }
+        }
+        // Candidates: valid ones, stale ones below `low`.
+        for (idx, low) in [(2u32, 2u32), (700, 2), (1, 2), (0, 2), (5, 90), (95, 90)] {
+            let word = slice.read32(idx.wrapping_sub(2) as usize % (len - 4));
+            assert_eq!(
+                padded.candidate_matches4(word, idx, low),
+                slice.candidate_matches4(word, idx, low),
+                "candidate {idx} {low}"
+            );
+        }
+        let too_long = vec![0u8; PADDED_MAX + 1];
+        assert!(buffer.fill(&too_long).is_none());
+    }
+}
