@@ -8,7 +8,8 @@ use super::ldm;
 use super::matcher::fast::AttachedTables;
 use super::matcher::lazy::{AttachedLazy, DictChains, DictTree};
 use super::matcher::opt::OptDictTree;
-use super::matcher::{Block, MatchState};
+use super::matcher::source::{Padded, PaddedBuffer};
+use super::matcher::{self, Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
 use super::seq_store::{REP_NUM, REP_START_VALUE, SeqStore};
@@ -100,8 +101,9 @@ pub(crate) struct FrameState {
     joined: Vec<u8>,
     /// The prepared dictionary whose content `joined` starts with (kept between frames).
     joined_dict: Option<u64>,
-    /// The bytes of the plain frames the tables continue after (see [`compress_frame`]).
-    continued: Vec<u8>,
+    /// The bytes of the plain frames the tables continue after (see [`compress_frame`]),
+    /// then the current frame's.
+    continued: PaddedBuffer,
 }
 
 impl FrameState {
@@ -168,23 +170,43 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     if held.len() + src.len() > CONTINUE_MAX || !continue_pays(cp, src.len()) {
         held.clear();
     }
-    if !st.ms.continue_after(cp, held.len()) {
+    let continues = st.ms.continue_after(cp, held.len());
+    if !continues {
         held.clear();
-        st.continued = held;
-        compress_frame_after(st, cp, split::enabled(cp), src, FrameDict::default(), out);
-        if continue_pays(cp, src.len()) {
-            st.continued.extend_from_slice(src);
-        }
-        return;
     }
     let start = held.len();
-    held.extend_from_slice(src);
-    let dict = FrameDict {
-        len: start,
-        continued: true,
-        ..FrameDict::default()
-    };
-    compress_frame_after(st, cp, split::enabled(cp), &held, dict, out);
+    // The frame's input is read from the padded copy where it fits (all but sources
+    // above 2 MiB): the finders then read it without bounds checks.
+    if held.append(src) {
+        let dict = FrameDict {
+            len: start,
+            continued: continues,
+            ..FrameDict::default()
+        };
+        let split_enabled = split::enabled(cp);
+        compress_frame_after(
+            st,
+            cp,
+            split_enabled,
+            held.as_slice(),
+            held.view(),
+            dict,
+            out,
+        );
+        if !continue_pays(cp, src.len()) {
+            held.clear();
+        }
+    } else {
+        compress_frame_after(
+            st,
+            cp,
+            split::enabled(cp),
+            src,
+            None,
+            FrameDict::default(),
+            out,
+        );
+    }
     st.continued = held;
 }
 
@@ -198,7 +220,7 @@ fn continue_pays(cp: &CParams, src_len: usize) -> bool {
 
 /// The most bytes of earlier plain frames kept for [`compress_frame`] to continue after
 /// (32 blocks of 64 KiB): then the tables are cleared once and the count starts again.
-const CONTINUE_MAX: usize = 2 << 20;
+const CONTINUE_MAX: usize = matcher::source::PADDED_MAX;
 /// Sources below this are not worth the copy (their tables are small): every frame of
 /// this size starts afresh.
 const CONTINUE_MIN: usize = 16 << 10;
@@ -259,7 +281,7 @@ fn compress_frame_with_dict_split(
         attached: None,
         continued: false,
     };
-    compress_frame_after(st, cp, split_enabled, &joined, dict, out);
+    compress_frame_after(st, cp, split_enabled, &joined, None, dict, out);
     st.put_joined(joined, None);
     Ok(())
 }
@@ -312,7 +334,15 @@ pub(crate) fn compress_frame_loaded(
     let split_enabled = split::enabled(&chosen);
     if dict_size == 0 {
         st.ms.reset(&chosen);
-        compress_frame_after(st, &chosen, split_enabled, src, FrameDict::default(), out);
+        compress_frame_after(
+            st,
+            &chosen,
+            split_enabled,
+            src,
+            None,
+            FrameDict::default(),
+            out,
+        );
         return;
     }
     compress_frame_cdict(st, pd, src, chosen.window_log, split_enabled, out);
@@ -366,7 +396,7 @@ fn compress_frame_cdict(
         attached,
         continued: false,
     };
-    compress_frame_after(st, &own_cp, split_enabled, &joined, dict, out);
+    compress_frame_after(st, &own_cp, split_enabled, &joined, None, dict, out);
     st.put_joined(joined, Some(pd.uid));
 }
 
@@ -434,6 +464,7 @@ pub(crate) fn compress_block_with_cdict(
     let mut rep = REP_START_VALUE;
     let job = Block {
         src: &joined[window.origin()..],
+        padded: None,
         start: fpos,
         end: fpos + src.len(),
         cp: &cp,
@@ -475,6 +506,7 @@ fn compress_frame_after(
     cp: &CParams,
     split_enabled: bool,
     buf: &[u8],
+    padded: Option<Padded<'_>>,
     dict: FrameDict<'_>,
     out: &mut Vec<u8>,
 ) {
@@ -523,6 +555,7 @@ fn compress_frame_after(
     let window_size = (1usize << cp.window_log).min(src.len()).max(1);
     let job = FrameChunk {
         buf,
+        padded,
         range: dict_len..buf.len(),
         last: true,
         savings: 0,
@@ -553,6 +586,8 @@ impl Default for ChunkState {
 pub(crate) struct FrameChunk<'a> {
     /// Frame positions up to the chunk's end; the finders see `buf[window.origin()..]`.
     pub(crate) buf: &'a [u8],
+    /// The same bytes as `buf` in a padded buffer (see [`matcher::source`]), if they are.
+    pub(crate) padded: Option<Padded<'a>>,
     pub(crate) range: std::ops::Range<usize>,
     /// The frame's last chunk: its last block is marked last.
     pub(crate) last: bool,
@@ -578,6 +613,7 @@ pub(crate) fn compress_frame_chunk(
 ) {
     let FrameChunk {
         buf,
+        padded,
         range,
         last: last_chunk,
         mut savings,
@@ -603,6 +639,8 @@ pub(crate) fn compress_frame_chunk(
             let mut next_rep = chunk.prev_rep;
             let job = Block {
                 src: fsrc,
+                // The padded copy holds the frame from position 0.
+                padded: padded.filter(|_| window.origin() == 0),
                 start: fpos,
                 end: fpos + block_size,
                 cp,

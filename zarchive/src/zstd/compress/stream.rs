@@ -445,6 +445,7 @@ impl FrameRun {
                 self.hasher.update(&self.hist[end - len..]);
             }
             let job = FrameChunk {
+                padded: None,
                 buf: &self.hist,
                 range: end - len..end,
                 last,

@@ -1,10 +1,8 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
 use super::fast::{AttachedTables, TAG_BITS};
-use super::{
-    Block, BlockReps, SEARCH_STRENGTH, candidate_matches4, candidate_matches8, count, hash_ptr,
-    hash_word, read32, read64,
-};
+use super::source::Source;
+use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32, read64};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
@@ -23,42 +21,57 @@ pub(crate) fn compress_block(
     b: Block<'_>,
     window: &Window,
 ) -> usize {
+    match b.padded {
+        Some(src) => compress_block_from(hash_long, hash_small, src.cut(b.end), b, window),
+        None => compress_block_from(hash_long, hash_small, &b.src[..b.end], b, window),
+    }
+}
+
+/// [`compress_block`] reading its input from `src` (the block's `src` cut at its end).
+#[inline(always)]
+fn compress_block_from<'a, S: Source<'a>>(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    src: S,
+    b: Block<'_>,
+    window: &Window,
+) -> usize {
     let isa = crate::zstd::dispatch::Isa::detect();
     // Levels 3 and 4 on 64 KiB blocks (ZAR) and on large inputs get their table logs
     // compiled in; all get the CPU's three-operand shifts.
     match (b.cp.min_match, b.cp.hash_log, b.cp.chain_log) {
         (5, 16, 15) => isa.run(
             #[inline(always)]
-            || generic::<5, 16, 15>(hash_long, hash_small, b, window),
+            || generic::<S, 5, 16, 15>(hash_long, hash_small, src, b, window),
         ),
         (4, 17, 16) => isa.run(
             #[inline(always)]
-            || generic::<4, 17, 16>(hash_long, hash_small, b, window),
+            || generic::<S, 4, 17, 16>(hash_long, hash_small, src, b, window),
         ),
         // Levels 3 and 4 past 256 KiB (the `zstd` tool's default level on large files).
         (5, 17, 16) => isa.run(
             #[inline(always)]
-            || generic::<5, 17, 16>(hash_long, hash_small, b, window),
+            || generic::<S, 5, 17, 16>(hash_long, hash_small, src, b, window),
         ),
         (5, 18, 18) => isa.run(
             #[inline(always)]
-            || generic::<5, 18, 18>(hash_long, hash_small, b, window),
+            || generic::<S, 5, 18, 18>(hash_long, hash_small, src, b, window),
         ),
         (5, _, _) => isa.run(
             #[inline(always)]
-            || generic::<5, 0, 0>(hash_long, hash_small, b, window),
+            || generic::<S, 5, 0, 0>(hash_long, hash_small, src, b, window),
         ),
         (6, _, _) => isa.run(
             #[inline(always)]
-            || generic::<6, 0, 0>(hash_long, hash_small, b, window),
+            || generic::<S, 6, 0, 0>(hash_long, hash_small, src, b, window),
         ),
         (7.., _, _) => isa.run(
             #[inline(always)]
-            || generic::<7, 0, 0>(hash_long, hash_small, b, window),
+            || generic::<S, 7, 0, 0>(hash_long, hash_small, src, b, window),
         ),
         _ => isa.run(
             #[inline(always)]
-            || generic::<4, 0, 0>(hash_long, hash_small, b, window),
+            || generic::<S, 4, 0, 0>(hash_long, hash_small, src, b, window),
         ),
     }
 }
@@ -67,14 +80,16 @@ pub(crate) fn compress_block(
 /// The prefix start comes from the block's end (`ZSTD_getLowestPrefixIndex(endIndex)`).
 /// `HLOG` and `CLOG`, when not 0, are the long and short tables' logs, compiled in.
 #[inline(always)]
-fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
+fn generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CLOG: u32>(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
+    src: S,
     b: Block<'_>,
     window: &Window,
 ) -> usize {
     let Block {
-        src,
+        src: _,
+        padded: _,
         start: block_start,
         end: block_end,
         cp,
@@ -86,12 +101,11 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     let h_bits_s = if CLOG == 0 { cp.chain_log } else { CLOG };
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];
-    let iend = block_end;
-    // Nothing here reads past the block: with the source cut there, the search's word
+    // Nothing here reads past the block: the source is cut there, and the search's word
     // reads double as its end test.
-    let src = &src[..iend];
-    let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
-    let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
+    let iend = block_end;
+    let hl = |p: usize| src.hash::<LONG_MLS>(p, h_bits_l);
+    let hs = |p: usize| src.hash::<MLS>(p, h_bits_s);
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
     let prefix_lowest_index = window.lowest_prefix_index(index_of(block_end));
     let prefix_lowest = (prefix_lowest_index - WINDOW_START_INDEX) as usize;
@@ -109,10 +123,10 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
         // The 8 bytes at ip and at ip1, read once for both tables' hashes and both
         // candidates' tests (and carried over when the search moves on); where ip1's
         // cannot be read, ip1 is past `ilimit` and the block's search is over.
-        let Some(mut word1) = word_at(src, ip1) else {
+        let Some(mut word1) = src.probe8(ip1) else {
             break 'outer;
         };
-        let mut word = read64(src, ip);
+        let mut word = src.read64(ip);
         let mut hl0 = hash_word::<LONG_MLS>(word, h_bits_l);
         let mut idxl0 = hash_long[hl0];
         let mut curr;
@@ -127,20 +141,20 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
             hash_long[hl0] = index_of(ip);
             hash_small[hs0] = index_of(ip);
 
-            if offset_1 > 0 && read32(src, ip + 1 - offset_1 as usize) == (word >> 8) as u32 {
-                let len = count(src, ip + 1 + 4, ip + 1 + 4 - offset_1 as usize, iend) + 4;
+            if offset_1 > 0 && src.read32(ip + 1 - offset_1 as usize) == (word >> 8) as u32 {
+                let len = src.count(ip + 1 + 4, ip + 1 + 4 - offset_1 as usize, iend) + 4;
                 found = (ip + 1, ip + 1 - offset_1 as usize, None, len);
                 hl1 = usize::MAX;
                 break;
             }
 
             hl1 = hash_word::<LONG_MLS>(word1, h_bits_l);
-            if candidate_matches8(src, word, idxl0, prefix_lowest_index, prefix_lowest) {
+            if src.candidate_matches8(word, idxl0, prefix_lowest_index) {
                 let m = (idxl0 - WINDOW_START_INDEX) as usize;
-                let mut len = count(src, ip + 8, m + 8, iend) + 8;
+                let mut len = src.count(ip + 8, m + 8, iend) + 8;
                 let offset = (ip - m) as u32;
                 let (mut p, mut mm) = (ip, m);
-                while p > anchor && mm > prefix_lowest && src[p - 1] == src[mm - 1] {
+                while p > anchor && mm > prefix_lowest && src.byte(p - 1) == src.byte(mm - 1) {
                     p -= 1;
                     mm -= 1;
                     len += 1;
@@ -150,17 +164,16 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
             }
 
             let idxl1 = hash_long[hl1];
-            if candidate_matches4(src, word as u32, idxs0, prefix_lowest_index, prefix_lowest) {
+            if src.candidate_matches4(word as u32, idxs0, prefix_lowest_index) {
                 let ms = (idxs0 - WINDOW_START_INDEX) as usize;
                 // _search_next_long: a short match; look for a long one at ip + 1.
-                let mut len = count(src, ip + 4, ms + 4, iend) + 4;
+                let mut len = src.count(ip + 4, ms + 4, iend) + 4;
                 let mut offset = (ip - ms) as u32;
                 let (mut p, mut mm) = (ip, ms);
                 // Strict `>` for the ip+1 long candidate (deliberate, as in libzstd).
-                let (low1, low1_pos) = (prefix_lowest_index + 1, prefix_lowest + 1);
-                if candidate_matches8(src, word1, idxl1, low1, low1_pos) {
+                if src.candidate_matches8(word1, idxl1, prefix_lowest_index + 1) {
                     let ml1 = (idxl1 - WINDOW_START_INDEX) as usize;
-                    let l1len = count(src, ip1 + 8, ml1 + 8, iend) + 8;
+                    let l1len = src.count(ip1 + 8, ml1 + 8, iend) + 8;
                     if l1len > len {
                         p = ip1;
                         len = l1len;
@@ -168,7 +181,7 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                         mm = ml1;
                     }
                 }
-                while p > anchor && mm > prefix_lowest && src[p - 1] == src[mm - 1] {
+                while p > anchor && mm > prefix_lowest && src.byte(p - 1) == src.byte(mm - 1) {
                     p -= 1;
                     mm -= 1;
                     len += 1;
@@ -186,7 +199,7 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
             word = word1;
             hl0 = hl1;
             idxl0 = idxl1;
-            let Some(w) = word_at(src, ip1) else {
+            let Some(w) = src.probe8(ip1) else {
                 break 'outer;
             };
             word1 = w;
@@ -194,14 +207,14 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
 
         let (mstart, _msrc, offset, m_length) = found;
         match offset {
-            None => seqs.store(src, anchor, mstart, REPCODE1_TO_OFFBASE, m_length),
+            None => seqs.store(src.bytes(), anchor, mstart, REPCODE1_TO_OFFBASE, m_length),
             Some(offset) => {
                 offset_2 = offset_1;
                 offset_1 = offset;
                 if step < 4 {
                     hash_long[hl1] = index_of(ip1);
                 }
-                seqs.store(src, anchor, mstart, offset + 3, m_length);
+                seqs.store(src.bytes(), anchor, mstart, offset + 3, m_length);
             }
         }
         ip = mstart + m_length;
@@ -215,13 +228,13 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
             hash_small[hs(ip - 1)] = index_of(ip - 1);
             while ip <= ilimit
                 && offset_2 > 0
-                && read32(src, ip) == read32(src, ip - offset_2 as usize)
+                && src.read32(ip) == src.read32(ip - offset_2 as usize)
             {
-                let r_length = count(src, ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
+                let r_length = src.count(ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
                 hash_small[hs(ip)] = index_of(ip);
                 hash_long[hl(ip)] = index_of(ip);
-                seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, r_length);
+                seqs.store(src.bytes(), ip, ip, REPCODE1_TO_OFFBASE, r_length);
                 ip += r_length;
                 anchor = ip;
             }
@@ -229,17 +242,8 @@ fn generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
-    seqs.store_last_literals(src, anchor, iend);
+    seqs.store_last_literals(src.bytes(), anchor, iend);
     iend - anchor
-}
-
-/// The little-endian word at `p`, or `None` where `p` is past `ilimit = src.len() - 8`:
-/// the read's one bounds check is also the search's end test.
-#[inline(always)]
-fn word_at(src: &[u8], p: usize) -> Option<u64> {
-    // Positions are below `isize::MAX` (the mask changes nothing): `p + 8` cannot wrap.
-    let p = p & (isize::MAX as usize);
-    Some(u64::from_le_bytes(src.get(p..p + 8)?.try_into().ok()?))
 }
 
 /// Mirrors ZSTD_fillDoubleHashTable: every third position of `src[range]` goes into
@@ -354,6 +358,7 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     debug_assert!(prefix_start_index > dict_start_index);
     let Block {
         src,
+        padded: _,
         start: block_start,
         end: iend,
         cp,
@@ -533,6 +538,7 @@ fn dms_generic<const MLS: u32>(
 ) -> usize {
     let Block {
         src,
+        padded: _,
         start: block_start,
         end: iend,
         cp,

@@ -1,6 +1,6 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
-use super::source::{PaddedBuffer, Source};
+use super::source::Source;
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
@@ -12,17 +12,12 @@ const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
 /// Mirrors ZSTD_compressBlock_fast: picks the `mls` specialisation (4..=7).
 /// Returns the number of trailing literals.
 ///
-/// A block whose input fits a [`PaddedBuffer`] is read from a copy there, without bounds
-/// checks (game blocks at level 1: the finder's instructions 135.4 M -> 110.5 M for three
-/// passes, libzstd's 90.7 M).
-pub(crate) fn compress_block(
-    hash_table: &mut [u32],
-    padded: &mut PaddedBuffer,
-    b: Block<'_>,
-    window: &Window,
-) -> usize {
-    match padded.fill(&b.src[..b.end]) {
-        Some(src) => compress_block_from(hash_table, src, b, window),
+/// A block with a padded copy of its input is read from there, without bounds checks
+/// (game blocks at level 1: the finder's instructions 135.4 M -> 110.5 M for three passes,
+/// libzstd's 90.7 M).
+pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Window) -> usize {
+    match b.padded {
+        Some(src) => compress_block_from(hash_table, src.cut(b.end), b, window),
         None => compress_block_from(hash_table, &b.src[..b.end], b, window),
     }
 }
@@ -72,15 +67,6 @@ fn compress_block_from<'a, S: Source<'a>>(
     }
 }
 
-/// Mirrors ZSTD_hashPtr (unsalted) on `src`.
-#[inline(always)]
-fn hash_pos<'a, S: Source<'a>, const MLS: u32>(src: S, p: usize, hlog: u32) -> usize {
-    match MLS {
-        5..=8 => hash_word::<MLS>(src.read64(p), hlog),
-        _ => hash_word::<4>(u64::from(src.read32(p)), hlog),
-    }
-}
-
 /// The word one byte on from `w`, as far as the finders read it: its low 7 bytes (at most
 /// `MLS <= 7` bytes are hashed, 4 compared).
 #[inline(always)]
@@ -101,6 +87,7 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
 ) -> usize {
     let Block {
         src: _,
+        padded: _,
         start: block_start,
         end: block_end,
         cp,
@@ -114,7 +101,7 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
     // Nothing here reads past the block: the source is cut there.
     let iend = block_end;
     let ilimit = iend.saturating_sub(HASH_READ_SIZE);
-    let hash = |p: usize| hash_pos::<S, MLS>(src, p, hlog);
+    let hash = |p: usize| src.hash::<MLS>(p, hlog);
     let hash_at = |w: u64| hash_word::<MLS>(w, hlog);
 
     let prefix_start_index = window.lowest_prefix_index(index_of(block_end));
@@ -381,6 +368,7 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
     debug_assert!(prefix_start_index > dict_start_index);
     let Block {
         src,
+        padded: _,
         start: block_start,
         end: iend,
         cp,
@@ -610,6 +598,7 @@ fn dict_match_state_generic<const MLS: u32>(
 ) -> usize {
     let Block {
         src,
+        padded: _,
         start: block_start,
         end: iend,
         cp,

@@ -22,6 +22,9 @@ use table::AlignedTable;
 /// range in it, the parameters, and where the sequences and repeat offsets go.
 pub(crate) struct Block<'a> {
     pub(crate) src: &'a [u8],
+    /// The same bytes as `src` in a padded buffer, to read unchecked (see
+    /// [`source`]), when the frame's input was copied into one.
+    pub(crate) padded: Option<source::Padded<'a>>,
     pub(crate) start: usize,
     pub(crate) end: usize,
     pub(crate) cp: &'a CParams,
@@ -130,8 +133,6 @@ pub(crate) struct MatchState {
     ldm: Option<Box<LdmState>>,
     /// Whether the current frame uses it.
     ldm_on: bool,
-    /// A copy of small inputs for the `fast` finder to read without bounds checks.
-    padded: source::PaddedBuffer,
 }
 
 impl MatchState {
@@ -425,10 +426,10 @@ impl MatchState {
         let mode = DictMode::of(window, attached.is_some());
         let finder = Finder::select(b.cp.strategy, mode);
         match finder {
-            Finder::Fast => fast::compress_block(hash, &mut self.padded, b, window),
+            Finder::Fast => fast::compress_block(hash, b, window),
             Finder::FastDictMatchState => match attached {
                 Some(dms) => fast::compress_block_dict_match_state(hash, b, window, dms),
-                None => fast::compress_block(hash, &mut self.padded, b, window),
+                None => fast::compress_block(hash, b, window),
             },
             Finder::FastExtDict => fast::compress_block_ext_dict(hash, b, window),
             Finder::DFast => double_fast::compress_block(hash, &mut self.hash_small, b, window),
@@ -510,6 +511,7 @@ impl MatchState {
         }
         let Block {
             src,
+            padded,
             start,
             end,
             cp,
@@ -528,6 +530,7 @@ impl MatchState {
             let lit_end = ip + seq.lit_len as usize;
             let job = Block {
                 src,
+                padded,
                 start: ip,
                 end: lit_end,
                 cp,
@@ -548,6 +551,7 @@ impl MatchState {
         self.ldm_prepare_stretch(&mut l, src, ip, window, cp);
         let job = Block {
             src,
+            padded,
             start: ip,
             end,
             cp,

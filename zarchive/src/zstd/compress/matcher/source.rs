@@ -7,15 +7,16 @@
 //! search loop those checks (a mask, a compare and a branch per read, and the registers
 //! they hold) were a third of the instructions above libzstd's. A position masked to
 //! [`PADDED_LOG`] bits indexes a buffer of `2^PADDED_LOG` bytes plus slack in range by
-//! construction, so for inputs that fit (a ZAR block, any frame up to 128 KiB) the input
-//! is copied once per block into such a buffer and the finder reads it unchecked. The
-//! mask changes no position the finder reads: they are all below the input's length.
+//! construction, so a one-shot frame's input that fits (a ZAR block, any frame up to
+//! 2 MiB, and the earlier frames a reused context continues after) is copied once into
+//! such a buffer and the finders read it unchecked. The mask changes no position the
+//! finders read: they are all below the input's length.
 
-use super::{candidate_matches4, count, read32, read64};
+use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
 
 /// The largest input a [`Padded`] copy holds is `2^PADDED_LOG` bytes.
-pub(crate) const PADDED_LOG: u32 = 17;
+pub(crate) const PADDED_LOG: u32 = 21;
 /// The largest input a [`Padded`] copy holds.
 pub(crate) const PADDED_MAX: usize = 1 << PADDED_LOG;
 /// Bytes after the largest input, so that a word read at any masked position (below
@@ -40,6 +41,9 @@ pub(crate) trait Source<'a>: Copy {
     /// The 8 bytes at `p`, or `None` where fewer than 10 bytes are left from `p` (the
     /// `fast` finder's end of search, `ip3 >= ilimit`).
     fn probe(self, p: usize) -> Option<u64>;
+    /// The 8 bytes at `p`, or `None` where fewer than 8 bytes are left from `p` (the
+    /// `dfast` finder's end of search).
+    fn probe8(self, p: usize) -> Option<u64>;
     /// Mirrors ZSTD_count: the length of the common prefix of the bytes at `a` and `b`
     /// (`b < a`), not reading `a` at or past `limit` (at most the input's length).
     fn count(self, a: usize, b: usize, limit: usize) -> usize;
@@ -47,6 +51,18 @@ pub(crate) trait Source<'a>: Copy {
     /// [`WINDOW_START_INDEX`] being position 0) is at or above `low` and its first 4 bytes
     /// are `word`, without a branch on the window test; see [`candidate_matches4`].
     fn candidate_matches4(self, word: u32, idx: u32, low: u32) -> bool;
+    /// [`Source::candidate_matches4`] on 8 bytes.
+    fn candidate_matches8(self, word: u64, idx: u32, low: u32) -> bool;
+
+    /// Mirrors ZSTD_hashPtr (unsalted): the first `MLS` bytes at `p` hashed to `bits`
+    /// bits.
+    #[inline(always)]
+    fn hash<const MLS: u32>(self, p: usize, bits: u32) -> usize {
+        match MLS {
+            5..=8 => hash_word::<MLS>(self.read64(p), bits),
+            _ => hash_word::<4>(u64::from(self.read32(p)), bits),
+        }
+    }
 }
 
 impl<'a> Source<'a> for &'a [u8] {
@@ -81,6 +97,13 @@ impl<'a> Source<'a> for &'a [u8] {
     }
 
     #[inline(always)]
+    fn probe8(self, p: usize) -> Option<u64> {
+        // As in `probe`: one compare.
+        let p = p & (isize::MAX as usize);
+        Some(u64::from_le_bytes(self.get(p..p + 8)?.try_into().ok()?))
+    }
+
+    #[inline(always)]
     fn count(self, a: usize, b: usize, limit: usize) -> usize {
         count(self, a, b, limit)
     }
@@ -90,32 +113,63 @@ impl<'a> Source<'a> for &'a [u8] {
         let low_pos = low.wrapping_sub(WINDOW_START_INDEX) as usize;
         candidate_matches4(self, word, idx, low, low_pos)
     }
+
+    #[inline(always)]
+    fn candidate_matches8(self, word: u64, idx: u32, low: u32) -> bool {
+        let low_pos = low.wrapping_sub(WINDOW_START_INDEX) as usize;
+        candidate_matches8(self, word, idx, low, low_pos)
+    }
 }
 
-/// The buffer behind [`Padded`] views, kept by a match state across frames (allocated on
-/// first use: 128 KiB).
+/// A frame's input in a buffer of [`PADDED_MAX`] bytes plus slack, for the finders to
+/// read as a [`Padded`] view: the plain one-shot frames of a context are copied here and
+/// kept for the next frame to continue after. Allocated zeroed on first use (pages the
+/// inputs never reach stay untouched).
 #[derive(Debug, Default)]
 pub(crate) struct PaddedBuffer {
     buf: Option<Box<[u8; PADDED_LEN]>>,
+    len: usize,
 }
 
 impl PaddedBuffer {
-    /// A copy of `src` to read unchecked, or `None` when it is longer than
-    /// [`PADDED_MAX`].
-    pub(crate) fn fill<'a>(&'a mut self, src: &[u8]) -> Option<Padded<'a>> {
-        if src.len() > PADDED_MAX {
-            return None;
-        }
+    /// The number of bytes held.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Forget the bytes held (the allocation stays).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Append `src`, or return `false` (holding nothing) where the total would be longer
+    /// than [`PADDED_MAX`].
+    pub(crate) fn append(&mut self, src: &[u8]) -> bool {
+        let Some(end) = self.len.checked_add(src.len()).filter(|&e| e <= PADDED_MAX) else {
+            self.len = 0;
+            return false;
+        };
         let buf = self.buf.get_or_insert_with(|| {
             vec![0; PADDED_LEN]
                 .into_boxed_slice()
                 .try_into()
                 .expect("the length is the array's")
         });
-        buf[..src.len()].copy_from_slice(src);
+        buf[self.len..end].copy_from_slice(src);
+        self.len = end;
+        true
+    }
+
+    /// The bytes held.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        self.buf.as_ref().map_or(&[][..], |b| &b[..self.len])
+    }
+
+    /// The bytes held, to read unchecked (`None` while nothing was ever appended).
+    pub(crate) fn view(&self) -> Option<Padded<'_>> {
         Some(Padded {
-            buf,
-            len: src.len(),
+            buf: self.buf.as_ref()?,
+            len: self.len,
         })
     }
 }
@@ -131,6 +185,15 @@ pub(crate) struct Padded<'a> {
 }
 
 impl<'a> Padded<'a> {
+    /// The same bytes up to `end` (at most the length).
+    pub(crate) fn cut(self, end: usize) -> Padded<'a> {
+        debug_assert!(end <= self.len);
+        Padded {
+            buf: self.buf,
+            len: end.min(self.len),
+        }
+    }
+
     /// The 8 bytes at `p` masked into the buffer.
     #[inline(always)]
     fn word(self, p: usize) -> u64 {
@@ -167,6 +230,11 @@ impl<'a> Source<'a> for Padded<'a> {
     }
 
     #[inline(always)]
+    fn probe8(self, p: usize) -> Option<u64> {
+        (p.wrapping_add(8) <= self.len).then(|| self.word(p))
+    }
+
+    #[inline(always)]
     fn count(self, a: usize, b: usize, limit: usize) -> usize {
         let left = limit.saturating_sub(a);
         let mut n = 0;
@@ -186,6 +254,12 @@ impl<'a> Source<'a> for Padded<'a> {
         let at = (idx as usize).wrapping_sub(WINDOW_START_INDEX as usize);
         ((self.read32(at) ^ word) as usize | usize::from(idx < low)) == 0
     }
+
+    #[inline(always)]
+    fn candidate_matches8(self, word: u64, idx: u32, low: u32) -> bool {
+        let at = (idx as usize).wrapping_sub(WINDOW_START_INDEX as usize);
+        ((self.word(at) ^ word) as usize | usize::from(idx < low)) == 0
+    }
 }
 
 #[cfg(test)]
@@ -198,17 +272,26 @@ mod tests {
     fn padded_reads_match_the_slice() {
         let mut buffer = PaddedBuffer::default();
         let long: Vec<u8> = (0..PADDED_MAX).map(|i| (i * 7 % 251) as u8).collect();
-        assert!(buffer.fill(&long).is_some());
+        assert!(buffer.append(&long));
+        assert!(!buffer.append(b"x"), "one byte too many");
+        assert_eq!(buffer.len(), 0);
         let mut src = Vec::new();
         for i in 0..3000u32 {
             src.extend_from_slice(if i % 5 == 0 { b"abcdefgh" } else { b"abcdexyz" });
             src.push((i % 3) as u8);
         }
-        let padded = buffer.fill(&src).expect("fits");
+        assert!(buffer.append(&src[..1000]) && buffer.append(&src[1000..]));
+        assert_eq!(buffer.as_slice(), &src[..]);
+        let padded = buffer.view().expect("allocated");
         let slice: &[u8] = &src;
         let len = src.len();
         for p in (0..len).step_by(7) {
             assert_eq!(padded.probe(p), slice.probe(p), "probe {p}");
+            assert_eq!(padded.probe8(p), slice.probe8(p), "probe8 {p}");
+            if p + 8 <= len {
+                assert_eq!(padded.hash::<6>(p, 13), slice.hash::<6>(p, 13));
+                assert_eq!(padded.hash::<4>(p, 17), slice.hash::<4>(p, 17));
+            }
             if p + 8 <= len {
                 assert_eq!(padded.read64(p), slice.read64(p));
                 assert_eq!(padded.read32(p), slice.read32(p));
@@ -234,8 +317,15 @@ mod tests {
                 slice.candidate_matches4(word, idx, low),
                 "candidate {idx} {low}"
             );
+            let word = slice.read64(idx.wrapping_sub(2) as usize % (len - 8));
+            assert_eq!(
+                padded.candidate_matches8(word, idx, low),
+                slice.candidate_matches8(word, idx, low),
+                "candidate8 {idx} {low}"
+            );
         }
-        let too_long = vec![0u8; PADDED_MAX + 1];
-        assert!(buffer.fill(&too_long).is_none());
+        let cut = padded.cut(100);
+        assert_eq!(cut.probe(90), Some(slice.read64(90)));
+        assert_eq!(cut.probe(91), None, "10 bytes left from 90, 9 from 91");
     }
 }

@@ -135,6 +135,7 @@ pub(crate) fn compress_block(
 ) -> usize {
     let Block {
         src,
+        padded: _,
         start: block_start,
         end: block_end,
         cp,

@@ -161,6 +161,7 @@ pub(crate) fn compress_block(
 ) -> usize {
     let Block {
         src,
+        padded,
         start: block_start,
         end: block_end,
         cp,
@@ -190,6 +191,7 @@ pub(crate) fn compress_block(
         let mut scratch_rep = *rep;
         let scratch = Block {
             src,
+            padded,
             start: block_start,
             end: block_end,
             cp,
@@ -203,6 +205,7 @@ pub(crate) fn compress_block(
     }
     let b = Block {
         src,
+        padded,
         start: block_start,
         end: block_end,
         cp,
@@ -401,6 +404,7 @@ fn opt_generic<const MLS: u32>(
 ) -> usize {
     let Block {
         src,
+        padded: _,
         start: block_start,
         end: block_end,
         cp,
