@@ -32,6 +32,8 @@ pub(crate) trait Source<'a>: Copy {
     /// The input, for the literals the sequences copy out of it (and any bytes after it:
     /// a copy may read a little past the end, as libzstd's wild copies do).
     fn bytes(self) -> &'a [u8];
+    /// The input itself, for code that reads a slice.
+    fn as_slice(self) -> &'a [u8];
     /// The 4 bytes at `p` (little-endian); `p + 4` is within the input.
     fn read32(self, p: usize) -> u32;
     /// The 8 bytes at `p` (little-endian); `p + 8` is within the input.
@@ -68,6 +70,11 @@ pub(crate) trait Source<'a>: Copy {
 impl<'a> Source<'a> for &'a [u8] {
     #[inline(always)]
     fn bytes(self) -> &'a [u8] {
+        self
+    }
+
+    #[inline(always)]
+    fn as_slice(self) -> &'a [u8] {
         self
     }
 
@@ -206,6 +213,11 @@ impl<'a> Source<'a> for Padded<'a> {
     #[inline(always)]
     fn bytes(self) -> &'a [u8] {
         self.buf
+    }
+
+    #[inline(always)]
+    fn as_slice(self) -> &'a [u8] {
+        &self.buf[..self.len]
     }
 
     #[inline(always)]

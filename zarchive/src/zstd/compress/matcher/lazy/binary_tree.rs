@@ -8,6 +8,7 @@
 
 use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::bits::highbit32;
+use crate::zstd::compress::matcher::source::Source;
 use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link, tree_step};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
@@ -216,12 +217,19 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
 impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
     const MARGIN: usize = HASH_READ_SIZE;
 
-    fn start_block(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+    fn start_block<'a, S: Source<'a>>(&mut self, _src: S, _ilimit: Option<usize>) {}
 
     /// Mirrors ZSTD_BtFindBestMatch + ZSTD_DUBT_findBestMatch (noDict, extDict,
     /// dictMatchState). Ignores
     /// lazy-skipping mode, as libzstd's tree search does.
-    fn search(&mut self, src: &[u8], ip: usize, iend: usize, _lazy_skipping: bool) -> (usize, u32) {
+    fn search<'a, S: Source<'a>>(
+        &mut self,
+        src: S,
+        ip: usize,
+        iend: usize,
+        _lazy_skipping: bool,
+    ) -> (usize, u32) {
+        let src = src.as_slice();
         let mut off_base = NO_MATCH_OFF_BASE;
         if ip < *self.next_to_update {
             return (0, off_base); // inside a skipped repetitive area
@@ -329,5 +337,5 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         (best_length, off_base)
     }
 
-    fn end_skipping(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+    fn end_skipping<'a, S: Source<'a>>(&mut self, _src: S, _ilimit: Option<usize>) {}
 }

@@ -2,6 +2,7 @@
 //! used by greedy, lazy and lazy2 when the window is 16 KiB or smaller.
 
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
+use crate::zstd::compress::matcher::source::Source;
 use crate::zstd::compress::matcher::{count, hash_ptr, read32};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
@@ -124,10 +125,17 @@ fn fill_dict_generic<const MLS: u32>(
 impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
     const MARGIN: usize = HASH_READ_SIZE;
 
-    fn start_block(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+    fn start_block<'a, S: Source<'a>>(&mut self, _src: S, _ilimit: Option<usize>) {}
 
     /// Mirrors ZSTD_HcFindBestMatch (noDict, extDict, dictMatchState).
-    fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
+    fn search<'a, S: Source<'a>>(
+        &mut self,
+        src: S,
+        ip: usize,
+        iend: usize,
+        lazy_skipping: bool,
+    ) -> (usize, u32) {
+        let src = src.as_slice();
         let curr = index_of(ip);
         // Deliberately `curr > chainSize ? curr - chainSize : 0`.
         let min_chain = curr.saturating_sub(self.chain_size);
@@ -194,5 +202,5 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
         (ml, off_base)
     }
 
-    fn end_skipping(&mut self, _src: &[u8], _ilimit: Option<usize>) {}
+    fn end_skipping<'a, S: Source<'a>>(&mut self, _src: S, _ilimit: Option<usize>) {}
 }

@@ -8,6 +8,7 @@ pub(crate) mod binary_tree;
 pub(crate) mod hash_chain;
 pub(crate) mod row;
 
+use super::source::{Padded, Source};
 use super::table::AlignedTable;
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, read32};
 use crate::zstd::compress::bits::highbit32;
@@ -112,13 +113,19 @@ pub(crate) trait SearchMax {
     /// How far from the block end the parser stops searching (`ilimit = iend - MARGIN`).
     const MARGIN: usize;
     /// Called once before the match loop of a block (the row finder fills its hash cache).
-    fn start_block(&mut self, src: &[u8], ilimit: Option<usize>);
+    fn start_block<'a, S: Source<'a>>(&mut self, src: S, ilimit: Option<usize>);
     /// Longest match at `ip` (reading no further than `iend`) as `(length, offBase)`; a
     /// length below 4 means none was found. Inserts positions up to `ip` first (only one
     /// per call in lazy-skipping mode).
-    fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32);
+    fn search<'a, S: Source<'a>>(
+        &mut self,
+        src: S,
+        ip: usize,
+        iend: usize,
+        lazy_skipping: bool,
+    ) -> (usize, u32);
     /// Called after a match ends lazy-skipping mode (the row finder refills its cache).
-    fn end_skipping(&mut self, src: &[u8], ilimit: Option<usize>);
+    fn end_skipping<'a, S: Source<'a>>(&mut self, src: S, ilimit: Option<usize>);
 }
 
 /// Mirrors ZSTD_compressBlock_{greedy,lazy,lazy2}[_row] and ZSTD_compressBlock_btlazy2:
@@ -135,7 +142,7 @@ pub(crate) fn compress_block(
 ) -> usize {
     let Block {
         src,
-        padded: _,
+        padded,
         start: block_start,
         end: block_end,
         cp,
@@ -153,6 +160,7 @@ pub(crate) fn compress_block(
         rep,
         window,
         src,
+        padded,
         block_start,
         block_end,
         depth,
@@ -286,6 +294,8 @@ struct BlockArgs<'a> {
     rep: &'a mut [u32; 3],
     window: &'a Window,
     src: &'a [u8],
+    /// `src` in a padded buffer (see [`Source`]), read unchecked where there is one.
+    padded: Option<Padded<'a>>,
     block_start: usize,
     block_end: usize,
     depth: u32,
@@ -302,6 +312,7 @@ impl BlockArgs<'_> {
             rep,
             window,
             src,
+            padded,
             block_start,
             block_end,
             depth,
@@ -310,26 +321,29 @@ impl BlockArgs<'_> {
         } = self;
         let f = &mut finder;
         let (start, end) = (block_start, block_end);
-        match (depth, ext_dict) {
-            (0, false) => lazy_generic::<F, 0>(f, seqs, rep, window, src, start, end),
-            (1, false) => lazy_generic::<F, 1>(f, seqs, rep, window, src, start, end),
-            (_, false) => lazy_generic::<F, 2>(f, seqs, rep, window, src, start, end),
-            (0, true) if dms => {
+        match (depth, ext_dict, padded) {
+            (0, false, Some(p)) => lazy_generic::<F, _, 0>(f, seqs, rep, window, p, start, end),
+            (1, false, Some(p)) => lazy_generic::<F, _, 1>(f, seqs, rep, window, p, start, end),
+            (_, false, Some(p)) => lazy_generic::<F, _, 2>(f, seqs, rep, window, p, start, end),
+            (0, false, None) => lazy_generic::<F, _, 0>(f, seqs, rep, window, src, start, end),
+            (1, false, None) => lazy_generic::<F, _, 1>(f, seqs, rep, window, src, start, end),
+            (_, false, None) => lazy_generic::<F, _, 2>(f, seqs, rep, window, src, start, end),
+            (0, true, _) if dms => {
                 lazy_ext_dict_generic::<F, 0, true>(f, seqs, rep, window, src, start, end)
             }
-            (1, true) if dms => {
+            (1, true, _) if dms => {
                 lazy_ext_dict_generic::<F, 1, true>(f, seqs, rep, window, src, start, end)
             }
-            (_, true) if dms => {
+            (_, true, _) if dms => {
                 lazy_ext_dict_generic::<F, 2, true>(f, seqs, rep, window, src, start, end)
             }
-            (0, true) => {
+            (0, true, _) => {
                 lazy_ext_dict_generic::<F, 0, false>(f, seqs, rep, window, src, start, end)
             }
-            (1, true) => {
+            (1, true, _) => {
                 lazy_ext_dict_generic::<F, 1, false>(f, seqs, rep, window, src, start, end)
             }
-            (_, true) => {
+            (_, true, _) => {
                 lazy_ext_dict_generic::<F, 2, false>(f, seqs, rep, window, src, start, end)
             }
         }
@@ -338,21 +352,26 @@ impl BlockArgs<'_> {
 
 /// A repcode-1 match at `ip` (offset `offset_1 > 0`) of at least 4 bytes: its length.
 #[inline(always)]
-fn rep_match_len(src: &[u8], ip: usize, offset_1: u32, iend: usize) -> Option<usize> {
+fn rep_match_len<'a, S: Source<'a>>(
+    src: S,
+    ip: usize,
+    offset_1: u32,
+    iend: usize,
+) -> Option<usize> {
     let off = offset_1 as usize;
-    (off > 0 && read32(src, ip - off) == read32(src, ip))
-        .then(|| count(src, ip + 4, ip + 4 - off, iend) + 4)
+    (off > 0 && src.read32(ip - off) == src.read32(ip))
+        .then(|| src.count(ip + 4, ip + 4 - off, iend) + 4)
 }
 
 /// Mirrors ZSTD_compressBlock_lazy_generic (noDict) at `DEPTH` 0 (greedy), 1 (lazy) or
 /// 2 (lazy2, btlazy2). Positions are offsets into `src` (the whole frame input); the block is
 /// `src[block_start..block_end]`. Returns the number of trailing literals.
-fn lazy_generic<F: SearchMax, const DEPTH: u32>(
+fn lazy_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32>(
     finder: &mut F,
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     window: &Window,
-    src: &[u8],
+    src: S,
     block_start: usize,
     block_end: usize,
 ) -> usize {
@@ -453,7 +472,7 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
                 let offset = (off_base - REP_NUM_OFFBASE_MAX) as usize;
                 while start > anchor
                     && start - offset > prefix_lowest
-                    && src[start - 1] == src[start - offset - 1]
+                    && src.byte(start - 1) == src.byte(start - offset - 1)
                 {
                     start -= 1;
                     match_length += 1;
@@ -464,7 +483,7 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
         }
 
         // Store the sequence.
-        seqs.store(src, anchor, start, off_base, match_length);
+        seqs.store(src.bytes(), anchor, start, off_base, match_length);
         ip = start + match_length;
         anchor = ip;
         if lazy_skipping {
@@ -475,18 +494,18 @@ fn lazy_generic<F: SearchMax, const DEPTH: u32>(
         // Immediate repcode-2 matches, with no literals.
         while ilimit.is_some_and(|l| ip <= l)
             && offset_2 > 0
-            && read32(src, ip) == read32(src, ip - offset_2 as usize)
+            && src.read32(ip) == src.read32(ip - offset_2 as usize)
         {
-            let len = count(src, ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
+            let len = src.count(ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
             std::mem::swap(&mut offset_1, &mut offset_2);
-            seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, len);
+            seqs.store(src.bytes(), ip, ip, REPCODE1_TO_OFFBASE, len);
             ip += len;
             anchor = ip;
         }
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
-    seqs.store_last_literals(src, anchor, iend);
+    seqs.store_last_literals(src.bytes(), anchor, iend);
     iend - anchor
 }
 

@@ -11,7 +11,7 @@
 //! permutes rows and tags and does not change the output, so the salt here is 0.
 
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
-use crate::zstd::compress::matcher::{count, hash_ptr, read32};
+use crate::zstd::compress::matcher::source::Source;
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
@@ -204,19 +204,19 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
 
     /// Row hash of position `p` (`ZSTD_hashPtrSalted` with salt 0).
     #[inline(always)]
-    fn row_hash(&self, src: &[u8], p: usize) -> u32 {
+    fn row_hash<'a, S: Source<'a>>(&self, src: S, p: usize) -> u32 {
         // With the row count compiled in, so is the hash's width (an immediate shift).
         let bits = if NROWS != 0 {
             NROWS.trailing_zeros() + ROW_HASH_TAG_BITS
         } else {
             self.hash_bits
         };
-        hash_ptr::<MLS>(src, p, bits) as u32
+        src.hash::<MLS>(p, bits) as u32
     }
 
     /// Mirrors ZSTD_row_fillHashCache: caches the hashes of up to 8 positions from `p`,
     /// none beyond `limit`.
-    fn fill_hash_cache(&mut self, src: &[u8], p: usize, limit: Option<usize>) {
+    fn fill_hash_cache<'a, S: Source<'a>>(&mut self, src: S, p: usize, limit: Option<usize>) {
         let n = match limit {
             Some(l) if p <= l => (l - p + 1).min(ROW_HASH_CACHE_SIZE),
             _ => 0,
@@ -230,7 +230,7 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
     /// the hash of `p + ROW_HASH_CACHE_SIZE`, whose rows are prefetched now (see
     /// [`RowFinder::touch`]).
     #[inline(always)]
-    fn next_cached_hash(&mut self, src: &[u8], p: usize) -> u32 {
+    fn next_cached_hash<'a, S: Source<'a>>(&mut self, src: S, p: usize) -> u32 {
         let new_hash = self.row_hash(src, p + ROW_HASH_CACHE_SIZE);
         self.touch(new_hash);
         std::mem::replace(&mut self.cache[p % ROW_HASH_CACHE_SIZE], new_hash)
@@ -289,7 +289,7 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
     /// Mirrors ZSTD_row_update_internal with the hash cache: inserts the positions from
     /// `next_to_update` up to `ip` (excluded), only the first 96 and the last 32 of a long gap.
     #[inline(always)]
-    fn update(&mut self, src: &[u8], ip: usize) {
+    fn update<'a, S: Source<'a>>(&mut self, src: S, ip: usize) {
         let mut p = self.next_to_update;
         if ip - p > SKIP_THRESHOLD {
             for q in p..p + MAX_MATCH_START_POSITIONS_TO_UPDATE {
@@ -321,13 +321,19 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
     /// The hash cache reads `ROW_HASH_CACHE_SIZE` positions ahead.
     const MARGIN: usize = HASH_READ_SIZE + ROW_HASH_CACHE_SIZE;
 
-    fn start_block(&mut self, src: &[u8], ilimit: Option<usize>) {
+    fn start_block<'a, S: Source<'a>>(&mut self, src: S, ilimit: Option<usize>) {
         self.fill_hash_cache(src, self.next_to_update, ilimit);
     }
 
     /// Mirrors ZSTD_RowFindBestMatch (noDict, extDict, dictMatchState).
     #[inline(always)]
-    fn search(&mut self, src: &[u8], ip: usize, iend: usize, lazy_skipping: bool) -> (usize, u32) {
+    fn search<'a, S: Source<'a>>(
+        &mut self,
+        src: S,
+        ip: usize,
+        iend: usize,
+        lazy_skipping: bool,
+    ) -> (usize, u32) {
         let hash = if lazy_skipping {
             // Insert only searched positions; the hash cache goes stale.
             self.next_to_update = ip;
@@ -351,7 +357,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
-        let mut ip_word = read32(src, ip + ml - 3);
+        let mut ip_word = src.read32(ip + ml - 3);
         // Candidates, newest first, up to the first stale entry. libzstd gathers them all
         // before it compares any; nothing is written between the two, so each is compared
         // as it is found. Stopping at the best possible length leaves fewer counted
@@ -367,15 +373,15 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
             n += 1;
             // Both terms fit in 32 bits, so the sum needs no overflow check.
             let at = (idx - WINDOW_START_INDEX) as usize + (ml as u32 - 3) as usize;
-            if read32(src, at) == ip_word {
-                let len = count(src, ip, (idx - WINDOW_START_INDEX) as usize, iend);
+            if src.read32(at) == ip_word {
+                let len = src.count(ip, (idx - WINDOW_START_INDEX) as usize, iend);
                 if len > ml {
                     ml = len;
                     off_base = curr - idx + OFFSET_TO_OFFBASE;
                     if ip + len == iend {
                         break; // best possible
                     }
-                    ip_word = read32(src, ip + ml - 3);
+                    ip_word = src.read32(ip + ml - 3);
                 }
             }
         }
@@ -388,7 +394,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
 
         if let Some(d) = self.dms {
             // The attempts left go to the dictionary's row (dictMatchState).
-            let hash = hash_ptr::<MLS>(src, ip, d.hash_bits) as u32;
+            let hash = src.hash::<MLS>(ip, d.hash_bits) as u32;
             let r = (hash >> ROW_HASH_TAG_BITS) as usize;
             let (rows, _) = d.rows.as_chunks::<ROW>();
             let (tag_rows, _) = d.tags.as_chunks::<ROW>();
@@ -413,9 +419,9 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
             }
             for &idx in &candidates[..k] {
                 let m = (idx - WINDOW_START_INDEX) as usize;
-                if read32(src, m) == read32(src, ip) {
+                if src.read32(m) == src.read32(ip) {
                     // Across the dictionary's end as ZSTD_count_2segments (see `Window`).
-                    let len = count(src, ip + 4, m + 4, iend) + 4;
+                    let len = src.count(ip + 4, m + 4, iend) + 4;
                     if len > ml {
                         ml = len;
                         off_base = curr - idx + OFFSET_TO_OFFBASE;
@@ -429,7 +435,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         (ml, off_base)
     }
 
-    fn end_skipping(&mut self, src: &[u8], ilimit: Option<usize>) {
+    fn end_skipping<'a, S: Source<'a>>(&mut self, src: S, ilimit: Option<usize>) {
         self.fill_hash_cache(src, self.next_to_update, ilimit);
     }
 }
