@@ -8,8 +8,8 @@ use super::ldm;
 use super::matcher::fast::AttachedTables;
 use super::matcher::lazy::{AttachedLazy, DictChains, DictTree};
 use super::matcher::opt::OptDictTree;
-use super::matcher::source::{Padded, PaddedBuffer};
-use super::matcher::{self, Block, MatchState};
+use super::matcher::source::{PADDED_MAX, Padded, PaddedBuffer};
+use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
 use super::seq_store::{REP_NUM, REP_START_VALUE, SeqStore};
@@ -176,8 +176,9 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     }
     let start = held.len();
     // The frame's input is read from the padded copy where it fits (all but sources
-    // above 2 MiB): the finders then read it without bounds checks.
-    if held.append(src) {
+    // above 4 MiB): the finders then read it without bounds checks.
+    if start + src.len() <= PADDED_MAX {
+        held.append(src);
         let dict = FrameDict {
             len: start,
             continued: continues,
@@ -220,7 +221,7 @@ fn continue_pays(cp: &CParams, src_len: usize) -> bool {
 
 /// The most bytes of earlier plain frames kept for [`compress_frame`] to continue after
 /// (32 blocks of 64 KiB): then the tables are cleared once and the count starts again.
-const CONTINUE_MAX: usize = matcher::source::PADDED_MAX;
+const CONTINUE_MAX: usize = 2 << 20;
 /// Sources below this are not worth the copy (their tables are small): every frame of
 /// this size starts afresh.
 const CONTINUE_MIN: usize = 16 << 10;

@@ -26,6 +26,7 @@ use super::frame::{
 };
 use super::huf::HufRepeat;
 use super::ldm;
+use super::matcher::source::PaddedBuffer;
 use super::params::{self, CParams};
 use super::split;
 use super::window::Window;
@@ -76,7 +77,7 @@ pub(crate) struct StreamState {
     long: Option<u32>,
     st: FrameState,
     /// The finders' slice, kept allocated across frames.
-    spare: Vec<u8>,
+    spare: PaddedBuffer,
 }
 
 impl StreamState {
@@ -89,7 +90,7 @@ impl StreamState {
             dict: None,
             long: None,
             st: FrameState::default(),
-            spare: Vec::new(),
+            spare: PaddedBuffer::default(),
         }
     }
 
@@ -242,7 +243,7 @@ impl StreamState {
             // The local CDict is always attached or copied (it has no level of its own, so
             // ZSTD_compressBegin_internal never loads the dictionary into the context): the
             // long-distance finder starts empty, after the dictionary's content.
-            hist.extend_from_slice(pd.content());
+            hist.append(pd.content());
         }
         // The most the slice holds (see `shift_if_worthwhile`): the input buffer, the bytes
         // below the low limit kept until a shift is worth it, a last chunk. Reserved at
@@ -250,7 +251,7 @@ impl StreamState {
         let in_size = window_size + block_max;
         let most = in_size + shift_threshold(&cp, in_size) + 2 * block_max;
         let most = pledged.map_or(most, |n| most.min(n as usize));
-        hist.reserve_exact(most);
+        hist.reserve(most);
         let run = FrameRun {
             cp: setup.cp,
             split_enabled,
@@ -325,7 +326,8 @@ struct FrameRun {
     chunk: ChunkState,
     /// Every byte the window may still reach, then the input taken and not yet compressed
     /// (`inBuff[inToCompress..inBuffPos]`); finder position 0 has index [`Window::base`].
-    hist: Vec<u8>,
+    /// The finders read it unchecked while it is at most 4 MiB (see [`PaddedBuffer`]).
+    hist: PaddedBuffer,
     /// The last chunk's place in libzstd's input buffer; `None` before the first chunk.
     phys: Option<Phys>,
 }
@@ -371,7 +373,7 @@ impl FrameRun {
                 && self.zcs.in_pos == 0
             {
                 // The shortcut: the rest goes straight from the caller's memory.
-                self.hist.extend_from_slice(rest);
+                self.hist.append(rest);
                 let c_size = self.compress_chunk(st, Source::Caller, rest.len(), true, out)?;
                 *ip = input.len();
                 debug_assert!(c_size <= OUT_BUFFER_SIZE - op);
@@ -379,7 +381,7 @@ impl FrameRun {
             }
             let load = (self.zcs.in_target - self.zcs.in_pos).min(rest.len());
             // Loaded input waits at the end of the finders' slice.
-            self.hist.extend_from_slice(&rest[..load]);
+            self.hist.append(&rest[..load]);
             self.zcs.in_pos += load;
             *ip += load;
             if end_op == EndOp::Continue && self.zcs.in_pos < self.zcs.in_target {
@@ -442,11 +444,11 @@ impl FrameRun {
         if len > 0 {
             self.update_window(st, from, len);
             if self.checksum {
-                self.hasher.update(&self.hist[end - len..]);
+                self.hasher.update(&self.hist.as_slice()[end - len..]);
             }
             let job = FrameChunk {
-                padded: None,
-                buf: &self.hist,
+                padded: self.hist.view(),
+                buf: self.hist.as_slice(),
                 range: end - len..end,
                 last,
                 savings: self.consumed as i64 - self.produced as i64,
@@ -553,7 +555,7 @@ impl FrameRun {
         if n == 0 {
             return;
         }
-        self.hist.drain(..n);
+        self.hist.drop_front(n);
         if let Some(p) = &mut self.phys {
             p.prefix_pos0 -= n as i64;
             p.ext_pos0 -= n as i64;

@@ -8,15 +8,15 @@
 //! they hold) were a third of the instructions above libzstd's. A position masked to
 //! [`PADDED_LOG`] bits indexes a buffer of `2^PADDED_LOG` bytes plus slack in range by
 //! construction, so a one-shot frame's input that fits (a ZAR block, any frame up to
-//! 2 MiB, and the earlier frames a reused context continues after) is copied once into
-//! such a buffer and the finders read it unchecked. The mask changes no position the
+//! 4 MiB, and the earlier frames a reused context continues after) or a stream's window is
+//! kept in such a buffer and the finders read it unchecked. The mask changes no position the
 //! finders read: they are all below the input's length.
 
 use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
 
 /// The largest input a [`Padded`] copy holds is `2^PADDED_LOG` bytes.
-pub(crate) const PADDED_LOG: u32 = 21;
+pub(crate) const PADDED_LOG: u32 = 22;
 /// The largest input a [`Padded`] copy holds.
 pub(crate) const PADDED_MAX: usize = 1 << PADDED_LOG;
 /// Bytes after the largest input, so that a word read at any masked position (below
@@ -128,13 +128,14 @@ impl<'a> Source<'a> for &'a [u8] {
     }
 }
 
-/// A frame's input in a buffer of [`PADDED_MAX`] bytes plus slack, for the finders to
-/// read as a [`Padded`] view: the plain one-shot frames of a context are copied here and
-/// kept for the next frame to continue after. Allocated zeroed on first use (pages the
-/// inputs never reach stay untouched).
+/// Bytes for the finders, in a buffer of at least [`PADDED_MAX`] bytes plus slack, to read
+/// as a [`Padded`] view while they fit: a one-shot frame's input (and the earlier frames a
+/// reused context continues after), a stream's window and pending input. Allocated zeroed
+/// on first use (pages the bytes never reach stay untouched); grows past [`PADDED_MAX`]
+/// when it must, without a view then.
 #[derive(Debug, Default)]
 pub(crate) struct PaddedBuffer {
-    buf: Option<Box<[u8; PADDED_LEN]>>,
+    buf: Vec<u8>,
     len: usize,
 }
 
@@ -149,33 +150,43 @@ impl PaddedBuffer {
         self.len = 0;
     }
 
-    /// Append `src`, or return `false` (holding nothing) where the total would be longer
-    /// than [`PADDED_MAX`].
-    pub(crate) fn append(&mut self, src: &[u8]) -> bool {
-        let Some(end) = self.len.checked_add(src.len()).filter(|&e| e <= PADDED_MAX) else {
-            self.len = 0;
-            return false;
-        };
-        let buf = self.buf.get_or_insert_with(|| {
-            vec![0; PADDED_LEN]
-                .into_boxed_slice()
-                .try_into()
-                .expect("the length is the array's")
-        });
-        buf[self.len..end].copy_from_slice(src);
+    /// Make room for `total` bytes in all without growing again.
+    pub(crate) fn reserve(&mut self, total: usize) {
+        let size = total.max(PADDED_MAX) + SLACK;
+        if self.buf.is_empty() {
+            // Zeroed by the allocator: untouched pages cost nothing.
+            self.buf = vec![0; size];
+        } else if self.buf.len() < size {
+            self.buf.resize(size, 0);
+        }
+    }
+
+    /// Append `src`.
+    pub(crate) fn append(&mut self, src: &[u8]) {
+        let end = self.len + src.len();
+        self.reserve(end);
+        self.buf[self.len..end].copy_from_slice(src);
         self.len = end;
-        true
+    }
+
+    /// Drop the first `n` bytes held; the rest moves to the front.
+    pub(crate) fn drop_front(&mut self, n: usize) {
+        self.buf.copy_within(n..self.len, 0);
+        self.len -= n;
     }
 
     /// The bytes held.
     pub(crate) fn as_slice(&self) -> &[u8] {
-        self.buf.as_ref().map_or(&[][..], |b| &b[..self.len])
+        &self.buf[..self.len]
     }
 
-    /// The bytes held, to read unchecked (`None` while nothing was ever appended).
+    /// The bytes held, to read unchecked, while they are at most [`PADDED_MAX`].
     pub(crate) fn view(&self) -> Option<Padded<'_>> {
+        if self.len > PADDED_MAX {
+            return None;
+        }
         Some(Padded {
-            buf: self.buf.as_ref()?,
+            buf: self.buf.get(..PADDED_LEN)?.try_into().ok()?,
             len: self.len,
         })
     }
@@ -248,14 +259,24 @@ impl<'a> Source<'a> for Padded<'a> {
 
     #[inline(always)]
     fn count(self, a: usize, b: usize, limit: usize) -> usize {
+        // Two words a round, every read masked: a word at or past `limit` may be anything
+        // (the mask may even wrap it to the buffer's start), and whatever it says is
+        // clamped to `limit`. Against the slice's loop of 16 bytes a round after the first
+        // two words: −6 % instructions at level 6 on game blocks (a call in here, even out
+        // of line, makes the row finder's search spill), +8 % on the tiled `hetero1m`
+        // stream, whose matches run to the block's end.
         let left = limit.saturating_sub(a);
         let mut n = 0;
         while n < left {
-            let diff = self.word(a + n) ^ self.word(b + n);
-            if diff != 0 {
-                return (n + (diff.trailing_zeros() / 8) as usize).min(left);
+            let lo = self.word(a + n) ^ self.word(b + n);
+            if lo != 0 {
+                return (n + (lo.trailing_zeros() / 8) as usize).min(left);
             }
-            n += 8;
+            let hi = self.word(a + n + 8) ^ self.word(b + n + 8);
+            if hi != 0 {
+                return (n + 8 + (hi.trailing_zeros() / 8) as usize).min(left);
+            }
+            n += 16;
         }
         left
     }
@@ -283,16 +304,29 @@ mod tests {
     #[test]
     fn padded_reads_match_the_slice() {
         let mut buffer = PaddedBuffer::default();
+        assert!(buffer.view().is_none(), "nothing allocated");
         let long: Vec<u8> = (0..PADDED_MAX).map(|i| (i * 7 % 251) as u8).collect();
-        assert!(buffer.append(&long));
-        assert!(!buffer.append(b"x"), "one byte too many");
-        assert_eq!(buffer.len(), 0);
+        buffer.append(&long);
+        assert!(buffer.view().is_some());
+        buffer.append(b"x");
+        assert!(buffer.view().is_none(), "one byte too many");
+        assert_eq!(buffer.as_slice().len(), PADDED_MAX + 1);
+        buffer.drop_front(PADDED_MAX - 5);
+        assert_eq!(
+            buffer.as_slice(),
+            &[long[PADDED_MAX - 5..].to_vec(), b"x".to_vec()].concat()[..]
+        );
+        assert!(buffer.view().is_some());
+        buffer.clear();
+        buffer.append(&long);
         let mut src = Vec::new();
         for i in 0..3000u32 {
             src.extend_from_slice(if i % 5 == 0 { b"abcdefgh" } else { b"abcdexyz" });
             src.push((i % 3) as u8);
         }
-        assert!(buffer.append(&src[..1000]) && buffer.append(&src[1000..]));
+        buffer.clear();
+        buffer.append(&src[..1000]);
+        buffer.append(&src[1000..]);
         assert_eq!(buffer.as_slice(), &src[..]);
         let padded = buffer.view().expect("allocated");
         let slice: &[u8] = &src;
