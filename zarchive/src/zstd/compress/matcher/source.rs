@@ -12,7 +12,7 @@
 //! kept in such a buffer and the finders read it unchecked. The mask changes no position the
 //! finders read: they are all below the input's length.
 
-use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64};
+use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64, tree_step};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
 
 /// The largest input a [`Padded`] copy holds is `2^PADDED_LOG` bytes.
@@ -55,6 +55,8 @@ pub(crate) trait Source<'a>: Copy {
     fn candidate_matches4(self, word: u32, idx: u32, low: u32) -> bool;
     /// [`Source::candidate_matches4`] on 8 bytes.
     fn candidate_matches8(self, word: u64, idx: u32, low: u32) -> bool;
+    /// [`tree_step`] of the run `ip..iend` against the candidate at `m`.
+    fn tree_step(self, ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool);
 
     /// Mirrors ZSTD_hashPtr (unsalted): the first `MLS` bytes at `p` hashed to `bits`
     /// bits.
@@ -125,6 +127,11 @@ impl<'a> Source<'a> for &'a [u8] {
     fn candidate_matches8(self, word: u64, idx: u32, low: u32) -> bool {
         let low_pos = low.wrapping_sub(WINDOW_START_INDEX) as usize;
         candidate_matches8(self, word, idx, low, low_pos)
+    }
+
+    #[inline(always)]
+    fn tree_step(self, ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
+        tree_step(&self[ip..iend], self, m, from)
     }
 }
 
@@ -293,6 +300,28 @@ impl<'a> Source<'a> for Padded<'a> {
         let at = (idx as usize).wrapping_sub(WINDOW_START_INDEX as usize);
         ((self.word(at) ^ word) as usize | usize::from(idx < low)) == 0
     }
+
+    #[inline(always)]
+    fn tree_step(self, ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
+        // The first word unchecked: a difference at or past the run's end means the run
+        // matched to its end, which orders as not smaller (the slice's answer).
+        let left = iend - ip;
+        let (x, y) = (self.word(ip + from), self.word(m + from));
+        let diff = x ^ y;
+        if diff != 0 {
+            let len = from + (diff.trailing_zeros() / 8) as usize;
+            return if len < left {
+                (len, y.swap_bytes() < x.swap_bytes())
+            } else {
+                (left, false)
+            };
+        }
+        if from + 8 >= left {
+            return (left, false);
+        }
+        let src = self.as_slice();
+        tree_step(&src[ip..iend], src, m, from + 8)
+    }
 }
 
 #[cfg(test)]
@@ -345,6 +374,15 @@ mod tests {
             assert_eq!(padded.byte(p), slice.byte(p));
             for back in [1, 9, 18, 45, 900] {
                 if back <= p {
+                    for (iend, from) in [(len, 0), (len, 3), ((p + 12).min(len), 0), (p + 1, 0)] {
+                        if from < iend - p {
+                            assert_eq!(
+                                padded.tree_step(p, iend, p - back, from),
+                                slice.tree_step(p, iend, p - back, from),
+                                "tree step {p} {back} {iend} {from}"
+                            );
+                        }
+                    }
                     for limit in [p, p + 3, (p + 40).min(len), len] {
                         assert_eq!(
                             padded.count(p, p - back, limit),

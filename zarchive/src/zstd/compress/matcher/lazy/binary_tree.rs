@@ -9,7 +9,7 @@
 use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::bits::highbit32;
 use crate::zstd::compress::matcher::source::Source;
-use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link, tree_step};
+use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
@@ -146,9 +146,9 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
 
     /// Mirrors ZSTD_updateDUBT: chains positions up to `ip` (excluded) through the hash
     /// table, marked unsorted.
-    fn update(&mut self, src: &[u8], ip: usize) {
+    fn update<'a, S: Source<'a>>(&mut self, src: S, ip: usize) {
         for p in *self.next_to_update..ip {
-            let h = hash_ptr::<MLS>(src, p, self.hash_log);
+            let h = src.hash::<MLS>(p, self.hash_log);
             let idx = index_of(p);
             let n = self.node(idx);
             self.bt[n] = self.hash[h];
@@ -160,7 +160,14 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
 
     /// Mirrors ZSTD_insertDUBT1: sorts the already chained position `curr` into the tree,
     /// comparing at most `compares` nodes and going no lower than `bt_low`.
-    fn insert_one(&mut self, src: &[u8], curr: u32, iend: usize, mut compares: u32, bt_low: u32) {
+    fn insert_one<'a, S: Source<'a>>(
+        &mut self,
+        src: S,
+        curr: u32,
+        iend: usize,
+        mut compares: u32,
+        bt_low: u32,
+    ) {
         let ip = (curr - WINDOW_START_INDEX) as usize;
         // A candidate in the extDict segment (a stream's previous segment, chained before
         // the input stopped being contiguous) is compared up to that segment's end only.
@@ -179,13 +186,13 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         let (mut common_smaller, mut common_larger) = (0usize, 0usize);
         // The walk keeps what it reads in locals: nothing it writes can move them.
         let (bt, bt_mask) = (&mut *self.bt, self.bt_mask);
-        let run = &src[ip..iend];
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
             let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - WINDOW_START_INDEX) as usize;
-            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
-            if len == run.len() {
+            let from = common_smaller.min(common_larger);
+            let (len, smaller_here) = src.tree_step(ip, iend, m, from);
+            if len == iend - ip {
                 break; // equal: no way to know the order; drop to keep the tree consistent
             }
             if smaller_here {
@@ -229,14 +236,13 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         iend: usize,
         _lazy_skipping: bool,
     ) -> (usize, u32) {
-        let src = src.as_slice();
         let mut off_base = NO_MATCH_OFF_BASE;
         if ip < *self.next_to_update {
             return (0, off_base); // inside a skipped repetitive area
         }
         self.update(src, ip);
 
-        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
+        let h = src.hash::<MLS>(ip, self.hash_log);
         let curr = index_of(ip);
         let bt_low = curr.saturating_sub(self.bt_mask); // `btMask >= curr ? 0 : curr - btMask`
         let window_low = self.limits.lowest_match_index(curr);
@@ -282,12 +288,12 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         let mut match_index = self.hash[h];
         self.hash[h] = curr;
         let (bt, bt_mask) = (&mut *self.bt, self.bt_mask);
-        let run = &src[ip..iend];
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
             let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - WINDOW_START_INDEX) as usize;
-            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
+            let from = common_smaller.min(common_larger);
+            let (len, smaller_here) = src.tree_step(ip, iend, m, from);
             if len > best_length {
                 if len as u32 > match_end_idx - match_index {
                     match_end_idx = match_index + len as u32;
@@ -298,7 +304,7 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
                     best_length = len;
                     off_base = curr - match_index + OFFSET_TO_OFFBASE;
                 }
-                if len == run.len() {
+                if len == iend - ip {
                     // Equal: no way to know the order; drop to keep the tree consistent
                     // (and skip the dictionary).
                     compares = 0;
@@ -329,8 +335,14 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         set_link(bt, smaller, 0);
         set_link(bt, larger, 0);
         if self.dms.is_some() && compares > 0 {
-            (best_length, off_base) =
-                self.find_better_dict_match(src, ip, iend, compares, best_length, off_base);
+            (best_length, off_base) = self.find_better_dict_match(
+                src.as_slice(),
+                ip,
+                iend,
+                compares,
+                best_length,
+                off_base,
+            );
         }
         // Skip repetitive patterns: the next search starts inserting near the match end.
         *self.next_to_update = (match_end_idx - 8 - WINDOW_START_INDEX) as usize;
