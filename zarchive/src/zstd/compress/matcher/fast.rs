@@ -325,28 +325,43 @@ pub(crate) fn compress_block_ext_dict(
     if window.dict_limit() <= window.lowest_match_index(end_index) {
         return compress_block_from(hash_table, &b.src[..b.end], b, window);
     }
+    match b.padded {
+        Some(src) => ext_dict_from(hash_table, src.cut(b.end), b, window),
+        None => ext_dict_from(hash_table, &b.src[..b.end], b, window),
+    }
+}
+
+/// [`compress_block_ext_dict`] reading its input from `src` (the block's `src` cut at its
+/// end).
+#[inline(always)]
+fn ext_dict_from<'a, S: Source<'a>>(
+    hash_table: &mut [u32],
+    src: S,
+    b: Block<'_>,
+    window: &Window,
+) -> usize {
     let isa = crate::zstd::dispatch::Isa::detect();
     match (b.cp.min_match, b.cp.hash_log) {
         // Level 1 on a stream (the `zstd` tool's shape for inputs of unknown or large size).
         (6, 13) => isa.run(
             #[inline(always)]
-            || compress_block_ext_dict_generic::<6, 13>(hash_table, b, window),
+            || compress_block_ext_dict_generic::<S, 6, 13>(hash_table, src, b, window),
         ),
         (5, _) => isa.run(
             #[inline(always)]
-            || compress_block_ext_dict_generic::<5, 0>(hash_table, b, window),
+            || compress_block_ext_dict_generic::<S, 5, 0>(hash_table, src, b, window),
         ),
         (6, _) => isa.run(
             #[inline(always)]
-            || compress_block_ext_dict_generic::<6, 0>(hash_table, b, window),
+            || compress_block_ext_dict_generic::<S, 6, 0>(hash_table, src, b, window),
         ),
         (7.., _) => isa.run(
             #[inline(always)]
-            || compress_block_ext_dict_generic::<7, 0>(hash_table, b, window),
+            || compress_block_ext_dict_generic::<S, 7, 0>(hash_table, src, b, window),
         ),
         _ => isa.run(
             #[inline(always)]
-            || compress_block_ext_dict_generic::<4, 0>(hash_table, b, window),
+            || compress_block_ext_dict_generic::<S, 4, 0>(hash_table, src, b, window),
         ),
     }
 }
@@ -357,8 +372,9 @@ pub(crate) fn compress_block_ext_dict(
 /// as `ZSTD_count_2segments` does, so one `count` serves both; what differs from the
 /// prefix-only finder is which candidates are valid and how far a match extends backwards.
 #[inline(always)]
-fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
+fn compress_block_ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
     hash_table: &mut [u32],
+    src: S,
     b: Block<'_>,
     window: &Window,
 ) -> usize {
@@ -367,7 +383,7 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
     let prefix_start_index = window.dict_limit().max(dict_start_index);
     debug_assert!(prefix_start_index > dict_start_index);
     let Block {
-        src,
+        src: _,
         padded: _,
         start: block_start,
         end: iend,
@@ -379,10 +395,8 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
     let hlog = if HLOG == 0 { cp.hash_log } else { HLOG };
     let hash_table = &mut hash_table[..1 << hlog];
     let step_size = cp.target_length as usize + (cp.target_length == 0) as usize + 1;
-    // Nothing here reads past the block: with the source cut there, each bounds check is
-    // against the block end.
-    let src = &src[..iend];
-    let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
+    // Nothing here reads past the block: the source is cut there.
+    let hash = |p: usize| src.hash::<MLS>(p, hlog);
     let hash_at = |w: u64| hash_word::<MLS>(w, hlog);
     let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
     let dict_start = pos(dict_start_index);
@@ -415,7 +429,7 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
 
         // A candidate from the hash table matches the 4 bytes `word` when it is in the window.
         let found =
-            |idx: u32, word: u64| idx >= dict_start_index && read32(src, pos(idx)) == word as u32;
+            |idx: u32, word: u64| idx >= dict_start_index && src.read32(pos(idx)) == word as u32;
         // Find a match: (match start, match source, offBase, length so far).
         let (mstart, match0, off_base, mut m_length);
         'search: {
@@ -425,10 +439,10 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
                 let rep_ok = prefix_start_index.wrapping_sub(rep_index) >= 4 && offset_1 > 0;
                 current0 = ip0;
                 hash_table[hash0] = index_of(ip0);
-                if rep_ok && w2 as u32 == read32(src, pos(rep_index)) {
+                if rep_ok && w2 as u32 == src.read32(pos(rep_index)) {
                     let m = pos(rep_index);
                     // One byte of backward extension, without the anchor check (deliberate).
-                    let back = (src[ip2 - 1] == src[m - 1]) as usize;
+                    let back = (src.byte(ip2 - 1) == src.byte(m - 1)) as usize;
                     (mstart, match0, off_base, m_length) =
                         (ip2 - back, m - back, REPCODE1_TO_OFFBASE, back + 4);
                     break 'search;
@@ -478,7 +492,7 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
             offset_2 = offset_1;
             offset_1 = index_of(ip0) - idx;
             let mut len = 4;
-            while p > anchor && m > low && src[p - 1] == src[m - 1] {
+            while p > anchor && m > low && src.byte(p - 1) == src.byte(m - 1) {
                 p -= 1;
                 m -= 1;
                 len += 1;
@@ -487,8 +501,8 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
         }
 
         // _match: extend forwards (across the segment boundary) and store.
-        m_length += count(src, mstart + m_length, match0 + m_length, iend);
-        seqs.store(src, anchor, mstart, off_base, m_length);
+        m_length += src.count(mstart + m_length, match0 + m_length, iend);
+        seqs.store(src.bytes(), anchor, mstart, off_base, m_length);
         ip0 = mstart + m_length;
         anchor = ip0;
         if ip1 < ip0 {
@@ -503,13 +517,13 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
                 // ZSTD_index_overlap_check: the 4 bytes must not straddle the prefix start.
                 let rep_index2 = index_of(ip0).wrapping_sub(offset_2);
                 if !((prefix_start_index - 1).wrapping_sub(rep_index2) >= 3 && offset_2 > 0)
-                    || read32(src, pos(rep_index2)) != read32(src, ip0)
+                    || src.read32(pos(rep_index2)) != src.read32(ip0)
                 {
                     break;
                 }
-                let r_length = count(src, ip0 + 4, pos(rep_index2) + 4, iend) + 4;
+                let r_length = src.count(ip0 + 4, pos(rep_index2) + 4, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
-                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, r_length);
+                seqs.store(src.bytes(), anchor, ip0, REPCODE1_TO_OFFBASE, r_length);
                 hash_table[hash(ip0)] = index_of(ip0);
                 ip0 += r_length;
                 anchor = ip0;
@@ -518,7 +532,7 @@ fn compress_block_ext_dict_generic<const MLS: u32, const HLOG: u32>(
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
-    seqs.store_last_literals(src, anchor, iend);
+    seqs.store_last_literals(src.bytes(), anchor, iend);
     iend - anchor
 }
 

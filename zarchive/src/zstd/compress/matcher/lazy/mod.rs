@@ -10,7 +10,7 @@ pub(crate) mod row;
 
 use super::source::{Padded, Source};
 use super::table::AlignedTable;
-use super::{Block, BlockReps, SEARCH_STRENGTH, count, read32};
+use super::{Block, BlockReps, SEARCH_STRENGTH};
 use crate::zstd::compress::bits::highbit32;
 use crate::zstd::compress::params::{CParams, Strategy};
 use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
@@ -328,23 +328,35 @@ impl BlockArgs<'_> {
             (0, false, None) => lazy_generic::<F, _, 0>(f, seqs, rep, window, src, start, end),
             (1, false, None) => lazy_generic::<F, _, 1>(f, seqs, rep, window, src, start, end),
             (_, false, None) => lazy_generic::<F, _, 2>(f, seqs, rep, window, src, start, end),
+            // An attached dictionary: its frames have no padded copy (streams with one do,
+            // but are rare): the slice only.
             (0, true, _) if dms => {
-                lazy_ext_dict_generic::<F, 0, true>(f, seqs, rep, window, src, start, end)
+                lazy_ext_dict_generic::<F, _, 0, true>(f, seqs, rep, window, src, start, end)
             }
             (1, true, _) if dms => {
-                lazy_ext_dict_generic::<F, 1, true>(f, seqs, rep, window, src, start, end)
+                lazy_ext_dict_generic::<F, _, 1, true>(f, seqs, rep, window, src, start, end)
             }
             (_, true, _) if dms => {
-                lazy_ext_dict_generic::<F, 2, true>(f, seqs, rep, window, src, start, end)
+                lazy_ext_dict_generic::<F, _, 2, true>(f, seqs, rep, window, src, start, end)
             }
-            (0, true, _) => {
-                lazy_ext_dict_generic::<F, 0, false>(f, seqs, rep, window, src, start, end)
+            // A stream past its window.
+            (0, true, Some(p)) => {
+                lazy_ext_dict_generic::<F, _, 0, false>(f, seqs, rep, window, p, start, end)
             }
-            (1, true, _) => {
-                lazy_ext_dict_generic::<F, 1, false>(f, seqs, rep, window, src, start, end)
+            (1, true, Some(p)) => {
+                lazy_ext_dict_generic::<F, _, 1, false>(f, seqs, rep, window, p, start, end)
             }
-            (_, true, _) => {
-                lazy_ext_dict_generic::<F, 2, false>(f, seqs, rep, window, src, start, end)
+            (_, true, Some(p)) => {
+                lazy_ext_dict_generic::<F, _, 2, false>(f, seqs, rep, window, p, start, end)
+            }
+            (0, true, None) => {
+                lazy_ext_dict_generic::<F, _, 0, false>(f, seqs, rep, window, src, start, end)
+            }
+            (1, true, None) => {
+                lazy_ext_dict_generic::<F, _, 1, false>(f, seqs, rep, window, src, start, end)
+            }
+            (_, true, None) => {
+                lazy_ext_dict_generic::<F, _, 2, false>(f, seqs, rep, window, src, start, end)
             }
         }
     }
@@ -514,9 +526,9 @@ fn lazy_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32>(
 /// prefix start (ZSTD_index_overlap_check) and agrees on 4 bytes. Called at every searched
 /// position, so kept in line (as a closure it was called: 53 instructions a call).
 #[inline(always)]
-fn ext_rep_len<const DMS: bool>(
+fn ext_rep_len<'a, S: Source<'a>, const DMS: bool>(
     window: &Window,
-    src: &[u8],
+    src: S,
     iend: usize,
     ip: usize,
     curr: u32,
@@ -532,7 +544,7 @@ fn ext_rep_len<const DMS: bool>(
         return None;
     }
     let m = window.pos_of(rep_index);
-    (read32(src, ip) == read32(src, m)).then(|| count(src, ip + 4, m + 4, iend) + 4)
+    (src.read32(ip) == src.read32(m)).then(|| src.count(ip + 4, m + 4, iend) + 4)
 }
 
 /// Mirrors ZSTD_compressBlock_lazy_extDict_generic at `DEPTH` 0, 1 or 2 (and with `DMS`,
@@ -542,12 +554,12 @@ fn ext_rep_len<const DMS: bool>(
 /// change, their candidate tests only filter before the count). Unlike the prefix-only
 /// parser it keeps no repcodes aside: each repcode is checked against the lowest match
 /// index where it is tried, and must not straddle the prefix start.
-fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
+fn lazy_ext_dict_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32, const DMS: bool>(
     finder: &mut F,
     seqs: &mut SeqStore,
     rep: &mut [u32; 3],
     window: &Window,
-    src: &[u8],
+    src: S,
     block_start: usize,
     block_end: usize,
 ) -> usize {
@@ -559,8 +571,9 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
     // An attached dictionary's content starts the slice; a loaded one starts at the low limit.
     let dict_start = if DMS { 0 } else { window.low_limit_pos() };
     // A repcode `offset` tried at index `curr`: the length of its match at `ip`.
-    let rep_len =
-        |ip: usize, curr: u32, offset: u32| ext_rep_len::<DMS>(window, src, iend, ip, curr, offset);
+    let rep_len = |ip: usize, curr: u32, offset: u32| {
+        ext_rep_len::<S, DMS>(window, src, iend, ip, curr, offset)
+    };
     let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
     let mut ip = block_start;
     let mut anchor = block_start;
@@ -662,7 +675,7 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
                 };
                 while start > anchor
                     && start - offset > low
-                    && src[start - 1] == src[start - offset - 1]
+                    && src.byte(start - 1) == src.byte(start - offset - 1)
                 {
                     start -= 1;
                     match_length += 1;
@@ -672,7 +685,7 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
             }
         }
 
-        seqs.store(src, anchor, start, off_base, match_length);
+        seqs.store(src.bytes(), anchor, start, off_base, match_length);
         ip = start + match_length;
         anchor = ip;
         if lazy_skipping {
@@ -686,7 +699,7 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
                 break;
             };
             std::mem::swap(&mut offset_1, &mut offset_2);
-            seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, len);
+            seqs.store(src.bytes(), ip, ip, REPCODE1_TO_OFFBASE, len);
             ip += len;
             anchor = ip;
         }
@@ -694,7 +707,7 @@ fn lazy_ext_dict_generic<F: SearchMax, const DEPTH: u32, const DMS: bool>(
 
     rep[0] = offset_1;
     rep[1] = offset_2;
-    seqs.store_last_literals(src, anchor, iend);
+    seqs.store_last_literals(src.bytes(), anchor, iend);
     iend - anchor
 }
 
