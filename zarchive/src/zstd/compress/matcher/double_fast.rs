@@ -312,32 +312,48 @@ pub(crate) fn compress_block_ext_dict(
     if window.dict_limit() <= window.lowest_match_index(index_of(b.end)) {
         return compress_block(hash_long, hash_small, b, window);
     }
+    match b.padded {
+        Some(src) => ext_dict_from(hash_long, hash_small, src.cut(b.end), b, window),
+        None => ext_dict_from(hash_long, hash_small, &b.src[..b.end], b, window),
+    }
+}
+
+/// [`compress_block_ext_dict`] reading its input from `src` (the block's `src` cut at its
+/// end).
+#[inline(always)]
+fn ext_dict_from<'a, S: Source<'a>>(
+    hash_long: &mut [u32],
+    hash_small: &mut [u32],
+    src: S,
+    b: Block<'_>,
+    window: &Window,
+) -> usize {
     let isa = crate::zstd::dispatch::Isa::detect();
     match (b.cp.min_match, b.cp.hash_log, b.cp.chain_log) {
         // Levels 3 and 4 on streams past their window (the `zstd` tool's default level).
         (5, 17, 16) => isa.run(
             #[inline(always)]
-            || ext_dict_generic::<5, 17, 16>(hash_long, hash_small, b, window),
+            || ext_dict_generic::<S, 5, 17, 16>(hash_long, hash_small, src, b, window),
         ),
         (5, 18, 18) => isa.run(
             #[inline(always)]
-            || ext_dict_generic::<5, 18, 18>(hash_long, hash_small, b, window),
+            || ext_dict_generic::<S, 5, 18, 18>(hash_long, hash_small, src, b, window),
         ),
         (5, _, _) => isa.run(
             #[inline(always)]
-            || ext_dict_generic::<5, 0, 0>(hash_long, hash_small, b, window),
+            || ext_dict_generic::<S, 5, 0, 0>(hash_long, hash_small, src, b, window),
         ),
         (6, _, _) => isa.run(
             #[inline(always)]
-            || ext_dict_generic::<6, 0, 0>(hash_long, hash_small, b, window),
+            || ext_dict_generic::<S, 6, 0, 0>(hash_long, hash_small, src, b, window),
         ),
         (7.., _, _) => isa.run(
             #[inline(always)]
-            || ext_dict_generic::<7, 0, 0>(hash_long, hash_small, b, window),
+            || ext_dict_generic::<S, 7, 0, 0>(hash_long, hash_small, src, b, window),
         ),
         _ => isa.run(
             #[inline(always)]
-            || ext_dict_generic::<4, 0, 0>(hash_long, hash_small, b, window),
+            || ext_dict_generic::<S, 4, 0, 0>(hash_long, hash_small, src, b, window),
         ),
     }
 }
@@ -347,9 +363,10 @@ pub(crate) fn compress_block_ext_dict(
 /// keeps no repcodes aside: each repcode is checked against the dictionary's start where
 /// it is tried, and table candidates must lie strictly above that start.
 #[inline(always)]
-fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
+fn ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CLOG: u32>(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
+    src: S,
     b: Block<'_>,
     window: &Window,
 ) -> usize {
@@ -357,7 +374,7 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     let prefix_start_index = window.dict_limit().max(dict_start_index);
     debug_assert!(prefix_start_index > dict_start_index);
     let Block {
-        src,
+        src: _,
         padded: _,
         start: block_start,
         end: iend,
@@ -373,11 +390,9 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     };
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];
-    // Nothing here reads past the block: with the source cut there, each bounds check is
-    // against the block end.
-    let src = &src[..iend];
-    let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
-    let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
+    // Nothing here reads past the block: the source is cut there.
+    let hl = |p: usize| src.hash::<LONG_MLS>(p, h_bits_l);
+    let hs = |p: usize| src.hash::<MLS>(p, h_bits_s);
     let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
     let dict_start = pos(dict_start_index);
     let prefix_start = pos(prefix_start_index);
@@ -400,7 +415,7 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
     while ip < ilimit {
         // The 8 bytes at `ip`: both hashes and every compare at `ip` and `ip + 1` read
         // within them.
-        let w = read64(src, ip);
+        let w = src.read64(ip);
         let h_small = hash_word::<MLS>(w, h_bits_s);
         let match_index = hash_small[h_small];
         let h_long = hash_word::<LONG_MLS>(w, h_bits_l);
@@ -413,19 +428,19 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
         let (start, m_length);
         if no_overlap(rep_index)
             && offset_1 <= curr + 1 - dict_start_index
-            && read32(src, pos(rep_index)) == (w >> 8) as u32
+            && src.read32(pos(rep_index)) == (w >> 8) as u32
         {
-            m_length = count(src, ip + 5, pos(rep_index) + 4, iend) + 4;
+            m_length = src.count(ip + 5, pos(rep_index) + 4, iend) + 4;
             ip += 1;
-            seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, m_length);
+            seqs.store(src.bytes(), anchor, ip, REPCODE1_TO_OFFBASE, m_length);
             start = ip;
         } else {
             // (match start, match position, offset, length)
             let found = if match_long_index > dict_start_index
-                && read64(src, pos(match_long_index)) == w
+                && src.read64(pos(match_long_index)) == w
             {
                 let m = pos(match_long_index);
-                let len = count(src, ip + 8, m + 8, iend) + 8;
+                let len = src.count(ip + 8, m + 8, iend) + 8;
                 Some((
                     ip,
                     m,
@@ -433,15 +448,15 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                     curr - match_long_index,
                     len,
                 ))
-            } else if match_index > dict_start_index && read32(src, pos(match_index)) == w as u32 {
+            } else if match_index > dict_start_index && src.read32(pos(match_index)) == w as u32 {
                 let h3 = hl(ip + 1);
                 let match_index3 = hash_long[h3];
                 hash_long[h3] = curr + 1;
                 if match_index3 > dict_start_index
-                    && read64(src, pos(match_index3)) == read64(src, ip + 1)
+                    && src.read64(pos(match_index3)) == src.read64(ip + 1)
                 {
                     let m = pos(match_index3);
-                    let len = count(src, ip + 9, m + 8, iend) + 8;
+                    let len = src.count(ip + 9, m + 8, iend) + 8;
                     Some((
                         ip + 1,
                         m,
@@ -451,7 +466,7 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                     ))
                 } else {
                     let m = pos(match_index);
-                    let len = count(src, ip + 4, m + 4, iend) + 4;
+                    let len = src.count(ip + 4, m + 4, iend) + 4;
                     Some((ip, m, low_of(match_index), curr - match_index, len))
                 }
             } else {
@@ -462,14 +477,14 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                 continue;
             };
             // Catch up backwards.
-            while p > anchor && m > low && src[p - 1] == src[m - 1] {
+            while p > anchor && m > low && src.byte(p - 1) == src.byte(m - 1) {
                 p -= 1;
                 m -= 1;
                 len += 1;
             }
             offset_2 = offset_1;
             offset_1 = offset;
-            seqs.store(src, anchor, p, offset + 3, len);
+            seqs.store(src.bytes(), anchor, p, offset + 3, len);
             (start, m_length) = (p, len);
         }
 
@@ -489,13 +504,13 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
                 let rep_index2 = current2.wrapping_sub(offset_2);
                 if !(no_overlap(rep_index2)
                     && offset_2 <= current2 - dict_start_index
-                    && read32(src, pos(rep_index2)) == read32(src, ip))
+                    && src.read32(pos(rep_index2)) == src.read32(ip))
                 {
                     break;
                 }
-                let r_length = count(src, ip + 4, pos(rep_index2) + 4, iend) + 4;
+                let r_length = src.count(ip + 4, pos(rep_index2) + 4, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
-                seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, r_length);
+                seqs.store(src.bytes(), anchor, ip, REPCODE1_TO_OFFBASE, r_length);
                 hash_small[hs(ip)] = current2;
                 hash_long[hl(ip)] = current2;
                 ip += r_length;
@@ -506,7 +521,7 @@ fn ext_dict_generic<const MLS: u32, const HLOG: u32, const CLOG: u32>(
 
     rep[0] = offset_1;
     rep[1] = offset_2;
-    seqs.store_last_literals(src, anchor, iend);
+    seqs.store_last_literals(src.bytes(), anchor, iend);
     iend - anchor
 }
 
