@@ -1,7 +1,7 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
 use super::fast::{AttachedTables, TAG_BITS};
-use super::source::Source;
+use super::source::{Source, with_source};
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32, read64};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
@@ -21,10 +21,7 @@ pub(crate) fn compress_block(
     b: Block<'_>,
     window: &Window,
 ) -> usize {
-    match b.padded {
-        Some(src) => compress_block_from(hash_long, hash_small, src.cut(b.end), b, window),
-        None => compress_block_from(hash_long, hash_small, &b.src[..b.end], b, window),
-    }
+    with_source!(b, src => compress_block_from(hash_long, hash_small, src, b, window))
 }
 
 /// [`compress_block`] reading its input from `src` (the block's `src` cut at its end).
@@ -312,10 +309,7 @@ pub(crate) fn compress_block_ext_dict(
     if window.dict_limit() <= window.lowest_match_index(index_of(b.end)) {
         return compress_block(hash_long, hash_small, b, window);
     }
-    match b.padded {
-        Some(src) => ext_dict_from(hash_long, hash_small, src.cut(b.end), b, window),
-        None => ext_dict_from(hash_long, hash_small, &b.src[..b.end], b, window),
-    }
+    with_source!(b, src => ext_dict_from(hash_long, hash_small, src, b, window))
 }
 
 /// [`compress_block_ext_dict`] reading its input from `src` (the block's `src` cut at its

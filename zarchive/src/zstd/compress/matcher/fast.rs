@@ -1,6 +1,6 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
-use super::source::Source;
+use super::source::{Source, with_source};
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
@@ -16,10 +16,7 @@ const STEP_INCR: usize = 1 << (SEARCH_STRENGTH - 1);
 /// (game blocks at level 1: the finder's instructions 135.4 M -> 110.5 M for three passes,
 /// libzstd's 90.7 M).
 pub(crate) fn compress_block(hash_table: &mut [u32], b: Block<'_>, window: &Window) -> usize {
-    match b.padded {
-        Some(src) => compress_block_from(hash_table, src.cut(b.end), b, window),
-        None => compress_block_from(hash_table, &b.src[..b.end], b, window),
-    }
+    with_source!(b, src => compress_block_from(hash_table, src, b, window))
 }
 
 /// [`compress_block`] reading its input from `src` (the block's `src` cut at its end).
@@ -323,12 +320,9 @@ pub(crate) fn compress_block_ext_dict(
     let end_index = index_of(b.end);
     // The dictionary slid out of the window: the prefix-only finder takes the block.
     if window.dict_limit() <= window.lowest_match_index(end_index) {
-        return compress_block_from(hash_table, &b.src[..b.end], b, window);
+        return compress_block(hash_table, b, window);
     }
-    match b.padded {
-        Some(src) => ext_dict_from(hash_table, src.cut(b.end), b, window),
-        None => ext_dict_from(hash_table, &b.src[..b.end], b, window),
-    }
+    with_source!(b, src => ext_dict_from(hash_table, src, b, window))
 }
 
 /// [`compress_block_ext_dict`] reading its input from `src` (the block's `src` cut at its

@@ -15,6 +15,24 @@
 use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64, tree_step};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
 
+/// Evaluates `$body` with `$src` bound to the input of the block `$b` as a [`Source`]:
+/// its padded copy where the frame has one, else its slice, either cut at the block's end.
+macro_rules! with_source {
+    ($b:expr, $src:ident => $body:expr) => {
+        match $b.padded {
+            Some(padded) => {
+                let $src = padded.cut($b.end);
+                $body
+            }
+            None => {
+                let $src = &$b.src[..$b.end];
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_source;
+
 /// The largest input a [`Padded`] copy holds is `2^PADDED_LOG` bytes.
 pub(crate) const PADDED_LOG: u32 = 22;
 /// The largest input a [`Padded`] copy holds.
