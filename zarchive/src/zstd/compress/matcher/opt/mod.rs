@@ -11,6 +11,7 @@ mod stats;
 pub(crate) mod tree;
 
 use super::Block;
+use super::source::{Source, with_source};
 use crate::zstd::compress::ldm::RawSeq;
 use crate::zstd::compress::params::{CParams, Strategy};
 use crate::zstd::compress::seq_store::REP_NUM;
@@ -225,12 +226,19 @@ fn run(
     dms: Option<OptDictTree<'_>>,
     ldm_seqs: &[RawSeq],
 ) -> usize {
-    match b.cp.min_match.clamp(3, 6) {
-        3 => opt_generic::<3>(hash, state, b, window, level, dms, ldm_seqs),
-        4 => opt_generic::<4>(hash, state, b, window, level, dms, ldm_seqs),
-        5 => opt_generic::<5>(hash, state, b, window, level, dms, ldm_seqs),
-        _ => opt_generic::<6>(hash, state, b, window, level, dms, ldm_seqs),
-    }
+    // A block with an attached dictionary is read from a slice (the dictionary's tree
+    // walk reads across both).
+    let b = if dms.is_some() {
+        Block { padded: None, ..b }
+    } else {
+        b
+    };
+    with_source!(b, src => match b.cp.min_match.clamp(3, 6) {
+        3 => opt_generic::<3, _>(hash, state, src, b, window, level, dms, ldm_seqs),
+        4 => opt_generic::<4, _>(hash, state, src, b, window, level, dms, ldm_seqs),
+        5 => opt_generic::<5, _>(hash, state, src, b, window, level, dms, ldm_seqs),
+        _ => opt_generic::<6, _>(hash, state, src, b, window, level, dms, ldm_seqs),
+    })
 }
 
 /// The long-distance finder's matches of a block as candidates of the optimal parser:
@@ -392,10 +400,13 @@ pub(crate) fn new_rep(rep: [u32; REP_NUM], off_base: u32, ll0: bool) -> [u32; RE
 }
 
 /// Mirrors ZSTD_compressBlock_opt_generic (noDict) at optLevel 0 (btopt) or 2 (btultra,
-/// btultra2), with the tree's `MLS`.
-fn opt_generic<const MLS: u32>(
+/// btultra2), with the tree's `MLS`; the tree reads the block's input from `source` (the
+/// block's `src` cut at its end).
+#[allow(clippy::too_many_arguments)]
+fn opt_generic<'a, const MLS: u32, S: Source<'a>>(
     hash: &mut [u32],
     state: &mut OptState,
+    source: S,
     b: Block<'_>,
     window: &Window,
     level: OptLevel,
@@ -427,7 +438,7 @@ fn opt_generic<const MLS: u32>(
         matches,
         dict_seed,
     } = state;
-    let mut tree = OptTree::<MLS>::new(
+    let mut tree = OptTree::<MLS, S>::new(
         hash,
         bt,
         hash3,
@@ -435,7 +446,7 @@ fn opt_generic<const MLS: u32>(
         next_to_update,
         window,
         cp,
-        src,
+        source,
         iend,
     );
     tree.dms = dms;

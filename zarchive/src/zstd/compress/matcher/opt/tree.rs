@@ -6,7 +6,8 @@
 //! search reports every match longer than the previous one, repcodes first.
 
 use super::{OFFSET_TO_OFFBASE, OPT_NUM};
-use crate::zstd::compress::matcher::{Slot, count, hash_ptr, read32, set_link, tree_step};
+use crate::zstd::compress::matcher::source::Source;
+use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{WINDOW_START_INDEX, Window};
@@ -83,17 +84,17 @@ impl Matches {
 
 /// Mirrors ZSTD_hash3Ptr.
 #[inline(always)]
-fn hash3(src: &[u8], pos: usize, h_bits: u32) -> usize {
-    ((read32(src, pos) << 8).wrapping_mul(PRIME_3_BYTES) >> (32 - h_bits)) as usize
+fn hash3<'a, S: Source<'a>>(src: S, pos: usize, h_bits: u32) -> usize {
+    ((src.read32(pos) << 8).wrapping_mul(PRIME_3_BYTES) >> (32 - h_bits)) as usize
 }
 
 /// Mirrors ZSTD_readMINMATCH: the bytes a repcode candidate must share, as a comparable word.
 #[inline(always)]
-fn read_min_match(src: &[u8], pos: usize, min_match: u32) -> u32 {
+fn read_min_match<'a, S: Source<'a>>(src: S, pos: usize, min_match: u32) -> u32 {
     if min_match == 3 {
-        read32(src, pos) << 8
+        src.read32(pos) << 8
     } else {
-        read32(src, pos)
+        src.read32(pos)
     }
 }
 
@@ -109,8 +110,9 @@ pub(crate) struct OptDictTree<'t> {
     pub(crate) content_len: usize,
 }
 
-/// The tree over the frame's hash table and the chain table, for one block.
-pub(super) struct OptTree<'t, const MLS: u32> {
+/// The tree over the frame's hash table and the chain table, for one block, reading its
+/// input from `S` (the block's padded copy, or a slice).
+pub(super) struct OptTree<'t, const MLS: u32, S = &'t [u8]> {
     hash: &'t mut [u32],
     bt: &'t mut [u32],
     hash3: &'t mut [u32],
@@ -126,14 +128,14 @@ pub(super) struct OptTree<'t, const MLS: u32> {
     bt_mask: u32,
     compares: u32,
     sufficient_len: u32,
-    src: &'t [u8],
+    src: S,
     /// Block end (`iend`): no match reads past it.
     iend: usize,
     /// An attached dictionary's tree (`ZSTD_dictMatchState`).
     pub(super) dms: Option<OptDictTree<'t>>,
 }
 
-impl<'t, const MLS: u32> OptTree<'t, MLS> {
+impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         hash: &'t mut [u32],
@@ -143,7 +145,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         next_to_update: &'t mut u32,
         window: &Window,
         cp: &CParams,
-        src: &'t [u8],
+        src: S,
         iend: usize,
     ) -> Self {
         let next_to_update3 = *next_to_update;
@@ -183,7 +185,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let src = self.src;
         let iend = self.iend;
         let curr = ip as u32 + self.base;
-        let h = hash_ptr::<MLS>(src, ip, self.hash_log);
+        let h = src.hash::<MLS>(ip, self.hash_log);
         let mut match_index = self.hash[h];
         let bt_low = curr.saturating_sub(self.bt_mask);
         let window_low = self.window.lowest_match_index(target);
@@ -197,12 +199,10 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         self.hash[h] = curr;
         // The walk keeps what it reads in locals: nothing it writes can move them.
         let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
-        // The bytes from `ip` to the end, cut once for the walk's steps.
-        let run = &src[ip..iend];
         while compares > 0 && match_index >= window_low {
             let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - base) as usize;
-            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
+            let (len, smaller_here) = src.tree_step(ip, iend, m, common_smaller.min(common_larger));
             if len > best_length {
                 best_length = len;
                 if len > (match_end - match_index) as usize {
@@ -288,7 +288,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         }
         self.update_tree(ip);
         // The hash table's entry for `ip`, read by both paths below.
-        let h = hash_ptr::<MLS>(self.src, ip, self.hash_log);
+        let h = self.src.hash::<MLS>(ip, self.hash_log);
         if self.nothing_to_find(ip, h, rep, ll0) {
             return;
         }
@@ -409,7 +409,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             {
                 // Across the segment boundary as ZSTD_count_2segments (see `Window`).
                 let mm = min_match as usize;
-                rep_len = count(src, ip + mm, ip + mm - rep_offset as usize, iend) + mm;
+                rep_len = src.count(ip + mm, ip + mm - rep_offset as usize, iend) + mm;
             }
             if rep_len > best_length {
                 best_length = rep_len;
@@ -426,7 +426,7 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         if MLS == 3 && best_length < MLS as usize {
             let index3 = self.insert_and_find_hash3(ip);
             if index3 >= match_low && curr - index3 < HASH3_MAX_DISTANCE {
-                let len = count(src, ip, self.pos(index3), iend);
+                let len = src.count(ip, self.pos(index3), iend);
                 if len >= MLS as usize {
                     best_length = len;
                     matches.clear();
@@ -448,11 +448,10 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
         let mut common_larger = 0;
         // The walk keeps what it reads in locals: nothing it writes can move them.
         let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
-        let run = &src[ip..iend];
         while compares > 0 && match_index >= match_low {
             let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - base) as usize;
-            let (len, smaller_here) = tree_step(run, src, m, common_smaller.min(common_larger));
+            let (len, smaller_here) = src.tree_step(ip, iend, m, common_smaller.min(common_larger));
             if len > best_length {
                 if len > (match_end - match_index) as usize {
                     match_end = match_index + len as u32;
@@ -495,7 +494,9 @@ impl<'t, const MLS: u32> OptTree<'t, MLS> {
             && compares > 0
         {
             // The attached dictionary's tree (dictMatchState), its indices shifted to the
-            // frame's (`dmsIndexDelta`, nonzero after btultra2's first pass).
+            // frame's (`dmsIndexDelta`, nonzero after btultra2's first pass). A block with
+            // an attached dictionary is read from a slice.
+            let src = src.as_slice();
             let high_limit = WINDOW_START_INDEX + d.content_len as u32;
             let low_limit = WINDOW_START_INDEX;
             let delta = window_low - high_limit;
