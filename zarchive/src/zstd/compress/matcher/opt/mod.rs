@@ -438,6 +438,8 @@ fn opt_generic<'a, const MLS: u32, S: Source<'a>>(
         matches,
         dict_seed,
     } = state;
+    // A slice: its address and length stay in registers across the stores into it.
+    let opt: &mut [Optimal] = opt;
     let mut tree = OptTree::<MLS, S>::new(
         hash,
         bt,
@@ -590,12 +592,13 @@ fn opt_generic<'a, const MLS: u32, S: Source<'a>>(
                     break 'parse;
                 }
                 let mut start_ml = min_match;
+                let ml_prices = stats.ml_prices();
                 for m in matches.as_slice() {
                     let off_price = stats.off_price(m.off);
                     // Scan each match's lengths downward.
                     for mlen in (start_ml..=m.len).rev() {
                         let pos = cur + mlen as usize;
-                        let match_price = off_price.wrapping_add(stats.ml_price(mlen)) as i32;
+                        let match_price = off_price.wrapping_add(ml_prices.price(mlen)) as i32;
                         let price = base_price + match_price;
                         if pos > last_pos || price < opt[pos].price {
                             while last_pos < pos {

@@ -192,6 +192,31 @@ pub(super) struct Stats {
     ml_price_base: u32,
 }
 
+/// [`Stats::ml_price`] over a borrowed copy of its table (see [`Stats::ml_prices`]).
+#[derive(Clone, Copy)]
+pub(super) struct MlPrices<'s> {
+    by_len: &'s [u32],
+    base: u32,
+    stats: &'s Stats,
+}
+
+impl MlPrices<'_> {
+    /// [`Stats::ml_price`].
+    #[inline(always)]
+    pub(super) fn price(self, match_length: u32) -> u32 {
+        match self.by_len.get(match_length as usize) {
+            Some(&cost) => {
+                debug_assert_eq!(
+                    cost.wrapping_add(self.base),
+                    self.stats.ml_price_slow(match_length)
+                );
+                cost.wrapping_add(self.base)
+            }
+            None => self.stats.ml_price_slow(match_length),
+        }
+    }
+}
+
 /// Lengths below this have their match-length cost in [`Stats`]'s `ml_cost_by_len`: every
 /// length the parser prices is shorter than `ZSTD_OPT_NUM`.
 const ML_PRICED_LENS: usize = 1 << 12;
@@ -420,6 +445,18 @@ impl Stats {
             return cost.wrapping_add(self.ml_price_base);
         }
         self.ml_price_slow(match_length)
+    }
+
+    /// [`Stats::ml_price`] as a value the pricing loop keeps in registers: read through
+    /// `self`, the table's address and length were reloaded after every store to the
+    /// price table (the compiler cannot tell the two apart).
+    #[inline(always)]
+    pub(super) fn ml_prices(&self) -> MlPrices<'_> {
+        MlPrices {
+            by_len: &self.ml_cost_by_len,
+            base: self.ml_price_base,
+            stats: self,
+        }
     }
 
     /// [`Stats::ml_price`] computed from the code.
