@@ -133,5 +133,5 @@ fn main() {
     let secs = start.elapsed().as_secs_f64();
     let mib = (total * iterations) as f64 / secs / (1024.0 * 1024.0);
     let what = if decode { "decode" } else { "compress" };
-    println!("{name} L{level} {what} {who}: {size} bytes, {mib:.1} MiB/s");
+    println!("{name} L{level} {what} {who}: {size} bytes, {mib:.2} MiB/s");
 }

@@ -594,29 +594,57 @@ fn opt_generic<'a, const MLS: u32, S: Source<'a>>(
                 let mut start_ml = min_match;
                 let ml_prices = stats.ml_prices();
                 for m in matches.as_slice() {
+                    let (lo, hi) = (start_ml as usize, m.len as usize);
+                    start_ml = m.len + 1;
+                    if lo > hi {
+                        continue;
+                    }
+                    // Positions past the last one priced are unreachable until this match
+                    // reaches them (what libzstd writes there when its longest length
+                    // gets past `last_pos`): so every length below compares prices.
+                    if cur + hi > last_pos {
+                        for o in &mut opt[last_pos + 1..=cur + hi] {
+                            o.price = MAX_PRICE;
+                            // Any non-zero litlen: "not the end of a match".
+                            o.litlen = 1;
+                        }
+                        last_pos = cur + hi;
+                    }
                     let off_price = stats.off_price(m.off);
-                    // Scan each match's lengths downward.
-                    for mlen in (start_ml..=m.len).rev() {
-                        let pos = cur + mlen as usize;
-                        let match_price = off_price.wrapping_add(ml_prices.price(mlen)) as i32;
-                        let price = base_price + match_price;
-                        if pos > last_pos || price < opt[pos].price {
-                            while last_pos < pos {
-                                last_pos += 1;
-                                opt[last_pos].price = MAX_PRICE;
-                                // Any non-zero litlen: "not the end of a match".
-                                opt[last_pos].litlen = 1;
-                            }
-                            opt[pos].mlen = mlen;
-                            opt[pos].off = m.off;
-                            opt[pos].litlen = 0;
-                            opt[pos].price = price;
-                        } else if level == OptLevel::Opt0 {
+                    let slots = &mut opt[cur + lo..=cur + hi];
+                    // Scan each match's lengths downward: the slots and the lengths' costs
+                    // side by side, without an index to check.
+                    let offer = |slot: &mut Optimal, mlen: usize, ml_price: u32| {
+                        let price = base_price + off_price.wrapping_add(ml_price) as i32;
+                        debug_assert!(price < MAX_PRICE);
+                        if price < slot.price {
+                            slot.mlen = mlen as u32;
+                            slot.off = m.off;
+                            slot.litlen = 0;
+                            slot.price = price;
+                            true
+                        } else {
                             // btopt's early abort.
-                            break;
+                            level != OptLevel::Opt0
+                        }
+                    };
+                    match ml_prices.costs(lo, hi) {
+                        Some(costs) => {
+                            let base = ml_prices.base();
+                            for (k, (slot, &c)) in slots.iter_mut().zip(costs).enumerate().rev() {
+                                if !offer(slot, lo + k, c.wrapping_add(base)) {
+                                    break;
+                                }
+                            }
+                        }
+                        None => {
+                            for (k, slot) in slots.iter_mut().enumerate().rev() {
+                                if !offer(slot, lo + k, ml_prices.price((lo + k) as u32)) {
+                                    break;
+                                }
+                            }
                         }
                     }
-                    start_ml = m.len + 1;
                 }
                 opt[last_pos + 1].price = MAX_PRICE;
                 cur += 1;

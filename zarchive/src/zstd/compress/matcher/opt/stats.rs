@@ -200,7 +200,20 @@ pub(super) struct MlPrices<'s> {
     stats: &'s Stats,
 }
 
-impl MlPrices<'_> {
+impl<'s> MlPrices<'s> {
+    /// The table's costs of the lengths `lo..=hi`, where it has them all; a length's
+    /// price is its cost plus [`MlPrices::base`].
+    #[inline(always)]
+    pub(super) fn costs(self, lo: usize, hi: usize) -> Option<&'s [u32]> {
+        self.by_len.get(lo..=hi)
+    }
+
+    /// What a length's price adds to its cost in [`MlPrices::costs`].
+    #[inline(always)]
+    pub(super) fn base(self) -> u32 {
+        self.base
+    }
+
     /// [`Stats::ml_price`].
     #[inline(always)]
     pub(super) fn price(self, match_length: u32) -> u32 {
