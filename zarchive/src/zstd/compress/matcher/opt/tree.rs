@@ -297,7 +297,13 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         if self.nothing_to_find(ip, h, rep, ll0) {
             return;
         }
-        self.get_all_matches_found(matches, ip, h, rep, ll0, length_to_beat);
+        // A search without a dictionary of any kind (a ZAR block's) has its own code: no
+        // repcode into a dictionary, no dictionary tree after the frame's.
+        if self.dms.is_none() && !self.window.has_ext_dict() {
+            self.get_all_matches_found::<true>(matches, ip, h, rep, ll0, length_to_beat);
+        } else {
+            self.get_all_matches_found::<false>(matches, ip, h, rep, ll0, length_to_beat);
+        }
     }
 
     /// The common case of data without matches, settled without the search's set-up: no
@@ -353,9 +359,9 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
     }
 
     /// [`OptTree::get_all_matches`] where a candidate may be found (`h`: the hash table's
-    /// entry for `ip`).
+    /// entry for `ip`); `PLAIN` when the frame has no dictionary of any kind.
     #[inline(never)]
-    fn get_all_matches_found(
+    fn get_all_matches_found<const PLAIN: bool>(
         &mut self,
         matches: &mut Matches,
         ip: usize,
@@ -373,7 +379,8 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         let bt_low = curr.saturating_sub(self.bt_mask);
         let window_low = self.window.lowest_match_index(curr);
         let dict_limit = self.window.dict_limit();
-        let ext_dict = self.window.has_ext_dict();
+        let ext_dict = !PLAIN && self.window.has_ext_dict();
+        let dms = if PLAIN { None } else { self.dms };
         let match_low = window_low.max(1);
         let mut smaller = self.node(curr);
         let mut larger = self.node(curr) + 1;
@@ -396,7 +403,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
             let in_prefix = rep_offset.wrapping_sub(1) < curr - dict_limit;
             let valid = if in_prefix {
                 rep_index >= window_low
-            } else if let Some(d) = self.dms {
+            } else if let Some(d) = dms {
                 // A repcode into an attached dictionary: above its first index, not
                 // straddling the prefix start (ZSTD_index_overlap_check).
                 let dms_low = window_low - (d.content_len as u32);
@@ -496,7 +503,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         }
         bt[smaller] = 0;
         bt[larger] = 0;
-        if let Some(d) = self.dms
+        if let Some(d) = dms
             && compares > 0
         {
             // The attached dictionary's tree (dictMatchState), its indices shifted to the
@@ -624,7 +631,14 @@ mod tests {
                     if ip as u32 + tree.base >= *tree.next_to_update {
                         tree.update_tree(ip);
                         let h = hash_ptr::<MLS>(src, ip, tree.hash_log);
-                        tree.get_all_matches_found(&mut matches, ip, h, rep, ll0, min_match);
+                        tree.get_all_matches_found::<true>(
+                            &mut matches,
+                            ip,
+                            h,
+                            rep,
+                            ll0,
+                            min_match,
+                        );
                     }
                 } else {
                     tree.get_all_matches(&mut matches, ip, rep, ll0, min_match);
