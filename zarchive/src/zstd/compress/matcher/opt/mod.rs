@@ -49,8 +49,7 @@ struct Optimal {
 /// the frame's.
 #[derive(Default)]
 pub(crate) struct OptState {
-    /// Binary tree: two links per position, `bt[2 * (idx & btMask)]` and the slot after,
-    /// then one spare entry (see `tree::OptTree`'s `sink`).
+    /// Binary tree: two links per position, `bt[2 * (idx & btMask)]` and the slot after.
     pub(crate) bt: Vec<u32>,
     /// Last index seen per 3-byte hash (only with `minMatch == 3`).
     hash3: Vec<u32>,
@@ -69,7 +68,7 @@ impl OptState {
     /// cleared tables, statistics marked as never collected (`litLengthSum = 0`).
     pub(crate) fn reset(&mut self, cp: &CParams) {
         self.bt.clear();
-        self.bt.resize((1 << cp.chain_log) + 1, 0);
+        self.bt.resize(1 << cp.chain_log, 0);
         self.hash_log3 = if cp.min_match == 3 {
             HASH_LOG3_MAX.min(cp.window_log)
         } else {

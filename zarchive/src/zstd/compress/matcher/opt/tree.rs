@@ -7,7 +7,7 @@
 
 use super::{OFFSET_TO_OFFBASE, OPT_NUM};
 use crate::zstd::compress::matcher::source::Source;
-use crate::zstd::compress::matcher::{count, hash_ptr};
+use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{WINDOW_START_INDEX, Window};
@@ -126,9 +126,6 @@ pub(super) struct OptTree<'t, const MLS: u32, S = &'t [u8]> {
     window: Window,
     hash_log: u32,
     bt_mask: u32,
-    /// The entry after the tree's: where a walk's links that lead nowhere are written
-    /// (libzstd's `dummy32`), so that a link is a plain index.
-    sink: usize,
     compares: u32,
     sufficient_len: u32,
     src: S,
@@ -154,7 +151,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         let next_to_update3 = *next_to_update;
         OptTree {
             hash: &mut hash[..1 << cp.hash_log],
-            bt: &mut bt[..=1 << cp.chain_log],
+            bt: &mut bt[..1 << cp.chain_log],
             hash3,
             hash_log3,
             next_to_update,
@@ -163,7 +160,6 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
             window: *window,
             hash_log: cp.hash_log,
             bt_mask: (1 << (cp.chain_log - 1)) - 1,
-            sink: 1 << cp.chain_log,
             compares: 1 << cp.search_log,
             sufficient_len: cp.target_length.min(OPT_NUM as u32 - 1),
             src,
@@ -193,9 +189,8 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         let mut match_index = self.hash[h];
         let bt_low = curr.saturating_sub(self.bt_mask);
         let window_low = self.window.lowest_match_index(target);
-        let mut smaller = self.node(curr);
-        let mut larger = self.node(curr) + 1;
-        let sink = self.sink;
+        let mut smaller: Slot = Some(self.node(curr));
+        let mut larger: Slot = Some(self.node(curr) + 1);
         let mut common_smaller = 0;
         let mut common_larger = 0;
         let mut match_end = curr + BT_SKIP_BASE + 1;
@@ -219,28 +214,28 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                 break;
             }
             if smaller_here {
-                bt[smaller] = match_index;
+                set_link(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
-                    smaller = sink;
+                    smaller = None;
                     break;
                 }
-                smaller = next + 1;
+                smaller = Some(next + 1);
                 match_index = bt[next + 1];
             } else {
-                bt[larger] = match_index;
+                set_link(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
-                    larger = sink;
+                    larger = None;
                     break;
                 }
-                larger = next;
+                larger = Some(next);
                 match_index = bt[next];
             }
             compares -= 1;
         }
-        bt[smaller] = 0;
-        bt[larger] = 0;
+        set_link(bt, smaller, 0);
+        set_link(bt, larger, 0);
         let positions = if best_length > BT_LONG_MATCH {
             BT_LONG_MATCH_SKIP_MAX.min(best_length - BT_LONG_MATCH) as u32
         } else {
@@ -382,9 +377,8 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         let ext_dict = !PLAIN && self.window.has_ext_dict();
         let dms = if PLAIN { None } else { self.dms };
         let match_low = window_low.max(1);
-        let mut smaller = self.node(curr);
-        let mut larger = self.node(curr) + 1;
-        let sink = self.sink;
+        let mut smaller: Slot = Some(self.node(curr));
+        let mut larger: Slot = Some(self.node(curr) + 1);
         let mut match_end = curr + BT_SKIP_BASE + 1;
         let mut compares = self.compares;
         let mut best_length = (length_to_beat - 1) as usize;
@@ -481,28 +475,28 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                 }
             }
             if smaller_here {
-                bt[smaller] = match_index;
+                set_link(bt, smaller, match_index);
                 common_smaller = len;
                 if match_index <= bt_low {
-                    smaller = sink;
+                    smaller = None;
                     break;
                 }
-                smaller = next + 1;
+                smaller = Some(next + 1);
                 match_index = bt[next + 1];
             } else {
-                bt[larger] = match_index;
+                set_link(bt, larger, match_index);
                 common_larger = len;
                 if match_index <= bt_low {
-                    larger = sink;
+                    larger = None;
                     break;
                 }
-                larger = next;
+                larger = Some(next);
                 match_index = bt[next];
             }
             compares -= 1;
         }
-        bt[smaller] = 0;
-        bt[larger] = 0;
+        set_link(bt, smaller, 0);
+        set_link(bt, larger, 0);
         if let Some(d) = dms
             && compares > 0
         {
@@ -600,7 +594,7 @@ mod tests {
         let mut hash = vec![0u32; 1 << cp.hash_log];
         // Links left by earlier frames (as tables kept across frames hold): a link the
         // search should clear and did not would then show.
-        let mut bt: Vec<u32> = (0..=1u32 << cp.chain_log)
+        let mut bt: Vec<u32> = (0..1u32 << cp.chain_log)
             .map(|i| 2 + i * 7 % 1000)
             .collect();
         let hash_log3 = if MLS == 3 { 17 } else { 0 };
