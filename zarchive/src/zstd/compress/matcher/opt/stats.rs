@@ -214,7 +214,8 @@ impl<'s> MlPrices<'s> {
         self.base
     }
 
-    /// [`Stats::ml_price`].
+    /// [`Stats::ml_price`]: the table's cost where it has the length, else computed from
+    /// the length's code.
     #[inline(always)]
     pub(super) fn price(self, match_length: u32) -> u32 {
         match self.by_len.get(match_length as usize) {
@@ -450,14 +451,7 @@ impl Stats {
     /// The match-length part of ZSTD_getMatchPrice (with the match handicap).
     #[inline(always)]
     pub(super) fn ml_price(&self, match_length: u32) -> u32 {
-        if let Some(&cost) = self.ml_cost_by_len.get(match_length as usize) {
-            debug_assert_eq!(
-                cost.wrapping_add(self.ml_price_base),
-                self.ml_price_slow(match_length)
-            );
-            return cost.wrapping_add(self.ml_price_base);
-        }
-        self.ml_price_slow(match_length)
+        self.ml_prices().price(match_length)
     }
 
     /// [`Stats::ml_price`] as a value the pricing loop keeps in registers: read through
