@@ -2,8 +2,8 @@
 //! used by greedy, lazy and lazy2 when the window is 16 KiB or smaller.
 
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
+use crate::zstd::compress::matcher::hash_ptr;
 use crate::zstd::compress::matcher::source::Source;
-use crate::zstd::compress::matcher::{count, hash_ptr, read32};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
@@ -29,7 +29,8 @@ pub(crate) struct HashChain<'t, const MLS: u32> {
     chain: &'t mut [u32],
     next_to_update: &'t mut usize,
     hash_log: u32,
-    chain_size: u32,
+    /// The chain table's entries minus one (a power of two minus one).
+    chain_mask: u32,
     attempts: u32,
     limits: BlockLimits,
     dms: Option<DictChains<'t>>,
@@ -48,7 +49,7 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
             chain: &mut state.chain.as_mut_slice()[..1 << cp.chain_log],
             next_to_update: &mut state.next_to_update,
             hash_log: cp.hash_log,
-            chain_size: 1 << cp.chain_log,
+            chain_mask: (1 << cp.chain_log) - 1,
             attempts: 1 << cp.search_log,
             limits: window.block_limits(block_end),
             dms: None,
@@ -65,13 +66,23 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
     /// (excluded) into their chains, only one in lazy-skipping mode, and returns the
     /// chain head for `ip`.
     #[inline(always)]
-    fn insert_and_find_first_index(&mut self, src: &[u8], ip: usize, lazy_skipping: bool) -> u32 {
-        let chain_mask = self.chain_size - 1;
+    fn insert_and_find_first_index<'a, S: Source<'a>>(
+        &mut self,
+        src: S,
+        ip: usize,
+        lazy_skipping: bool,
+    ) -> u32 {
+        // Both tables hold a power of two entries: a hash masked with the hash table's
+        // length (a no-op on a hash of `hash_log` bits) and an index masked into the chain
+        // table cut to `chain_mask + 1` entries need no bounds check.
+        let hash_mask = self.hash.len().wrapping_sub(1);
+        let chain_mask = self.chain_mask;
+        let chain = &mut self.chain[..chain_mask as usize + 1];
         let mut p = *self.next_to_update;
         while p < ip {
-            let h = hash_ptr::<MLS>(src, p, self.hash_log);
+            let h = src.hash::<MLS>(p, self.hash_log) & hash_mask;
             let idx = index_of(p);
-            self.chain[(idx & chain_mask) as usize] = self.hash[h];
+            chain[(idx & chain_mask) as usize] = self.hash[h];
             self.hash[h] = idx;
             p += 1;
             if lazy_skipping {
@@ -79,7 +90,7 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
             }
         }
         *self.next_to_update = ip;
-        self.hash[hash_ptr::<MLS>(src, ip, self.hash_log)]
+        self.hash[src.hash::<MLS>(ip, self.hash_log) & hash_mask]
     }
 }
 
@@ -128,6 +139,7 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
     fn start_block<'a, S: Source<'a>>(&mut self, _src: S, _ilimit: Option<usize>) {}
 
     /// Mirrors ZSTD_HcFindBestMatch (noDict, extDict, dictMatchState).
+    #[inline(always)]
     fn search<'a, S: Source<'a>>(
         &mut self,
         src: S,
@@ -135,36 +147,36 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
         iend: usize,
         lazy_skipping: bool,
     ) -> (usize, u32) {
-        let src = src.as_slice();
         let curr = index_of(ip);
         // Deliberately `curr > chainSize ? curr - chainSize : 0`.
-        let min_chain = curr.saturating_sub(self.chain_size);
-        let chain_mask = self.chain_size - 1;
+        let min_chain = curr.saturating_sub(self.chain_mask + 1);
         let mut attempts = self.attempts;
         let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
         let mut match_index = self.insert_and_find_first_index(src, ip, lazy_skipping);
         let low_limit = self.limits.lowest_match_index(curr);
+        let chain_mask = self.chain_mask;
+        let chain = &self.chain[..chain_mask as usize + 1];
         // The 4 bytes of `ip` ending at `ml`; only a candidate that agrees on them can be longer.
-        let mut ip_word = read32(src, ip + ml - 3);
+        let mut ip_word = src.read32(ip + ml - 3);
         while match_index >= low_limit && attempts > 0 {
             let m = (match_index - WINDOW_START_INDEX) as usize;
             // Both terms fit in 32 bits, so the sum needs no overflow check.
-            if read32(src, m + (ml as u32 - 3) as usize) == ip_word {
-                let len = count(src, ip, m, iend);
+            if src.read32(m + (ml as u32 - 3) as usize) == ip_word {
+                let len = src.count(ip, m, iend);
                 if len > ml {
                     ml = len;
                     off_base = curr - match_index + OFFSET_TO_OFFBASE;
                     if ip + len == iend {
                         break; // best possible
                     }
-                    ip_word = read32(src, ip + ml - 3);
+                    ip_word = src.read32(ip + ml - 3);
                 }
             }
             if match_index <= min_chain {
                 break;
             }
-            match_index = self.chain[(match_index & chain_mask) as usize];
+            match_index = chain[(match_index & chain_mask) as usize];
             attempts -= 1;
         }
         if let Some(dms) = self.dms {
@@ -172,13 +184,13 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
             let chain_size = 1u32 << dms.chain_log;
             let dms_end = WINDOW_START_INDEX + dms.content_len as u32;
             let min_chain = dms_end.saturating_sub(chain_size);
-            let mut match_index = dms.hash[hash_ptr::<MLS>(src, ip, dms.hash_log)];
-            let ip4 = read32(src, ip);
+            let mut match_index = dms.hash[src.hash::<MLS>(ip, dms.hash_log)];
+            let ip4 = src.read32(ip);
             while match_index >= WINDOW_START_INDEX && attempts > 0 {
                 let m = (match_index - WINDOW_START_INDEX) as usize;
-                if read32(src, m) == ip4 {
+                if src.read32(m) == ip4 {
                     // Across the dictionary's end as ZSTD_count_2segments (see `Window`).
-                    let len = count(src, ip + 4, m + 4, iend) + 4;
+                    let len = src.count(ip + 4, m + 4, iend) + 4;
                     if len > ml {
                         ml = len;
                         off_base = curr - match_index + OFFSET_TO_OFFBASE;
