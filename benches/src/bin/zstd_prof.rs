@@ -104,7 +104,8 @@ fn main() {
                 }
             }
             let secs = start.elapsed().as_secs_f64();
-            println!("{name} L{level} compress with a dictionary {who}: {n} bytes, {secs:.3} s");
+            let mib = (total * iterations) as f64 / secs / (1024.0 * 1024.0);
+            println!("{name} L{level} compress with a dictionary {who}: {n} bytes, {mib:.2} MiB/s");
             return;
         }
         // A block set compresses every block each iteration (distinct frames, one context

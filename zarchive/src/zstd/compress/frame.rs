@@ -97,8 +97,9 @@ pub(crate) struct FrameState {
     pub(crate) huf_ws: HufWorkspace,
     /// Scratch of the post-block splitter.
     pub(crate) split: SplitState,
-    /// A dictionary's content followed by the source, the one slice the finders see.
-    joined: Vec<u8>,
+    /// A dictionary's content followed by the source, the one input the finders see
+    /// (read unchecked while it fits the padded buffer).
+    joined: PaddedBuffer,
     /// The prepared dictionary whose content `joined` starts with (kept between frames).
     joined_dict: Option<u64>,
     /// The bytes of the plain frames the tables continue after (see [`compress_frame`]),
@@ -110,21 +111,21 @@ impl FrameState {
     /// `content` then `src` in one buffer, taken out of the context (give it back with
     /// [`FrameState::put_joined`]). The content of the prepared dictionary `dict` is
     /// copied only when the buffer does not start with it already.
-    fn take_joined(&mut self, dict: Option<u64>, content: &[u8], src: &[u8]) -> Vec<u8> {
+    fn take_joined(&mut self, dict: Option<u64>, content: &[u8], src: &[u8]) -> PaddedBuffer {
         let mut joined = std::mem::take(&mut self.joined);
         if dict.is_none() || self.joined_dict != dict || joined.len() < content.len() {
             joined.clear();
-            joined.extend_from_slice(content);
+            joined.append(content);
         }
         joined.truncate(content.len());
-        joined.extend_from_slice(src);
+        joined.append(src);
         self.joined_dict = None;
         joined
     }
 
     /// Give back the buffer of [`FrameState::take_joined`], which starts with the content
     /// of `dict`.
-    fn put_joined(&mut self, joined: Vec<u8>, dict: Option<u64>) {
+    fn put_joined(&mut self, joined: PaddedBuffer, dict: Option<u64>) {
         self.joined = joined;
         self.joined_dict = dict;
     }
@@ -274,7 +275,7 @@ fn compress_frame_with_dict_split(
     // The finders see one slice, the content first (see `Window`).
     let joined = st.take_joined(None, content, src);
     if !src.is_empty() {
-        st.ms.load_dict(&joined, content.len(), cp, false);
+        st.ms.load_dict(joined.as_slice(), content.len(), cp, false);
     }
     let dict = FrameDict {
         len: content.len(),
@@ -282,7 +283,8 @@ fn compress_frame_with_dict_split(
         attached: None,
         continued: false,
     };
-    compress_frame_after(st, cp, split_enabled, &joined, None, dict, out);
+    let (buf, padded) = (joined.as_slice(), joined.view());
+    compress_frame_after(st, cp, split_enabled, buf, padded, dict, out);
     st.put_joined(joined, None);
     Ok(())
 }
@@ -397,7 +399,8 @@ fn compress_frame_cdict(
         attached,
         continued: false,
     };
-    compress_frame_after(st, &own_cp, split_enabled, &joined, None, dict, out);
+    let (buf, padded) = (joined.as_slice(), joined.view());
+    compress_frame_after(st, &own_cp, split_enabled, buf, padded, dict, out);
     st.put_joined(joined, Some(pd.uid));
 }
 
@@ -464,8 +467,9 @@ pub(crate) fn compress_block_with_cdict(
     let fpos = st.prepare_block(&mut window, &cp, content.len(), src.len());
     let mut rep = REP_START_VALUE;
     let job = Block {
-        src: &joined[window.origin()..],
-        padded: None,
+        src: &joined.as_slice()[window.origin()..],
+        // The padded copy holds the frame from position 0.
+        padded: joined.view().filter(|_| window.origin() == 0),
         start: fpos,
         end: fpos + src.len(),
         cp: &cp,

@@ -194,6 +194,11 @@ impl PaddedBuffer {
         self.len = end;
     }
 
+    /// Keep the first `len` bytes held (all of them if there are fewer).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     /// Drop the first `n` bytes held; the rest moves to the front.
     pub(crate) fn drop_front(&mut self, n: usize) {
         self.buf.copy_within(n..self.len, 0);

@@ -328,15 +328,23 @@ impl BlockArgs<'_> {
             (0, false, None) => lazy_generic::<F, _, 0>(f, seqs, rep, window, src, start, end),
             (1, false, None) => lazy_generic::<F, _, 1>(f, seqs, rep, window, src, start, end),
             (_, false, None) => lazy_generic::<F, _, 2>(f, seqs, rep, window, src, start, end),
-            // An attached dictionary: its frames have no padded copy (streams with one do,
-            // but are rare): the slice only.
-            (0, true, _) if dms => {
+            // An attached dictionary, its content and the source in one buffer.
+            (0, true, Some(p)) if dms => {
+                lazy_ext_dict_generic::<F, _, 0, true>(f, seqs, rep, window, p, start, end)
+            }
+            (1, true, Some(p)) if dms => {
+                lazy_ext_dict_generic::<F, _, 1, true>(f, seqs, rep, window, p, start, end)
+            }
+            (_, true, Some(p)) if dms => {
+                lazy_ext_dict_generic::<F, _, 2, true>(f, seqs, rep, window, p, start, end)
+            }
+            (0, true, None) if dms => {
                 lazy_ext_dict_generic::<F, _, 0, true>(f, seqs, rep, window, src, start, end)
             }
-            (1, true, _) if dms => {
+            (1, true, None) if dms => {
                 lazy_ext_dict_generic::<F, _, 1, true>(f, seqs, rep, window, src, start, end)
             }
-            (_, true, _) if dms => {
+            (_, true, None) if dms => {
                 lazy_ext_dict_generic::<F, _, 2, true>(f, seqs, rep, window, src, start, end)
             }
             // A stream past its window.
