@@ -1,7 +1,7 @@
 //! The `fast` strategy (`zstd_fast.c`, `ZSTD_compressBlock_fast_noDict_generic`).
 
 use super::source::{Source, with_source};
-use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32};
+use super::{Block, BlockReps, SEARCH_STRENGTH, hash_ptr, hash_word};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REPCODE1_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of};
@@ -586,26 +586,27 @@ pub(crate) fn compress_block_dict_match_state(
     window: &Window,
     dms: &AttachedTables<'_>,
 ) -> usize {
-    match b.cp.min_match {
-        5 => dict_match_state_generic::<5>(hash_table, b, window, dms),
-        6 => dict_match_state_generic::<6>(hash_table, b, window, dms),
-        7.. => dict_match_state_generic::<7>(hash_table, b, window, dms),
-        _ => dict_match_state_generic::<4>(hash_table, b, window, dms),
-    }
+    with_source!(b, src => match b.cp.min_match {
+        5 => dict_match_state_generic::<_, 5>(hash_table, src, b, window, dms),
+        6 => dict_match_state_generic::<_, 6>(hash_table, src, b, window, dms),
+        7.. => dict_match_state_generic::<_, 7>(hash_table, src, b, window, dms),
+        _ => dict_match_state_generic::<_, 4>(hash_table, src, b, window, dms),
+    })
 }
 
 /// Mirrors ZSTD_compressBlock_fast_dictMatchState_generic: the frame's own table finds
 /// matches in the prefix, the CDict's tagged table (read in place) matches in the
 /// dictionary, used only when the prefix has no candidate; one position per step, the
 /// step growing every 256 bytes without a match.
-fn dict_match_state_generic<const MLS: u32>(
+fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
     hash_table: &mut [u32],
+    src: S,
     b: Block<'_>,
     window: &Window,
     dms: &AttachedTables<'_>,
 ) -> usize {
     let Block {
-        src,
+        src: _,
         padded: _,
         start: block_start,
         end: iend,
@@ -618,8 +619,8 @@ fn dict_match_state_generic<const MLS: u32>(
     let dict_hbits = dms.hash_log + TAG_BITS;
     let dict_table = &dms.tagged[..1 << dms.hash_log];
     let step_size = cp.target_length as usize + (cp.target_length == 0) as usize;
-    let hash = |p: usize| hash_ptr::<MLS>(src, p, hlog);
-    let dict_hash = |p: usize| hash_ptr::<MLS>(src, p, dict_hbits);
+    let hash = |p: usize| src.hash::<MLS>(p, hlog);
+    let dict_hash = |p: usize| src.hash::<MLS>(p, dict_hbits);
     let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
     let prefix_start_index = window.dict_limit();
     let prefix_start = pos(prefix_start_index);
@@ -635,7 +636,7 @@ fn dict_match_state_generic<const MLS: u32>(
     let rep_ok = |rep_index: u32, ip: usize| {
         (prefix_start_index - 1).wrapping_sub(rep_index) >= 3
             && rep_index >= WINDOW_START_INDEX
-            && read32(src, pos(rep_index)) == read32(src, ip)
+            && src.read32(pos(rep_index)) == src.read32(ip)
     };
 
     let mut anchor = block_start;
@@ -660,9 +661,9 @@ fn dict_match_state_generic<const MLS: u32>(
             let dict_hash1 = dict_hash(ip1);
             hash_table[hash0] = curr;
             if rep_ok(rep_index, ip0 + 1) {
-                let len = count(src, ip0 + 5, pos(rep_index) + 4, iend) + 4;
+                let len = src.count(ip0 + 5, pos(rep_index) + 4, iend) + 4;
                 ip0 += 1;
-                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, len);
+                seqs.store(src.bytes(), anchor, ip0, REPCODE1_TO_OFFBASE, len);
                 m_length = len;
                 break;
             }
@@ -673,37 +674,36 @@ fn dict_match_state_generic<const MLS: u32>(
                 // An empty entry (index 0) has no position: test the index first.
                 let mut m = pos(dict_match_index.max(dict_start_index));
                 if dict_match_index > dict_start_index
-                    && read32(src, m) == read32(src, ip0)
+                    && src.read32(m) == src.read32(ip0)
                     && match_index <= prefix_start_index
                 {
                     let offset = curr - dict_match_index;
-                    let mut len = count(src, ip0 + 4, m + 4, iend) + 4;
-                    while ip0 > anchor && m > dict_start && src[ip0 - 1] == src[m - 1] {
+                    let mut len = src.count(ip0 + 4, m + 4, iend) + 4;
+                    while ip0 > anchor && m > dict_start && src.byte(ip0 - 1) == src.byte(m - 1) {
                         ip0 -= 1;
                         m -= 1;
                         len += 1;
                     }
                     offset_2 = offset_1;
                     offset_1 = offset;
-                    seqs.store(src, anchor, ip0, offset + 3, len);
+                    seqs.store(src.bytes(), anchor, ip0, offset + 3, len);
                     m_length = len;
                     break;
                 }
             }
-            if match_index >= prefix_start_index
-                && read32(src, pos(match_index)) == read32(src, ip0)
+            if match_index >= prefix_start_index && src.read32(pos(match_index)) == src.read32(ip0)
             {
                 let mut m = pos(match_index);
                 let offset = (ip0 - m) as u32;
-                let mut len = count(src, ip0 + 4, m + 4, iend) + 4;
-                while ip0 > anchor && m > prefix_start && src[ip0 - 1] == src[m - 1] {
+                let mut len = src.count(ip0 + 4, m + 4, iend) + 4;
+                while ip0 > anchor && m > prefix_start && src.byte(ip0 - 1) == src.byte(m - 1) {
                     ip0 -= 1;
                     m -= 1;
                     len += 1;
                 }
                 offset_2 = offset_1;
                 offset_1 = offset;
-                seqs.store(src, anchor, ip0, offset + 3, len);
+                seqs.store(src.bytes(), anchor, ip0, offset + 3, len);
                 m_length = len;
                 break;
             }
@@ -737,9 +737,9 @@ fn dict_match_state_generic<const MLS: u32>(
                 if !rep_ok(rep_index2, ip0) {
                     break;
                 }
-                let len = count(src, ip0 + 4, pos(rep_index2) + 4, iend) + 4;
+                let len = src.count(ip0 + 4, pos(rep_index2) + 4, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
-                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, len);
+                seqs.store(src.bytes(), anchor, ip0, REPCODE1_TO_OFFBASE, len);
                 hash_table[hash(ip0)] = current2;
                 ip0 += len;
                 anchor = ip0;
@@ -750,6 +750,6 @@ fn dict_match_state_generic<const MLS: u32>(
 
     rep[0] = offset_1;
     rep[1] = offset_2;
-    seqs.store_last_literals(src, anchor, iend);
+    seqs.store_last_literals(src.bytes(), anchor, iend);
     iend - anchor
 }
