@@ -245,8 +245,10 @@ impl Compressor {
     /// `ZSTD_compress_usingCDict(cctx, dst, cap, src, len, ZSTD_createCDict(dict, size,
     /// level))` at every level: small sources read the dictionary's tables in place
     /// (attached, the dictMatchState finders), larger ones get a copy of them, the largest
-    /// load the dictionary again. Sources that would turn on long-distance matching, or with
-    /// the dictionary exceed [`MAX_SOURCE_SIZE`], are refused.
+    /// load the dictionary again. Sources that would turn on long-distance matching with a
+    /// dictionary that has content, or with the dictionary exceed [`MAX_SOURCE_SIZE`], are
+    /// refused (an empty dictionary at level 22 keeps the window of an unknown size, 2^27,
+    /// and with it long-distance matching: those frames are made).
     pub fn compress_prepared_into(
         &mut self,
         src: &[u8],
@@ -288,15 +290,17 @@ impl Compressor {
 }
 
 /// Refuse a source that with its dictionary (of `dict_len` bytes) and the parameters `cp`
-/// would turn on long-distance matching (not implemented together with a dictionary) or
-/// pass [`MAX_SOURCE_SIZE`].
+/// would turn on long-distance matching (not implemented together with a dictionary's
+/// content) or pass [`MAX_SOURCE_SIZE`]. An empty dictionary has no content: its frames
+/// are plain ones with the dictionary's parameters, long-distance matching included where
+/// they turn it on (an empty CDict at level 22 keeps the 2^27 window of an unknown size).
 fn dict_size_supported(
     cp: &CParams,
     level: i32,
     src_len: usize,
     dict_len: usize,
 ) -> Result<(), ZstdError> {
-    if uses_ldm(cp) || src_len.saturating_add(dict_len) > MAX_SOURCE_SIZE {
+    if (uses_ldm(cp) && dict_len > 0) || src_len.saturating_add(dict_len) > MAX_SOURCE_SIZE {
         return Err(ZstdError::UnsupportedLevelForSize {
             level,
             size: src_len,
