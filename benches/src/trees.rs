@@ -5,19 +5,30 @@ use std::path::Path;
 
 use zarkit_corpus::{Shape, generate};
 
-/// Four 64 KiB files of different kinds (text, hetero, binary, random): 4 blocks.
-pub fn small_tree(dir: &Path) -> std::io::Result<u64> {
-    std::fs::create_dir_all(dir)?;
+/// The small tree's four 64 KiB files (text, hetero, binary, random), by name.
+pub fn small_tree_files() -> Vec<(&'static str, Vec<u8>)> {
     let files = [
         ("a_text.txt", Shape::Text),
         ("b_hetero.bin", Shape::Hetero),
         ("c_records.bin", Shape::Binary),
         ("d_random.bin", Shape::Random),
     ];
-    for (i, (name, shape)) in files.iter().enumerate() {
-        std::fs::write(dir.join(name), generate(*shape, 65536, 0xB0 + i as u64))?;
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, (name, shape))| (*name, generate(*shape, 65536, 0xB0 + i as u64)))
+        .collect()
+}
+
+/// Writes the small tree (`small_tree_files`) into `dir`: 4 blocks. Returns its byte count.
+pub fn small_tree(dir: &Path) -> std::io::Result<u64> {
+    std::fs::create_dir_all(dir)?;
+    let mut total = 0;
+    for (name, bytes) in small_tree_files() {
+        std::fs::write(dir.join(name), &bytes)?;
+        total += bytes.len() as u64;
     }
-    Ok(4 * 65536)
+    Ok(total)
 }
 
 /// About `total` bytes in a game-dump-like tree: nested folders, many small files, some

@@ -1,18 +1,20 @@
 //! Profiling loop: compresses (or decodes) one corpus payload at one level many times, with
 //! our codec or the native oracle, for `perf record` / `perf stat`.
 //!
-//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native | peer] [decode | dict]`
+//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native | peer] [decode | dict | fresh]`
 //!
 //! `peer` runs mzstd 0.2.9 instead (plain compression and decoding only), to profile a peer
 //! on the same loop.
 //!
-//! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary.
+//! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary. With
+//! `fresh`, every frame is made by a one-shot call with a new context, `zstd::compress`
+//! against `ZSTD_compress`.
 //!
 //! The payload may also be `file:PATH`, a real file compressed (or decoded) whole.
 //!
 //! With `decode`, the payload may also be a block set (`gen-blocks`, `game-blocks`,
-//! `text-blocks`) or `small-files` (64 distinct 2 KiB text files): each iteration decodes
-//! every block's frame.
+//! `text-blocks`), `small-files` (64 distinct 2 KiB text files) or `small-tree` (the gate's
+//! four 64 KiB pack files): each iteration decodes every block's frame.
 
 use std::time::Instant;
 
@@ -35,6 +37,11 @@ fn main() {
             vec![std::fs::read(&name["file:".len()..]).expect("the file reads")]
         }
         // The dictionary class's plain files: 64 distinct 2 KiB text files.
+        // The gate's small pack tree: four 64 KiB files (text, hetero, binary, random).
+        _ if name == "small-tree" => zarkit_benches::trees::small_tree_files()
+            .into_iter()
+            .map(|(_, bytes)| bytes)
+            .collect(),
         _ if name == "small-files" => (0..64u64)
             .map(|i| zarkit_corpus::generate(zarkit_corpus::Shape::Text, 2048, 5000 + i))
             .collect(),
@@ -114,10 +121,18 @@ fn main() {
         let config = mzstd::EncoderConfig::default()
             .with_level(mzstd::Level::try_from(level).expect("a level mzstd takes"));
         let mut peer_enc = mzstd::Compressor::new(config).expect("an mzstd compressor");
+        // `fresh`: every frame by a one-shot call, `zstd::compress` against `ZSTD_compress`
+        // (a new context for each frame on both sides).
+        let fresh = args.iter().skip(4).any(|s| s == "fresh");
         for _ in 0..iterations {
             for src in &sources {
                 out.clear();
-                n = if native {
+                n = if native && fresh {
+                    oracle::compress_into(src, level, &mut out)
+                } else if fresh {
+                    out = zarkit::zstd::compress(src, level).expect("compresses");
+                    out.len()
+                } else if native {
                     theirs.compress(src, &mut out)
                 } else if peer {
                     peer_enc

@@ -6,11 +6,16 @@
 //! checks each read unless the compiler can prove it in range; in the `fast` finder's
 //! search loop those checks (a mask, a compare and a branch per read, and the registers
 //! they hold) were a third of the instructions above libzstd's. A position masked to
-//! [`PADDED_LOG`] bits indexes a buffer of `2^PADDED_LOG` bytes plus slack in range by
-//! construction, so a one-shot frame's input that fits (a ZAR block, any frame up to
-//! 4 MiB, and the earlier frames a reused context continues after) or a stream's window is
-//! kept in such a buffer and the finders read it unchecked. The mask changes no position the
-//! finders read: they are all below the input's length.
+//! `log` bits indexes a buffer of `2^log` bytes plus slack in range by construction, so a
+//! one-shot frame's input that fits (a ZAR block, any frame up to 4 MiB, and the earlier
+//! frames a reused context continues after) or a stream's window is kept in such a buffer
+//! and the finders read it unchecked. The mask changes no position the finders read: they
+//! are all below the input's length.
+//!
+//! The buffer comes in two sizes: [`SMALL_MAX`] (64 KiB, a ZAR block or any smaller
+//! source) and [`PADDED_MAX`] (4 MiB). A new context, as every one-shot call makes, must
+//! zero what it allocates: 4 MiB for a 2 KiB file made the one-shot call five times slower
+//! than libzstd's, whose context is sized to its source.
 
 use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64, tree_step};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
@@ -20,7 +25,11 @@ use crate::zstd::compress::window::WINDOW_START_INDEX;
 macro_rules! with_source {
     ($b:expr, $src:ident => $body:expr) => {
         match $b.padded {
-            Some(padded) => {
+            Some($crate::zstd::compress::matcher::source::Padded::Small(padded)) => {
+                let $src = padded.cut($b.end);
+                $body
+            }
+            Some($crate::zstd::compress::matcher::source::Padded::Full(padded)) => {
                 let $src = padded.cut($b.end);
                 $body
             }
@@ -33,17 +42,21 @@ macro_rules! with_source {
 }
 pub(crate) use with_source;
 
-/// The largest input a [`Padded`] copy holds is `2^PADDED_LOG` bytes.
+/// The largest input the small [`Padded`] copy holds is `2^SMALL_LOG` bytes.
+const SMALL_LOG: u32 = 16;
+/// The largest input the small [`Padded`] copy holds: a ZAR block.
+pub(crate) const SMALL_MAX: usize = 1 << SMALL_LOG;
+/// The largest input a full [`Padded`] copy holds is `2^PADDED_LOG` bytes.
 pub(crate) const PADDED_LOG: u32 = 22;
 /// The largest input a [`Padded`] copy holds.
 pub(crate) const PADDED_MAX: usize = 1 << PADDED_LOG;
 /// Bytes after the largest input, so that a word read at any masked position (below
-/// [`PADDED_MAX`]) and a literal copy of 16 bytes stay in the buffer.
+/// the size) and a literal copy of 16 bytes stay in the buffer.
 const SLACK: usize = 32;
-/// The buffer's length.
+/// The small buffer's length.
+const SMALL_LEN: usize = SMALL_MAX + SLACK;
+/// The full buffer's length.
 const PADDED_LEN: usize = PADDED_MAX + SLACK;
-/// Masks a position into the buffer's first [`PADDED_MAX`] bytes.
-const MASK: usize = PADDED_MAX - 1;
 
 /// A finder's view of its input (positions as [`Block`](super::Block) gives them).
 pub(crate) trait Source<'a>: Copy {
@@ -153,11 +166,12 @@ impl<'a> Source<'a> for &'a [u8] {
     }
 }
 
-/// Bytes for the finders, in a buffer of at least [`PADDED_MAX`] bytes plus slack, to read
-/// as a [`Padded`] view while they fit: a one-shot frame's input (and the earlier frames a
-/// reused context continues after), a stream's window and pending input. Allocated zeroed
-/// on first use (pages the bytes never reach stay untouched); grows past [`PADDED_MAX`]
-/// when it must, without a view then.
+/// Bytes for the finders, in a buffer of [`SMALL_MAX`] or at least [`PADDED_MAX`] bytes
+/// plus slack, to read as a [`Padded`] view while they fit: a one-shot frame's input (and
+/// the earlier frames a reused context continues after), a stream's window and pending
+/// input. Allocated zeroed on first use at the smaller size that holds what is asked (pages
+/// of the large one the bytes never reach may stay untouched); grows to the large size,
+/// then past [`PADDED_MAX`] when it must, without a view then.
 #[derive(Debug, Default)]
 pub(crate) struct PaddedBuffer {
     buf: Vec<u8>,
@@ -177,9 +191,13 @@ impl PaddedBuffer {
 
     /// Make room for `total` bytes in all without growing again.
     pub(crate) fn reserve(&mut self, total: usize) {
-        let size = total.max(PADDED_MAX) + SLACK;
+        let size = if total <= SMALL_MAX && self.buf.len() <= SMALL_LEN {
+            SMALL_LEN
+        } else {
+            total.max(PADDED_MAX) + SLACK
+        };
         if self.buf.is_empty() {
-            // Zeroed by the allocator: untouched pages cost nothing.
+            // Zeroed by the allocator (untouched pages of a fresh mapping cost nothing).
             self.buf = vec![0; size];
         } else if self.buf.len() < size {
             self.buf.resize(size, 0);
@@ -212,31 +230,52 @@ impl PaddedBuffer {
 
     /// The bytes held, to read unchecked, while they are at most [`PADDED_MAX`].
     pub(crate) fn view(&self) -> Option<Padded<'_>> {
+        if self.buf.len() == SMALL_LEN {
+            let buf = self.buf.as_slice().try_into().ok()?;
+            return Some(Padded::Small(PaddedIn { buf, len: self.len }));
+        }
         if self.len > PADDED_MAX {
             return None;
         }
-        Some(Padded {
-            buf: self.buf.get(..PADDED_LEN)?.try_into().ok()?,
-            len: self.len,
-        })
+        let buf = self.buf.get(..PADDED_LEN)?.try_into().ok()?;
+        Some(Padded::Full(PaddedIn { buf, len: self.len }))
+    }
+
+    /// The bytes allocated (for tests of what a context costs).
+    #[cfg(test)]
+    pub(crate) fn allocated(&self) -> usize {
+        self.buf.len()
     }
 }
 
-/// An input of at most [`PADDED_MAX`] bytes at the start of a buffer with slack after it:
-/// every read is masked into the buffer instead of checked. What follows the input in
-/// the buffer (an earlier input's bytes) is never part of a result: [`Source::count`]
-/// clamps at its limit, and the finders read no position at or past the length.
+/// A [`PaddedBuffer`]'s bytes to read unchecked, in the small or the full buffer.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Padded<'a> {
-    buf: &'a [u8; PADDED_LEN],
+pub(crate) enum Padded<'a> {
+    /// At most [`SMALL_MAX`] bytes.
+    Small(PaddedIn<'a, SMALL_LEN>),
+    /// At most [`PADDED_MAX`] bytes.
+    Full(PaddedIn<'a, PADDED_LEN>),
+}
+
+/// An input of at most `LEN - SLACK` bytes (a power of two) at the start of a buffer of
+/// `LEN` bytes: every read is masked into the buffer instead of checked. What follows the
+/// input in the buffer (an earlier input's bytes) is never part of a result:
+/// [`Source::count`] clamps at its limit, and the finders read no position at or past the
+/// length.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PaddedIn<'a, const LEN: usize> {
+    buf: &'a [u8; LEN],
     len: usize,
 }
 
-impl<'a> Padded<'a> {
+impl<'a, const LEN: usize> PaddedIn<'a, LEN> {
+    /// Masks a position into the buffer's first `LEN - SLACK` bytes.
+    const MASK: usize = LEN - SLACK - 1;
+
     /// The same bytes up to `end` (at most the length).
-    pub(crate) fn cut(self, end: usize) -> Padded<'a> {
+    pub(crate) fn cut(self, end: usize) -> Self {
         debug_assert!(end <= self.len);
-        Padded {
+        PaddedIn {
             buf: self.buf,
             len: end.min(self.len),
         }
@@ -245,12 +284,12 @@ impl<'a> Padded<'a> {
     /// The 8 bytes at `p` masked into the buffer.
     #[inline(always)]
     fn word(self, p: usize) -> u64 {
-        let p = p & MASK;
+        let p = p & Self::MASK;
         u64::from_le_bytes(self.buf[p..p + 8].try_into().expect("8 bytes"))
     }
 }
 
-impl<'a> Source<'a> for Padded<'a> {
+impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
     #[inline(always)]
     fn bytes(self) -> &'a [u8] {
         self.buf
@@ -263,7 +302,7 @@ impl<'a> Source<'a> for Padded<'a> {
 
     #[inline(always)]
     fn read32(self, p: usize) -> u32 {
-        let p = p & MASK;
+        let p = p & Self::MASK;
         u32::from_le_bytes(self.buf[p..p + 4].try_into().expect("4 bytes"))
     }
 
@@ -274,7 +313,7 @@ impl<'a> Source<'a> for Padded<'a> {
 
     #[inline(always)]
     fn byte(self, p: usize) -> u8 {
-        self.buf[p & MASK]
+        self.buf[p & Self::MASK]
     }
 
     #[inline(always)]
@@ -351,46 +390,17 @@ impl<'a> Source<'a> for Padded<'a> {
 mod tests {
     use super::*;
 
-    /// The padded reads give the slice's results over a whole input, after an earlier,
-    /// longer input left its bytes in the buffer.
-    #[test]
-    fn padded_reads_match_the_slice() {
-        let mut buffer = PaddedBuffer::default();
-        assert!(buffer.view().is_none(), "nothing allocated");
-        let long: Vec<u8> = (0..PADDED_MAX).map(|i| (i * 7 % 251) as u8).collect();
-        buffer.append(&long);
-        assert!(buffer.view().is_some());
-        buffer.append(b"x");
-        assert!(buffer.view().is_none(), "one byte too many");
-        assert_eq!(buffer.as_slice().len(), PADDED_MAX + 1);
-        buffer.drop_front(PADDED_MAX - 5);
-        assert_eq!(
-            buffer.as_slice(),
-            &[long[PADDED_MAX - 5..].to_vec(), b"x".to_vec()].concat()[..]
-        );
-        assert!(buffer.view().is_some());
-        buffer.clear();
-        buffer.append(&long);
-        let mut src = Vec::new();
-        for i in 0..3000u32 {
-            src.extend_from_slice(if i % 5 == 0 { b"abcdefgh" } else { b"abcdexyz" });
-            src.push((i % 3) as u8);
-        }
-        buffer.clear();
-        buffer.append(&src[..1000]);
-        buffer.append(&src[1000..]);
-        assert_eq!(buffer.as_slice(), &src[..]);
-        let padded = buffer.view().expect("allocated");
-        let slice: &[u8] = &src;
+    /// `padded`'s reads give the slice's results over the whole of `src`.
+    fn check_reads<'a, S: Source<'a>>(padded: S, src: &[u8]) {
+        let slice: &[u8] = src;
         let len = src.len();
+        assert_eq!(padded.as_slice(), src);
         for p in (0..len).step_by(7) {
             assert_eq!(padded.probe(p), slice.probe(p), "probe {p}");
             assert_eq!(padded.probe8(p), slice.probe8(p), "probe8 {p}");
             if p + 8 <= len {
                 assert_eq!(padded.hash::<6>(p, 13), slice.hash::<6>(p, 13));
                 assert_eq!(padded.hash::<4>(p, 17), slice.hash::<4>(p, 17));
-            }
-            if p + 8 <= len {
                 assert_eq!(padded.read64(p), slice.read64(p));
                 assert_eq!(padded.read32(p), slice.read32(p));
             }
@@ -431,8 +441,84 @@ mod tests {
                 "candidate8 {idx} {low}"
             );
         }
-        let cut = padded.cut(100);
-        assert_eq!(cut.probe(90), Some(slice.read64(90)));
-        assert_eq!(cut.probe(91), None, "10 bytes left from 90, 9 from 91");
+    }
+
+    /// Input with repeats at many distances, `len` bytes.
+    fn repetitive(len: usize) -> Vec<u8> {
+        let mut src = Vec::new();
+        for i in 0.. {
+            if src.len() >= len {
+                break;
+            }
+            src.extend_from_slice(if i % 5 == 0 { b"abcdefgh" } else { b"abcdexyz" });
+            src.push((i % 3) as u8);
+        }
+        src.truncate(len);
+        src
+    }
+
+    /// The padded reads give the slice's results over a whole input, in the small buffer
+    /// and in the full one after an earlier, longer input left its bytes in it.
+    #[test]
+    fn padded_reads_match_the_slice() {
+        let src = repetitive(27_000);
+        let mut small = PaddedBuffer::default();
+        assert!(small.view().is_none(), "nothing allocated");
+        small.append(&src[..1000]);
+        small.append(&src[1000..]);
+        match small.view() {
+            Some(Padded::Small(p)) => {
+                check_reads(p, &src);
+                let cut = p.cut(100);
+                assert_eq!(cut.probe(90), Some(src.as_slice().read64(90)));
+                assert_eq!(cut.probe(91), None, "10 bytes left from 90, 9 from 91");
+            }
+            other => panic!("a small source in the small buffer, not {other:?}"),
+        }
+
+        let mut buffer = PaddedBuffer::default();
+        let long: Vec<u8> = (0..PADDED_MAX).map(|i| (i * 7 % 251) as u8).collect();
+        buffer.append(&long);
+        assert!(buffer.view().is_some());
+        buffer.append(b"x");
+        assert!(buffer.view().is_none(), "one byte too many");
+        assert_eq!(buffer.as_slice().len(), PADDED_MAX + 1);
+        buffer.drop_front(PADDED_MAX - 5);
+        assert_eq!(
+            buffer.as_slice(),
+            &[long[PADDED_MAX - 5..].to_vec(), b"x".to_vec()].concat()[..]
+        );
+        assert!(buffer.view().is_some());
+        buffer.clear();
+        buffer.append(&long);
+        buffer.clear();
+        buffer.append(&src);
+        match buffer.view() {
+            Some(Padded::Full(p)) => check_reads(p, &src),
+            other => panic!("a grown buffer stays full, not {other:?}"),
+        }
+    }
+
+    /// A buffer is allocated at the smaller size that holds what it is given, and grows to
+    /// the full size when the input outgrows it, keeping the bytes.
+    #[test]
+    fn small_inputs_allocate_the_small_buffer() {
+        let src = repetitive(SMALL_MAX + 1);
+        let mut buffer = PaddedBuffer::default();
+        buffer.append(&src[..2048]);
+        assert_eq!(buffer.allocated(), SMALL_LEN, "2 KiB");
+        buffer.append(&src[2048..SMALL_MAX]);
+        assert_eq!(buffer.allocated(), SMALL_LEN, "a ZAR block");
+        assert!(matches!(buffer.view(), Some(Padded::Small(_))));
+        buffer.append(&src[SMALL_MAX..]);
+        assert_eq!(buffer.allocated(), PADDED_LEN, "one byte more");
+        assert_eq!(buffer.as_slice(), &src[..]);
+        match buffer.view() {
+            Some(Padded::Full(p)) => check_reads(p, &src),
+            other => panic!("the grown buffer is full, not {other:?}"),
+        }
+        let mut big = PaddedBuffer::default();
+        big.append(&src);
+        assert_eq!(big.allocated(), PADDED_LEN, "more than a block at once");
     }
 }

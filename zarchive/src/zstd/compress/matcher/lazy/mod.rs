@@ -306,64 +306,55 @@ struct BlockArgs<'a> {
 }
 
 impl BlockArgs<'_> {
-    fn run<F: SearchMax>(self, mut finder: F) -> usize {
+    /// Runs the parse on the padded copy where there is one, else on the slice.
+    fn run<F: SearchMax>(self, finder: F) -> usize {
+        match self.padded {
+            Some(Padded::Small(p)) => self.run_on(finder, p),
+            Some(Padded::Full(p)) => self.run_on(finder, p),
+            None => {
+                let src = self.src;
+                self.run_on(finder, src)
+            }
+        }
+    }
+
+    /// Picks the parse for the depth and the history's shape, reading `src`.
+    fn run_on<'s, F: SearchMax, S: Source<'s>>(self, mut finder: F, src: S) -> usize {
         let BlockArgs {
             seqs,
             rep,
             window,
-            src,
-            padded,
             block_start,
             block_end,
             depth,
             ext_dict,
             dms,
+            ..
         } = self;
         let f = &mut finder;
         let (start, end) = (block_start, block_end);
-        match (depth, ext_dict, padded) {
-            (0, false, Some(p)) => lazy_generic::<F, _, 0>(f, seqs, rep, window, p, start, end),
-            (1, false, Some(p)) => lazy_generic::<F, _, 1>(f, seqs, rep, window, p, start, end),
-            (_, false, Some(p)) => lazy_generic::<F, _, 2>(f, seqs, rep, window, p, start, end),
-            (0, false, None) => lazy_generic::<F, _, 0>(f, seqs, rep, window, src, start, end),
-            (1, false, None) => lazy_generic::<F, _, 1>(f, seqs, rep, window, src, start, end),
-            (_, false, None) => lazy_generic::<F, _, 2>(f, seqs, rep, window, src, start, end),
+        match (depth, ext_dict, dms) {
+            (0, false, _) => lazy_generic::<F, _, 0>(f, seqs, rep, window, src, start, end),
+            (1, false, _) => lazy_generic::<F, _, 1>(f, seqs, rep, window, src, start, end),
+            (_, false, _) => lazy_generic::<F, _, 2>(f, seqs, rep, window, src, start, end),
             // An attached dictionary, its content and the source in one buffer.
-            (0, true, Some(p)) if dms => {
-                lazy_ext_dict_generic::<F, _, 0, true>(f, seqs, rep, window, p, start, end)
-            }
-            (1, true, Some(p)) if dms => {
-                lazy_ext_dict_generic::<F, _, 1, true>(f, seqs, rep, window, p, start, end)
-            }
-            (_, true, Some(p)) if dms => {
-                lazy_ext_dict_generic::<F, _, 2, true>(f, seqs, rep, window, p, start, end)
-            }
-            (0, true, None) if dms => {
+            (0, true, true) => {
                 lazy_ext_dict_generic::<F, _, 0, true>(f, seqs, rep, window, src, start, end)
             }
-            (1, true, None) if dms => {
+            (1, true, true) => {
                 lazy_ext_dict_generic::<F, _, 1, true>(f, seqs, rep, window, src, start, end)
             }
-            (_, true, None) if dms => {
+            (_, true, true) => {
                 lazy_ext_dict_generic::<F, _, 2, true>(f, seqs, rep, window, src, start, end)
             }
-            // A stream past its window.
-            (0, true, Some(p)) => {
-                lazy_ext_dict_generic::<F, _, 0, false>(f, seqs, rep, window, p, start, end)
-            }
-            (1, true, Some(p)) => {
-                lazy_ext_dict_generic::<F, _, 1, false>(f, seqs, rep, window, p, start, end)
-            }
-            (_, true, Some(p)) => {
-                lazy_ext_dict_generic::<F, _, 2, false>(f, seqs, rep, window, p, start, end)
-            }
-            (0, true, None) => {
+            // A loaded dictionary, or a stream past its window.
+            (0, true, false) => {
                 lazy_ext_dict_generic::<F, _, 0, false>(f, seqs, rep, window, src, start, end)
             }
-            (1, true, None) => {
+            (1, true, false) => {
                 lazy_ext_dict_generic::<F, _, 1, false>(f, seqs, rep, window, src, start, end)
             }
-            (_, true, None) => {
+            (_, true, false) => {
                 lazy_ext_dict_generic::<F, _, 2, false>(f, seqs, rep, window, src, start, end)
             }
         }

@@ -1,0 +1,71 @@
+//! What a new compression context costs follows its source, as libzstd's does (its
+//! `ZSTD_compress` sizes the context to the source): a one-shot call on a small file must
+//! not allocate, and so zero, megabytes. A counting allocator records the peak of live heap
+//! bytes. (This test binary holds a single test so nothing else allocates.)
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// The only unsafe in this test: forwarding to the system allocator while counting.
+#[allow(unsafe_code)]
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Peak extra heap while `f` runs.
+fn peak_during(f: impl FnOnce()) -> usize {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    f();
+    PEAK.load(Ordering::Relaxed).saturating_sub(base)
+}
+
+#[test]
+fn a_one_shot_call_allocates_for_its_source_not_for_the_largest() {
+    let small = zarkit_corpus::generate(zarkit_corpus::Shape::Text, 2048, 11);
+    let block = zarkit_corpus::generate(zarkit_corpus::Shape::Hetero, 65536, 12);
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for level in [-5, 1, 3, 5, 6, 9, 13, 16, 19, 22] {
+        for (what, src, bound) in [("2 KiB", &small, 512 << 10), ("64 KiB", &block, 2 << 20)] {
+            let mut frame = Vec::new();
+            let peak = peak_during(|| frame = zarkit::zstd::compress(src, level).unwrap());
+            report.push(format!("L{level} {what}: {} KiB", peak >> 10));
+            if peak > bound {
+                failures.push(format!(
+                    "level {level}, {what} source: {} KiB at peak (at most {} KiB)",
+                    peak >> 10,
+                    bound >> 10
+                ));
+            }
+            assert_eq!(&zarkit::zstd::decompress(&frame, src.len()).unwrap(), src);
+        }
+    }
+    println!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
