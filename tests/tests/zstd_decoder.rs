@@ -1051,3 +1051,60 @@ fn blocks_ending_in_short_overlapping_matches_decode_with_the_readers_slack() {
     }
     assert_eq!(checked, 25 * 12);
 }
+
+/// The one-shot functions reuse a context per thread: a call from inside another's writer
+/// (the context is out then), a call after a failed one, and calls after a frame with a
+/// checksum and one without, all decode as a new context would.
+#[test]
+fn one_shot_calls_reuse_their_context_safely() {
+    let a = sample(70_000, 1);
+    let b = sample(3_000, 2);
+    let fa = zarkit::zstd::compress(&a, 3).unwrap();
+    let fb = zarkit::zstd::compress(&b, 19).unwrap();
+
+    struct Nested<'a> {
+        inner: &'a [u8],
+        expected: &'a [u8],
+        out: Vec<u8>,
+        calls: usize,
+    }
+    impl std::io::Write for Nested<'_> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let got = zarkit::zstd::decompress(self.inner, self.expected.len()).unwrap();
+            assert_eq!(got, self.expected, "decoded from inside the writer");
+            self.calls += 1;
+            self.out.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Nested {
+        inner: &fb,
+        expected: &b,
+        out: Vec::new(),
+        calls: 0,
+    };
+    assert_eq!(
+        zarkit::zstd::decompress_to(&fa, &mut w).unwrap(),
+        a.len() as u64
+    );
+    assert!(w.calls > 0);
+    assert_eq!(w.out, a);
+
+    let mut corrupt = fa.clone();
+    let mid = corrupt.len() / 2;
+    corrupt[mid] ^= 0x5A;
+    let _ = zarkit::zstd::decompress(&corrupt, a.len());
+    assert!(zarkit::zstd::decompress(&fa[..fa.len() - 3], a.len()).is_err());
+    assert_eq!(zarkit::zstd::decompress(&fb, b.len()).unwrap(), b);
+    let mut exact = vec![0; a.len()];
+    zarkit::zstd::decompress_exact(&fa, &mut exact).unwrap();
+    assert_eq!(exact, a);
+    assert!(matches!(
+        zarkit::zstd::decompress_exact(&fa, &mut vec![0; a.len() + 1]),
+        Err(ZstdError::SizeMismatch { .. })
+    ));
+    assert_eq!(zarkit::zstd::decompress(&fb, b.len()).unwrap(), b);
+}

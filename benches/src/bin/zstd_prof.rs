@@ -7,8 +7,8 @@
 //! on the same loop.
 //!
 //! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary. With
-//! `fresh`, every frame is made by a one-shot call with a new context, `zstd::compress`
-//! against `ZSTD_compress`.
+//! `fresh`, every frame is made (or decoded) by a one-shot call with a new context,
+//! `zstd::compress` against `ZSTD_compress` (`zstd::decompress` against `ZSTD_decompress`).
 //!
 //! The payload may also be `file:PATH`, a real file compressed (or decoded) whole.
 //!
@@ -65,10 +65,16 @@ fn main() {
         let (mut ours, mut theirs) = (Decoder::new(), NativeDecoder::new());
         let mut peer_dec = mzstd::Decompressor::default();
         let mut peer_out = Vec::with_capacity(dst.len());
+        let fresh = args.iter().skip(4).any(|s| s == "fresh");
         for _ in 0..iterations {
             for (f, src) in frames.iter().zip(&sources) {
                 let out = &mut dst[..src.len() + pad];
-                if native {
+                if fresh && native {
+                    std::hint::black_box(oracle::decompress(f, src.len()).expect("decodes"));
+                } else if fresh {
+                    let back = zarkit::zstd::decompress(f, src.len()).expect("decodes");
+                    std::hint::black_box(back);
+                } else if native {
                     theirs.decompress_into(f, out).expect("decodes");
                 } else if peer {
                     peer_out.clear();

@@ -250,20 +250,49 @@ impl Decoder {
     }
 }
 
+thread_local! {
+    /// The context the one-shot functions reuse on this thread, taken out while one runs.
+    static ONE_SHOT: std::cell::Cell<Option<Decoder>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with this thread's one-shot context: a context's working memory (about 300 KiB
+/// of literal, bitstream and table buffers) costs more to make than a small frame does to
+/// decode, where libzstd's `ZSTD_decompress` leaves its buffers uninitialised. The context
+/// is in its default state (no dictionary, the default window limit) between calls; a call
+/// made while it is out (from inside `decompress_to`'s writer) gets a new one.
+fn with_one_shot<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
+    let mut decoder = ONE_SHOT
+        .try_with(std::cell::Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let result = f(&mut decoder);
+    // Gone only while the thread ends: the context is then dropped.
+    let _ = ONE_SHOT.try_with(|slot| slot.set(Some(decoder)));
+    result
+}
+
 /// Decode all frames in `src`, allowing at most `limit` bytes of output.
+///
+/// As `ZSTD_decompress`; a context is reused from call to call on each thread (see
+/// [`Decoder`] for a context of one's own).
 pub fn decompress(src: &[u8], limit: usize) -> Result<Vec<u8>, ZstdError> {
-    Decoder::new().decompress(src, limit)
+    with_one_shot(|d| d.decompress(src, limit))
 }
 
 /// Decode all frames in `src` into `dst`, requiring exactly `dst.len()` bytes.
+///
+/// A context is reused from call to call on each thread, as for [`decompress`].
 pub fn decompress_exact(src: &[u8], dst: &mut [u8]) -> Result<(), ZstdError> {
-    Decoder::new().decompress_exact(src, dst)
+    with_one_shot(|d| d.decompress_exact(src, dst))
 }
 
 /// Decode every frame in `src` (skippable frames are skipped), streaming the output into
 /// `out` with memory bounded by the frames' window sizes; returns the bytes written.
+///
+/// A context is reused from call to call on each thread, as for [`decompress`].
 pub fn decompress_to(src: &[u8], out: &mut impl std::io::Write) -> Result<u64, ZstdError> {
-    Decoder::new().decompress_to(src, out)
+    with_one_shot(|d| d.decompress_to(src, out))
 }
 
 /// A [`std::io::Read`] adapter that decodes every zstd frame read from `R` (skippable frames

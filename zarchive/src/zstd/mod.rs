@@ -35,7 +35,7 @@ use compress::{block, frame, window};
 
 pub use decode::{
     BLOCK_SLACK, Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact,
-    frame_dictionary_id,
+    decompress_to, frame_dictionary_id,
 };
 pub use encode::{Encoder, StreamEncoder};
 pub use error::ZstdError;
