@@ -105,6 +105,8 @@ pub(crate) struct FrameState {
     /// The bytes of the plain frames the tables continue after (see [`compress_frame`]),
     /// then the current frame's.
     continued: PaddedBuffer,
+    /// Plain frames made by this context (counted up to [`GROW_AFTER`]).
+    plain_frames: u32,
 }
 
 impl FrameState {
@@ -168,7 +170,12 @@ pub(crate) fn cycle_log(cp: &CParams) -> u32 {
 /// 64 KiB against 640 KiB of tables at level 6.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
     let mut held = std::mem::take(&mut st.continued);
-    if held.len() + src.len() > CONTINUE_MAX || !continue_pays(cp, src.len()) {
+    let total = held.len() + src.len();
+    // Outgrowing the small buffer zeroes the full one (4 MiB), the table clearing of
+    // several frames: a new context starts afresh instead until it has made a few.
+    let young = st.plain_frames < GROW_AFTER && !held.fits(total);
+    st.plain_frames = (st.plain_frames + 1).min(GROW_AFTER);
+    if total > CONTINUE_MAX || !continue_pays(cp, src.len()) || young {
         held.clear();
     }
     let continues = st.ms.continue_after(cp, held.len());
@@ -223,6 +230,10 @@ fn continue_pays(cp: &CParams, src_len: usize) -> bool {
 /// The most bytes of earlier plain frames kept for [`compress_frame`] to continue after
 /// (32 blocks of 64 KiB): then the tables are cleared once and the count starts again.
 const CONTINUE_MAX: usize = 2 << 20;
+/// Plain frames a context makes before it continues past its small input buffer (see
+/// [`compress_frame`]): a pack of four 64 KiB blocks at level 6 then clears its tables
+/// (a few hundred KiB) for each block rather than zero 4 MiB once.
+const GROW_AFTER: u32 = 8;
 /// Sources below this are not worth the copy (their tables are small): every frame of
 /// this size starts afresh.
 const CONTINUE_MIN: usize = 16 << 10;

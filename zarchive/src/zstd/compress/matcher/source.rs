@@ -204,6 +204,11 @@ impl PaddedBuffer {
         }
     }
 
+    /// Whether `total` bytes in all fit without growing the allocation.
+    pub(crate) fn fits(&self, total: usize) -> bool {
+        total + SLACK <= self.buf.len()
+    }
+
     /// Append `src`.
     pub(crate) fn append(&mut self, src: &[u8]) {
         let end = self.len + src.len();
