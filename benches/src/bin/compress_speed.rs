@@ -15,6 +15,7 @@ use zarkit_benches::peer;
 
 fn main() {
     oracle::assert_version();
+    zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 800);
     let levels: Vec<i32> = args

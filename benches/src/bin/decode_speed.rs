@@ -22,6 +22,7 @@ use zarkit_corpus::{Shape, generate};
 
 fn main() {
     oracle::assert_version();
+    zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 800);
     println!("accelerated block loop: {}", Decoder::new().accelerated());

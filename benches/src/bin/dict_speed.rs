@@ -25,6 +25,7 @@ const LEVEL: i32 = 6;
 
 fn main() {
     oracle::assert_version();
+    zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 600);
 

@@ -26,6 +26,7 @@ fn main() {
             .unwrap_or(1500),
     );
     oracle::assert_version();
+    zarkit_benches::measure::settle_allocator();
 
     let frame_failures = check_goldens();
 

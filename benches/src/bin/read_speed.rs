@@ -49,6 +49,7 @@ fn picks(a: &Archive, n: usize) -> Vec<(EntryId, u64)> {
 
 fn main() {
     oracle::assert_version();
+    zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
     let mib = arg(&args, "--tree-mib").unwrap_or(64);
     let budget = Duration::from_millis(arg(&args, "--budget-ms").unwrap_or(2000));

@@ -23,6 +23,7 @@ use zarkit_corpus::{Shape, generate};
 
 fn main() {
     oracle::assert_version();
+    zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 600);
     // `--prof ours|native LEVEL ITERS [long|hetero|text10m]`: only compress text1m in 64 KiB

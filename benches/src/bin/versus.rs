@@ -25,6 +25,7 @@ fn main() {
         .cloned()
         .unwrap_or_else(|| "compress,decode,container".into());
     oracle::assert_version();
+    zarkit_benches::measure::settle_allocator();
     println!(
         "libzstd {} (zstd-sys =2.1.3), {} cores, budget {} ms per row\n",
         oracle::version_number(),

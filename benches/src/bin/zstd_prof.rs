@@ -25,6 +25,7 @@ use zarkit_corpus::payload;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    zarkit_benches::measure::settle_allocator();
     let name = args.get(1).map_or("text64k", String::as_str);
     let level: i32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(6);
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2000);
