@@ -1,8 +1,11 @@
-//! Shared helpers for the integration tests: fixture locations, hashing, manifests.
+//! Shared helpers for the integration tests: fixture locations, hashing, manifests, a
+//! counting allocator.
 
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+
+pub mod counting;
 
 /// The fixtures folder shipped in this repository (`tests/fixtures`).
 pub fn fixtures() -> PathBuf {
