@@ -32,17 +32,19 @@ fn main() {
     let native = args.iter().skip(4).any(|s| s == "native");
     let peer = args.iter().skip(4).any(|s| s == "peer");
     let decode = args.iter().skip(4).any(|s| s == "decode");
+    // Every frame by a one-shot call with a new context, on both sides.
+    let fresh = args.iter().skip(4).any(|s| s == "fresh");
     let sources: Vec<Vec<u8>> = match name.strip_suffix("-blocks") {
         // A real file, compressed whole (`file:PATH`).
         _ if name.starts_with("file:") => {
             vec![std::fs::read(&name["file:".len()..]).expect("the file reads")]
         }
-        // The dictionary class's plain files: 64 distinct 2 KiB text files.
         // The gate's small pack tree: four 64 KiB files (text, hetero, binary, random).
         _ if name == "small-tree" => zarkit_benches::trees::small_tree_files()
             .into_iter()
             .map(|(_, bytes)| bytes)
             .collect(),
+        // The dictionary class's plain files: 64 distinct 2 KiB text files.
         _ if name == "small-files" => (0..64u64)
             .map(|i| zarkit_corpus::generate(zarkit_corpus::Shape::Text, 2048, 5000 + i))
             .collect(),
@@ -66,7 +68,6 @@ fn main() {
         let (mut ours, mut theirs) = (Decoder::new(), NativeDecoder::new());
         let mut peer_dec = mzstd::Decompressor::default();
         let mut peer_out = Vec::with_capacity(dst.len());
-        let fresh = args.iter().skip(4).any(|s| s == "fresh");
         for _ in 0..iterations {
             for (f, src) in frames.iter().zip(&sources) {
                 let out = &mut dst[..src.len() + pad];
@@ -128,9 +129,6 @@ fn main() {
         let config = mzstd::EncoderConfig::default()
             .with_level(mzstd::Level::try_from(level).expect("a level mzstd takes"));
         let mut peer_enc = mzstd::Compressor::new(config).expect("an mzstd compressor");
-        // `fresh`: every frame by a one-shot call, `zstd::compress` against `ZSTD_compress`
-        // (a new context for each frame on both sides).
-        let fresh = args.iter().skip(4).any(|s| s == "fresh");
         for _ in 0..iterations {
             for src in &sources {
                 out.clear();
