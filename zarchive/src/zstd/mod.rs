@@ -111,7 +111,8 @@ fn uses_ldm(cp: &CParams) -> bool {
 /// cleared. Larger sources are read in place.
 pub struct Compressor {
     level: i32,
-    state: frame::FrameState,
+    /// Boxed: a context is moved and held by value (the state is about 25 KiB).
+    state: Box<frame::FrameState>,
 }
 
 impl std::fmt::Debug for Compressor {
@@ -131,7 +132,7 @@ impl Compressor {
         }
         Ok(Compressor {
             level,
-            state: frame::FrameState::default(),
+            state: Box::default(),
         })
     }
 

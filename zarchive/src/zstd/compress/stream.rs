@@ -75,7 +75,8 @@ pub(crate) struct StreamState {
     /// (`ZSTD_c_enableLongDistanceMatching`, `ZSTD_c_windowLog`); without it libzstd
     /// still turns it on for btopt and above with a window of 2^27.
     long: Option<u32>,
-    st: FrameState,
+    /// Boxed: the stream encoder is moved and held by value (the state is about 25 KiB).
+    st: Box<FrameState>,
     /// The finders' slice, kept allocated across frames.
     spare: PaddedBuffer,
 }
@@ -89,7 +90,7 @@ impl StreamState {
             run: None,
             dict: None,
             long: None,
-            st: FrameState::default(),
+            st: Box::default(),
             spare: PaddedBuffer::default(),
         }
     }

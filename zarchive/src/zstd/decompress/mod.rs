@@ -81,12 +81,22 @@ struct Work {
     /// predefined table; repeat mode keeps them as the previous block left them.
     seq: SeqTables,
     /// The block's literals, with room for wild copies to over-read.
-    lit: [u8; LIT_BUFFER_SIZE],
+    lit: Box<[u8; LIT_BUFFER_SIZE]>,
     /// A copy of the block's sequence bitstream, so the hot loop's reloads need no bounds
     /// check.
-    seq_stream: [u8; bits::STREAM_COPY_SIZE],
+    seq_stream: Box<[u8; bits::STREAM_COPY_SIZE]>,
     /// Working memory of the sequence tables' builds.
     spread: fse_table::Spread,
+}
+
+/// `N` zero bytes made on the heap: an array of this size built as a value would pass
+/// through the stack first (the two buffers of a context are 256 KiB), too much for a
+/// thread with a small stack.
+fn zeroed<const N: usize>() -> Box<[u8; N]> {
+    let Ok(bytes) = vec![0u8; N].into_boxed_slice().try_into() else {
+        unreachable!("a boxed slice of N bytes is an array of N")
+    };
+    bytes
 }
 
 impl std::fmt::Debug for DCtx {
@@ -102,8 +112,8 @@ impl DCtx {
         DCtx {
             work: Box::new(Work {
                 seq: SeqTables::default(),
-                lit: [0; LIT_BUFFER_SIZE],
-                seq_stream: [0; bits::STREAM_COPY_SIZE],
+                lit: zeroed(),
+                seq_stream: zeroed(),
                 spread: fse_table::Spread::default(),
             }),
             huf: Box::default(),
