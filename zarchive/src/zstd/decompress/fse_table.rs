@@ -117,7 +117,7 @@ impl std::fmt::Debug for SeqRow {
 }
 
 /// A sequence decoding table of up to 512 states, indexed by `state & 511`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct SeqTable {
     pub(crate) rows: [SeqRow; SEQ_TABLE_ROWS],
     pub(crate) log: u32,
@@ -125,11 +125,16 @@ pub(crate) struct SeqTable {
 
 impl Default for SeqTable {
     fn default() -> Self {
-        SeqTable {
-            rows: [SeqRow::default(); SEQ_TABLE_ROWS],
-            log: 0,
-        }
+        SeqTable::EMPTY
     }
+}
+
+impl SeqTable {
+    /// A table of zero rows and log 0 (what [`SeqTable::default`] gives).
+    pub(crate) const EMPTY: SeqTable = SeqTable {
+        rows: [SeqRow([0; 8]); SEQ_TABLE_ROWS],
+        log: 0,
+    };
 }
 
 impl SeqTable {
@@ -149,7 +154,7 @@ impl SeqTable {
 
 /// The literal-length, offset and match-length tables of a context, side by side, so the
 /// sequence loop reaches all three from one address.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SeqTables {
     pub(crate) ll: SeqTable,
     pub(crate) of: SeqTable,
@@ -228,7 +233,7 @@ fn predefined(norm: &[i16], log: u32, kind: &SeqKind) -> SeqTable {
 /// Working memory of a table build, kept by the caller between builds: every cell a
 /// build reads it has written first, so nothing is cleared per table (a small block's
 /// three tables cleared some 2 KB each, more than their building took).
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Spread {
     /// Each table cell's symbol.
     cells: [u8; SEQ_TABLE_ROWS],
@@ -240,12 +245,17 @@ pub(crate) struct Spread {
 
 impl Default for Spread {
     fn default() -> Self {
-        Spread {
-            cells: [0; SEQ_TABLE_ROWS],
-            in_order: [0; SEQ_TABLE_ROWS + 8],
-            next: [0; 256],
-        }
+        Spread::EMPTY
     }
+}
+
+impl Spread {
+    /// All zero (what [`Spread::default`] gives).
+    pub(crate) const EMPTY: Spread = Spread {
+        cells: [0; SEQ_TABLE_ROWS],
+        in_order: [0; SEQ_TABLE_ROWS + 8],
+        next: [0; 256],
+    };
 }
 
 /// Lay the symbols of a normalised distribution over a table of `1 << log` cells, in the

@@ -48,7 +48,7 @@ const REP_START: [usize; 3] = [
 pub(crate) struct DCtx {
     /// Sequence tables and literal buffer, in one allocation so the sequence loop reaches
     /// both from one address.
-    work: Box<Work>,
+    work: WorkBox,
     huf: Box<HufTable>,
     /// A Huffman table is available for treeless literal sections (`litEntropy`).
     huf_valid: bool,
@@ -76,27 +76,61 @@ pub(crate) struct DCtx {
 }
 
 /// The per-block working memory of a context.
+#[derive(Clone, Copy)]
 struct Work {
     /// The sequence tables in use: built from a description or an RLE byte, or a copy of a
     /// predefined table; repeat mode keeps them as the previous block left them.
     seq: SeqTables,
     /// The block's literals, with room for wild copies to over-read.
-    lit: Box<[u8; LIT_BUFFER_SIZE]>,
+    lit: [u8; LIT_BUFFER_SIZE],
     /// A copy of the block's sequence bitstream, so the hot loop's reloads need no bounds
     /// check.
-    seq_stream: Box<[u8; bits::STREAM_COPY_SIZE]>,
+    seq_stream: [u8; bits::STREAM_COPY_SIZE],
     /// Working memory of the sequence tables' builds.
     spread: fse_table::Spread,
 }
 
-/// `N` zero bytes made on the heap: an array of this size built as a value would pass
-/// through the stack first (the two buffers of a context are 256 KiB), too much for a
-/// thread with a small stack.
-fn zeroed<const N: usize>() -> Box<[u8; N]> {
-    let Ok(bytes) = vec![0u8; N].into_boxed_slice().try_into() else {
-        unreachable!("a boxed slice of N bytes is an array of N")
-    };
-    bytes
+/// A context's working memory before its first block: copied into each new context's
+/// allocation (`Box<[T]>::from(&[T])` copies a `Copy` slice straight into its allocation),
+/// where `Box::new` of a value this size (280 KiB) would build it on the stack first, too
+/// much for a thread with a small stack.
+static EMPTY_WORK: [Work; 1] = [Work {
+    seq: SeqTables {
+        ll: fse_table::SeqTable::EMPTY,
+        of: fse_table::SeqTable::EMPTY,
+        ml: fse_table::SeqTable::EMPTY,
+    },
+    lit: [0; LIT_BUFFER_SIZE],
+    seq_stream: [0; bits::STREAM_COPY_SIZE],
+    spread: fse_table::Spread::EMPTY,
+}];
+
+/// A context's [`Work`] on the heap, made without passing through the stack (see
+/// [`EMPTY_WORK`]).
+struct WorkBox(Box<[Work; 1]>);
+
+impl WorkBox {
+    fn new() -> Self {
+        let Ok(work) = Box::<[Work]>::from(&EMPTY_WORK[..]).try_into() else {
+            unreachable!("a copy of a one-element slice has one element")
+        };
+        WorkBox(work)
+    }
+}
+
+impl std::ops::Deref for WorkBox {
+    type Target = Work;
+    fn deref(&self) -> &Work {
+        let [work] = &*self.0;
+        work
+    }
+}
+
+impl std::ops::DerefMut for WorkBox {
+    fn deref_mut(&mut self) -> &mut Work {
+        let [work] = &mut *self.0;
+        work
+    }
 }
 
 impl std::fmt::Debug for DCtx {
@@ -110,12 +144,7 @@ impl std::fmt::Debug for DCtx {
 impl DCtx {
     pub(crate) fn new(max_window: u64) -> Self {
         DCtx {
-            work: Box::new(Work {
-                seq: SeqTables::default(),
-                lit: zeroed(),
-                seq_stream: zeroed(),
-                spread: fse_table::Spread::default(),
-            }),
+            work: WorkBox::new(),
             huf: Box::default(),
             huf_valid: false,
             huf_from_dict: false,

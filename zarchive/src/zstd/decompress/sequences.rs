@@ -116,11 +116,8 @@ pub(crate) fn decode_seq_headers(
     // A table still the dictionary's is copied in when this block repeats it, and is the
     // context's own from here on either way.
     if let Some(e) = ctx.dict.as_ref().and_then(|d| d.entropy.as_ref()) {
-        let mine = [
-            &mut ctx.work.seq.ll,
-            &mut ctx.work.seq.of,
-            &mut ctx.work.seq.ml,
-        ];
+        let seq = &mut ctx.work.seq;
+        let mine = [&mut seq.ll, &mut seq.of, &mut seq.ml];
         let theirs = [&e.seq.ll, &e.seq.of, &e.seq.ml];
         let table_modes = [modes >> 6, (modes >> 4) & 3, (modes >> 2) & 3];
         for (((table, dict_table), from_dict), mode) in mine
@@ -136,32 +133,33 @@ pub(crate) fn decode_seq_headers(
         }
     }
     let rest = |pos: usize| src.get(pos..).unwrap_or(&[]);
+    let work = &mut *ctx.work;
     pos += build_table(
         modes >> 6,
-        &mut ctx.work.seq.ll,
+        &mut work.seq.ll,
         &LL_KIND,
         fse_valid,
         rest(pos),
         at,
-        &mut ctx.work.spread,
+        &mut work.spread,
     )?;
     pos += build_table(
         (modes >> 4) & 3,
-        &mut ctx.work.seq.of,
+        &mut work.seq.of,
         &OF_KIND,
         fse_valid,
         rest(pos),
         at,
-        &mut ctx.work.spread,
+        &mut work.spread,
     )?;
     pos += build_table(
         (modes >> 2) & 3,
-        &mut ctx.work.seq.ml,
+        &mut work.seq.ml,
         &ML_KIND,
         fse_valid,
         rest(pos),
         at,
-        &mut ctx.work.spread,
+        &mut work.spread,
     )?;
     Ok((nb_seq, pos))
 }
