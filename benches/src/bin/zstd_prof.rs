@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native | peer] [decode | dict | fresh]`
 //!
-//! `peer` runs mzstd 0.2.9 instead (plain compression and decoding only), to profile a peer
-//! on the same loop.
+//! `peer` runs mzstd 0.2.9 instead (plain compression and decoding, reused or `fresh`; not
+//! `dict`), to profile a peer on the same loop.
 //!
 //! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary. With
 //! `fresh`, every frame is made (or decoded) by a one-shot call with a new context,
@@ -73,6 +73,11 @@ fn main() {
                 let out = &mut dst[..src.len() + pad];
                 if fresh && native {
                     std::hint::black_box(oracle::decompress(f, src.len()).expect("decodes"));
+                } else if fresh && peer {
+                    peer_out.clear();
+                    mzstd::Decompressor::default()
+                        .decompress_into(f, &mut peer_out)
+                        .expect("decodes");
                 } else if fresh {
                     let back = zarkit::zstd::decompress(f, src.len()).expect("decodes");
                     std::hint::black_box(back);
@@ -102,6 +107,7 @@ fn main() {
         let mut ours = Compressor::new(level).expect("implemented level");
         let mut n = 0;
         if args.iter().skip(4).any(|s| s == "dict") {
+            assert!(!peer, "`dict` runs ours or libzstd only, not the peer");
             // Every source with a prepared raw 8 KiB dictionary of the same generator
             // (`ZSTD_compress_usingCDict`, as the dictionary bench class).
             let raw = zarkit_corpus::generate(zarkit_corpus::Shape::Text, 8192, 77);
@@ -134,6 +140,12 @@ fn main() {
                 out.clear();
                 n = if native && fresh {
                     oracle::compress_into(src, level, &mut out)
+                } else if peer && fresh {
+                    mzstd::Compressor::new(config)
+                        .expect("an mzstd compressor")
+                        .compress_into(src, &mut out)
+                        .expect("compresses")
+                        .len()
                 } else if fresh {
                     out = zarkit::zstd::compress(src, level).expect("compresses");
                     out.len()
