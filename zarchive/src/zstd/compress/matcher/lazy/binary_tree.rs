@@ -223,6 +223,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
 
 impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
     const MARGIN: usize = HASH_READ_SIZE;
+    const LAZY2_ONLY: bool = true;
 
     fn start_block<'a, S: Source<'a>>(&mut self, _src: S, _ilimit: Option<usize>) {}
 

@@ -112,6 +112,12 @@ impl LazyState {
 pub(crate) trait SearchMax {
     /// How far from the block end the parser stops searching (`ilimit = iend - MARGIN`).
     const MARGIN: usize;
+    /// The finder only runs at depth 2 (btlazy2's tree): the parser is not built for the
+    /// other depths.
+    const LAZY2_ONLY: bool = false;
+    /// The finder may have a dictionary attached (`ZSTD_dictMatchState`); if not, the
+    /// parser is not built for one.
+    const ATTACHABLE: bool = true;
     /// Called once before the match loop of a block (the row finder fills its hash cache).
     fn start_block<'a, S: Source<'a>>(&mut self, src: S, ilimit: Option<usize>);
     /// Longest match at `ip` (reading no further than `iend`) as `(length, offBase)`; a
@@ -333,30 +339,33 @@ impl BlockArgs<'_> {
         } = self;
         let f = &mut finder;
         let (start, end) = (block_start, block_end);
-        match (depth, ext_dict, dms) {
-            (0, false, _) => lazy_generic::<F, _, 0>(f, seqs, rep, window, src, start, end),
-            (1, false, _) => lazy_generic::<F, _, 1>(f, seqs, rep, window, src, start, end),
-            (_, false, _) => lazy_generic::<F, _, 2>(f, seqs, rep, window, src, start, end),
-            // An attached dictionary, its content and the source in one buffer.
-            (0, true, true) => {
-                lazy_ext_dict_generic::<F, _, 0, true>(f, seqs, rep, window, src, start, end)
-            }
-            (1, true, true) => {
-                lazy_ext_dict_generic::<F, _, 1, true>(f, seqs, rep, window, src, start, end)
-            }
-            (_, true, true) => {
-                lazy_ext_dict_generic::<F, _, 2, true>(f, seqs, rep, window, src, start, end)
-            }
-            // A loaded dictionary, or a stream past its window.
-            (0, true, false) => {
-                lazy_ext_dict_generic::<F, _, 0, false>(f, seqs, rep, window, src, start, end)
-            }
-            (1, true, false) => {
-                lazy_ext_dict_generic::<F, _, 1, false>(f, seqs, rep, window, src, start, end)
-            }
-            (_, true, false) => {
-                lazy_ext_dict_generic::<F, _, 2, false>(f, seqs, rep, window, src, start, end)
-            }
+        // Only the parses a finder can meet are compiled for it (a quarter of the
+        // library's code was copies of the dictionary parse no finder could run).
+        macro_rules! parse {
+            ($depth:literal) => {
+                match (ext_dict, dms) {
+                    (false, _) => {
+                        lazy_generic::<F, _, $depth>(f, seqs, rep, window, src, start, end)
+                    }
+                    // An attached dictionary, its content and the source in one buffer.
+                    (true, true) if F::ATTACHABLE => lazy_ext_dict_generic::<F, _, $depth, true>(
+                        f, seqs, rep, window, src, start, end,
+                    ),
+                    // A loaded dictionary, or a stream past its window.
+                    (true, _) => lazy_ext_dict_generic::<F, _, $depth, false>(
+                        f, seqs, rep, window, src, start, end,
+                    ),
+                }
+            };
+        }
+        // btlazy2's tree is only searched at depth 2.
+        if F::LAZY2_ONLY {
+            return parse!(2);
+        }
+        match depth {
+            0 => parse!(0),
+            1 => parse!(1),
+            _ => parse!(2),
         }
     }
 }

@@ -320,6 +320,8 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
 {
     /// The hash cache reads `ROW_HASH_CACHE_SIZE` positions ahead.
     const MARGIN: usize = HASH_READ_SIZE + ROW_HASH_CACHE_SIZE;
+    /// The row count compiled in is for frames without a dictionary.
+    const ATTACHABLE: bool = NROWS == 0;
 
     fn start_block<'a, S: Source<'a>>(&mut self, src: S, ilimit: Option<usize>) {
         self.fill_hash_cache(src, self.next_to_update, ilimit);
