@@ -11,8 +11,32 @@
 //! Mirrors libzstd's `DYNAMIC_BMI2` (`ZSTD_DCtx_get_bmi2`, the `_bmi2` / `_default` pairs
 //! of `ZSTD_decompressSequences`, the Huffman decoders and `HUF_compress1X_usingCTable`).
 
+use std::cell::Cell;
+
 #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
 use fearless_simd::Simd;
+
+thread_local! {
+    /// Set while [`portable_only`] runs: this thread detects no accelerated code.
+    static PORTABLE_ONLY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the accelerated code generation off on this thread: the encoder's loops
+/// and the decoders made inside `f` take the portable code, as on a CPU without AVX2.
+/// Both must give the same bytes; this lets a test on an AVX2 machine check the portable
+/// code (the CI's machines have AVX2). Work handed to other threads is not covered.
+#[doc(hidden)]
+pub fn portable_only<R>(f: impl FnOnce() -> R) -> R {
+    /// Restores the previous setting, also when `f` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            PORTABLE_ONLY.with(|p| p.set(self.0));
+        }
+    }
+    let _restore = Restore(PORTABLE_ONLY.with(|p| p.replace(true)));
+    f()
+}
 
 /// The code generation chosen for this CPU.
 #[derive(Clone, Copy, Debug)]
@@ -22,16 +46,19 @@ pub(crate) struct Isa {
 }
 
 impl Isa {
-    /// Detect what the CPU supports (a cached lookup after the first call).
+    /// Detect what the CPU supports (a cached lookup after the first call), unless
+    /// [`portable_only`] is running on this thread.
     pub(crate) fn detect() -> Self {
+        if PORTABLE_ONLY.with(Cell::get) {
+            return Self::portable();
+        }
         Isa {
             #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
             avx2: fearless_simd::Level::new().as_avx2(),
         }
     }
 
-    /// The portable code only, whatever the CPU has (tests compare both paths).
-    #[cfg(test)]
+    /// The portable code only, whatever the CPU has.
     pub(crate) fn portable() -> Self {
         Isa {
             #[cfg(all(feature = "dispatch", target_arch = "x86_64"))]
@@ -189,6 +216,29 @@ mod tests {
         let got = frame::decompress_frames(&mut ctx, frame_bytes, &mut out).expect("decodes");
         assert_eq!(got, len);
         out
+    }
+
+    /// [`portable_only`] turns detection off on its thread for its duration only, also
+    /// when its closure panics.
+    #[test]
+    fn portable_only_is_scoped() {
+        let outside = Isa::detect().accelerated();
+        super::portable_only(|| {
+            assert!(!Isa::detect().accelerated());
+            assert!(!DCtx::new(MAX_WINDOW_SIZE).isa.accelerated());
+            // Nested: still portable after the inner scope ends.
+            super::portable_only(|| ());
+            assert!(!Isa::detect().accelerated());
+        });
+        assert_eq!(Isa::detect().accelerated(), outside);
+        let caught = std::panic::catch_unwind(|| super::portable_only(|| panic!("inside")));
+        assert!(caught.is_err());
+        assert_eq!(Isa::detect().accelerated(), outside);
+        // Another thread is not affected.
+        super::portable_only(|| {
+            let there = std::thread::spawn(|| Isa::detect().accelerated()).join();
+            assert_eq!(there.expect("thread"), outside);
+        });
     }
 
     /// The accelerated and the portable build of the block loop decode the same frames to

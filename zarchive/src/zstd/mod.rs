@@ -37,6 +37,8 @@ pub use decode::{
     BLOCK_SLACK, Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact,
     decompress_to, frame_dictionary_id,
 };
+#[doc(hidden)]
+pub use dispatch::portable_only;
 pub use encode::{Encoder, StreamEncoder};
 pub use error::ZstdError;
 pub use params::{CParams, Strategy};
