@@ -38,6 +38,11 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+/// Live heap bytes now (counted only where [`Counting`] is the global allocator).
+pub fn live_bytes() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
 /// Peak extra heap while `f` runs (counted only where [`Counting`] is the global allocator).
 pub fn peak_during(f: impl FnOnce()) -> usize {
     let base = LIVE.load(Ordering::Relaxed);

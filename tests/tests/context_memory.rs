@@ -1,10 +1,11 @@
 //! What a one-shot call costs follows its source: a new compression context is sized to
 //! it, as libzstd's `ZSTD_compress` sizes its own (a call on a small file must not allocate,
-//! and so zero, megabytes), and the one-shot decoder reuses its thread's context (making
-//! one costs more than decoding a small frame). A counting allocator records the peak of
-//! live heap bytes. (This test binary holds a single test so nothing else allocates.)
+//! and so zero, megabytes); the one-shot encoder keeps its thread's working memory after
+//! sources up to 64 KiB only, and the one-shot decoder reuses its thread's context (making
+//! either costs more than a small frame). A counting allocator records the peak of live
+//! heap bytes. (This test binary holds a single test so nothing else allocates.)
 
-use zarkit_tests::counting::{Counting, peak_during};
+use zarkit_tests::counting::{Counting, live_bytes, peak_during};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -17,8 +18,15 @@ fn a_one_shot_call_allocates_for_its_source_not_for_the_largest() {
     let mut failures = Vec::new();
     for level in [-5, 1, 3, 5, 6, 9, 13, 16, 19, 22] {
         for (what, src, bound) in [("2 KiB", &small, 512 << 10), ("64 KiB", &block, 2 << 20)] {
+            // On a new thread: a new context, whatever earlier calls left on this one.
             let mut frame = Vec::new();
-            let peak = peak_during(|| frame = zarkit::zstd::compress(src, level).unwrap());
+            let peak = peak_during(|| {
+                frame = std::thread::scope(|s| {
+                    s.spawn(|| zarkit::zstd::compress(src, level).unwrap())
+                        .join()
+                        .expect("compresses")
+                })
+            });
             report.push(format!("L{level} {what}: {} KiB", peak >> 10));
             if peak > bound {
                 failures.push(format!(
@@ -39,6 +47,33 @@ fn a_one_shot_call_allocates_for_its_source_not_for_the_largest() {
                 ));
             }
         }
+    }
+    // What one-shot calls leave on their thread: the working memory of the last source
+    // of up to 64 KiB (the highest levels' is the largest), nothing of a larger one.
+    let large = zarkit_corpus::generate(zarkit_corpus::Shape::Text, 1 << 20, 13);
+    let before = live_bytes();
+    let mut kept = Vec::new();
+    for (level, src) in [(22, &block), (1, &small), (19, &large), (3, &large)] {
+        let frame = zarkit::zstd::compress(src, level).unwrap();
+        drop(frame);
+        kept.push(live_bytes().saturating_sub(before));
+    }
+    report.push(format!("kept by one-shot calls: {kept:?} bytes"));
+    let after_small = kept[..2].iter().max().copied().unwrap_or(0);
+    if after_small > 2 << 20 || kept[2] > after_small || kept[3] > after_small {
+        failures.push(format!(
+            "one-shot calls kept {kept:?} bytes (at most 2 MiB, and nothing for 1 MiB sources)"
+        ));
+    }
+    // The kept memory serves the next call: a small source then allocates little (the
+    // large sources above left nothing: the first call makes a context again).
+    drop(zarkit::zstd::compress(&small, 22).unwrap());
+    let peak = peak_during(|| drop(zarkit::zstd::compress(&small, 22).unwrap()));
+    if peak > 64 << 10 {
+        failures.push(format!(
+            "a 2 KiB one-shot call after others took {} KiB at peak",
+            peak >> 10
+        ));
     }
     println!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -7,8 +7,9 @@
 //! `dict`), to profile a peer on the same loop.
 //!
 //! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary. With
-//! `fresh`, every frame is made (or decoded) by a one-shot call with a new context,
-//! `zstd::compress` against `ZSTD_compress` (`zstd::decompress` against `ZSTD_decompress`).
+//! `fresh`, every frame is made (or decoded) by a one-shot call, `zstd::compress` against
+//! `ZSTD_compress` (`zstd::decompress` against `ZSTD_decompress`): libzstd makes a context
+//! per call, ours keep their thread's working memory for sources up to 64 KiB.
 //!
 //! The payload may also be `file:PATH`, a real file compressed (or decoded) whole.
 //!

@@ -53,11 +53,43 @@ pub const MAX_LEVEL: i32 = 22;
 pub const MIN_LEVEL: i32 = -131072;
 
 /// Compress `src` into one zstd frame, as `ZSTD_compress(dst, ZSTD_compressBound(len), src, len, level)`.
+///
+/// Each thread keeps the working memory of its last call on a source of up to 64 KiB
+/// for the next call (at most about 2 MiB, at the highest levels): making and zeroing it
+/// cost more than compressing a small file does. The frames are the same bytes as a new
+/// context's. A [`Compressor`] is the context of one's own.
 pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     let mut out = Vec::new();
-    Compressor::new(level)?.compress_into(src, &mut out)?;
+    if !is_level_supported(level) {
+        return Err(ZstdError::UnsupportedLevel { level });
+    }
+    let state = ONE_SHOT
+        .try_with(std::cell::Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let mut cctx = Compressor { level, state };
+    let written = cctx.compress_into(src, &mut out);
+    if src.len() <= ONE_SHOT_KEPT_MAX {
+        // No frame continues after this one's bytes: the context keeps its tables and
+        // buffers, not the source.
+        cctx.state.forget_frames();
+        // Gone only while the thread ends: the state is then dropped.
+        let _ = ONE_SHOT.try_with(|slot| slot.set(Some(cctx.state)));
+    }
+    written?;
     Ok(out)
 }
+
+thread_local! {
+    /// The working memory [`compress`] reuses on this thread, taken out while it runs.
+    static ONE_SHOT: std::cell::Cell<Option<Box<frame::FrameState>>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The largest source whose working memory [`compress`] keeps for the next call (a ZAR
+/// block): larger sources size their tables and buffers to megabytes.
+const ONE_SHOT_KEPT_MAX: usize = 64 << 10;
 
 /// Largest source [`Compressor`] accepts at the levels not checked past it (see [`max_source_size`]):
 /// up to here libzstd never corrects (rebases) its `u32` window indices, which it does once a

@@ -125,6 +125,13 @@ impl FrameState {
         joined
     }
 
+    /// Forget the plain frames made so far: the next one starts afresh instead of
+    /// continuing after their bytes (see [`compress_frame`]), and the bytes are not kept.
+    pub(crate) fn forget_frames(&mut self) {
+        self.continued.clear();
+        self.plain_frames = 0;
+    }
+
     /// Give back the buffer of [`FrameState::take_joined`], which starts with the content
     /// of `dict`.
     fn put_joined(&mut self, joined: PaddedBuffer, dict: Option<u64>) {
