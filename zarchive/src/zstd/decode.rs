@@ -14,6 +14,7 @@
 //!   counts the symbols, so it accepts such sections with wrong output (the `decode_diff`
 //!   harness in `benches/` finds this on about 5 % of mutated frames).
 
+use super::common::kept;
 use super::decompress::dict::DictTables;
 use super::decompress::{DCtx, frame, stream};
 use super::error::ZstdError;
@@ -261,14 +262,9 @@ thread_local! {
 /// is in its default state (no dictionary, the default window limit) between calls; a call
 /// made while it is out (from inside `decompress_to`'s writer) gets a new one.
 fn with_one_shot<T>(f: impl FnOnce(&mut Decoder) -> T) -> T {
-    let mut decoder = ONE_SHOT
-        .try_with(std::cell::Cell::take)
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let mut decoder = kept::take(&ONE_SHOT);
     let result = f(&mut decoder);
-    // Gone only while the thread ends: the context is then dropped.
-    let _ = ONE_SHOT.try_with(|slot| slot.set(Some(decoder)));
+    kept::put_back(&ONE_SHOT, decoder);
     result
 }
 

@@ -30,6 +30,7 @@ pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
+use common::kept;
 pub use compress::params;
 use compress::{block, frame, window};
 
@@ -60,22 +61,13 @@ pub const MIN_LEVEL: i32 = -131072;
 /// context's. A [`Compressor`] is the context of one's own.
 pub fn compress(src: &[u8], level: i32) -> Result<Vec<u8>, ZstdError> {
     let mut out = Vec::new();
-    if !is_level_supported(level) {
-        return Err(ZstdError::UnsupportedLevel { level });
-    }
-    let state = ONE_SHOT
-        .try_with(std::cell::Cell::take)
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    let mut cctx = Compressor { level, state };
+    let mut cctx = Compressor::with_state(level, kept::take(&ONE_SHOT))?;
     let written = cctx.compress_into(src, &mut out);
     if src.len() <= ONE_SHOT_KEPT_MAX {
         // No frame continues after this one's bytes: the context keeps its tables and
         // buffers, not the source.
         cctx.state.forget_frames();
-        // Gone only while the thread ends: the state is then dropped.
-        let _ = ONE_SHOT.try_with(|slot| slot.set(Some(cctx.state)));
+        kept::put_back(&ONE_SHOT, cctx.state);
     }
     written?;
     Ok(out)
@@ -161,13 +153,15 @@ impl Compressor {
     /// A context for `level`. Fails with [`ZstdError::UnsupportedLevel`] for levels the
     /// encoder does not implement.
     pub fn new(level: i32) -> Result<Self, ZstdError> {
+        Self::with_state(level, Box::default())
+    }
+
+    /// A context for `level` working in `state` (a new one's, or kept by [`compress`]).
+    fn with_state(level: i32, state: Box<frame::FrameState>) -> Result<Self, ZstdError> {
         if !is_level_supported(level) {
             return Err(ZstdError::UnsupportedLevel { level });
         }
-        Ok(Compressor {
-            level,
-            state: Box::default(),
-        })
+        Ok(Compressor { level, state })
     }
 
     /// The level this context compresses at.

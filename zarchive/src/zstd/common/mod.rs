@@ -3,4 +3,5 @@
 //! their predefined distributions (`seq_codes`).
 
 pub(crate) mod format;
+pub(crate) mod kept;
 pub(crate) mod seq_codes;
