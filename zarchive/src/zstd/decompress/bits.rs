@@ -171,10 +171,25 @@ impl<'a> BitReader<'a> {
     /// Mirrors BIT_reloadDStreamFast.
     #[inline(always)]
     pub(crate) fn reload_fast_from(&mut self, words: &[u8; STREAM_COPY_SIZE]) {
+        self.advance();
+        self.load_from(words);
+    }
+
+    /// The first half of [`BitReader::reload_fast_from`]: move back over the whole bytes
+    /// consumed, leaving the container to [`BitReader::load_from`] (so that a loop need not
+    /// keep the container alive across work that does not read bits).
+    #[inline(always)]
+    pub(crate) fn advance(&mut self) {
         debug_assert!(self.pos >= 8 && self.consumed <= CONTAINER_BITS);
-        debug_assert!(self.src.len() <= STREAM_COPY_MAX);
         self.pos = self.pos.wrapping_sub((self.consumed >> 3) as usize);
         self.consumed &= 7;
+    }
+
+    /// The second half of [`BitReader::reload_fast_from`]: load the container at the
+    /// current position from `words`, a copy of the stream.
+    #[inline(always)]
+    pub(crate) fn load_from(&mut self, words: &[u8; STREAM_COPY_SIZE]) {
+        debug_assert!(self.src.len() <= STREAM_COPY_MAX);
         let p = self.pos & (STREAM_COPY_MAX - 1);
         let mut w = [0u8; 8];
         w.copy_from_slice(&words[p..p + 8]);

@@ -124,6 +124,22 @@ pub(crate) fn wild_copy_lits<O: WildOut + ?Sized>(
 /// Shortest rest of a match, 32 bytes or more back, that [`copy_run`] copies.
 const MEMMOVE_MIN: usize = 512;
 
+/// Shortest match [`wild_copy_match`] may copy through `memmove`: hot loops that take
+/// longer matches elsewhere call it with `RUNS = false` and so call nothing out of line.
+pub(crate) const LONG_RUN: usize = MEMMOVE_MIN + 16;
+
+/// An offset below 16 widened to the smallest multiple of it of at least 16 (a division
+/// otherwise, with its fixed registers, in the hot loop).
+const WIDENED: [usize; 16] = {
+    let mut t = [16; 16];
+    let mut o = 1;
+    while o < 16 {
+        t[o] = o * 16usize.div_ceil(o);
+        o += 1;
+    }
+    t
+};
+
 /// Copy the bytes from `s` on to `d` on within `out` until `d` reaches `end` exactly, as a
 /// match copy must (`s < d`, each byte from `d - s` before it), through `memmove` in
 /// pieces of at most the distance, so that no piece reads bytes it writes. `end` is within
@@ -149,7 +165,7 @@ const SPREAD_SUB: [usize; 8] = [8, 8, 8, 7, 8, 9, 10, 11];
 ///
 /// Mirrors ZSTD_overlapCopy8 + ZSTD_wildcopy (the fast path of ZSTD_execSequence).
 #[inline(always)]
-pub(crate) fn wild_copy_match<O: WildOut + AsMut<[u8]> + ?Sized>(
+pub(crate) fn wild_copy_match<const RUNS: bool, O: WildOut + AsMut<[u8]> + ?Sized>(
     out: &mut O,
     dst: usize,
     offset: usize,
@@ -171,7 +187,7 @@ pub(crate) fn wild_copy_match<O: WildOut + AsMut<[u8]> + ?Sized>(
             return;
         }
         if offset >= 32 && end - d > 96 {
-            if end - d >= MEMMOVE_MIN {
+            if RUNS && end - d >= MEMMOVE_MIN {
                 // Long runs far enough back (long repeats, tiled data) go through
                 // `memmove`, which outruns any loop of ours or libzstd's 32-byte steps.
                 copy_run(out.as_mut(), d, s, end);
@@ -217,7 +233,7 @@ pub(crate) fn wild_copy_match<O: WildOut + AsMut<[u8]> + ?Sized>(
     // distance to a multiple of the period of at least 16 and copies 16 bytes at a time.
     if end - dst > 64 {
         let (d, _) = chunks_until::<8, O>(out, d, s, dst + 24);
-        let dist = offset * 16usize.div_ceil(offset);
+        let dist = WIDENED[offset & 15];
         chunks_until::<16, O>(out, d, d - dist, end);
         return;
     }
@@ -321,13 +337,18 @@ mod tests {
                     }
                     let mut a = seed(start + len + 64);
                     let mut b = a.clone();
-                    wild_copy_match(a.as_mut_slice(), start, offset, len);
                     naive(&mut b, start, offset, len);
-                    assert_eq!(
-                        a[..start + len],
-                        b[..start + len],
-                        "offset {offset} len {len} at {start}"
-                    );
+                    // With and without `memmove` for long runs (the hot loops' form).
+                    let mut c = a.clone();
+                    wild_copy_match::<true, _>(a.as_mut_slice(), start, offset, len);
+                    wild_copy_match::<false, _>(c.as_mut_slice(), start, offset, len);
+                    for (got, runs) in [(&a, true), (&c, false)] {
+                        assert_eq!(
+                            got[..start + len],
+                            b[..start + len],
+                            "offset {offset} len {len} at {start}, runs {runs}"
+                        );
+                    }
                 }
             }
         }
@@ -349,13 +370,17 @@ mod tests {
                     let mut a: Box<[u8; FIXED_VIEW]> =
                         seed(FIXED_VIEW).into_boxed_slice().try_into().unwrap();
                     let mut b = a.to_vec();
-                    wild_copy_match(&mut *a, start, offset, len);
+                    let mut c = a.clone();
+                    wild_copy_match::<true, _>(&mut *a, start, offset, len);
+                    wild_copy_match::<false, _>(&mut *c, start, offset, len);
                     naive(&mut b, start, offset, len);
-                    assert_eq!(
-                        a[..start + len],
-                        b[..start + len],
-                        "offset {offset} len {len}"
-                    );
+                    for (got, runs) in [(&a, true), (&c, false)] {
+                        assert_eq!(
+                            got[..start + len],
+                            b[..start + len],
+                            "offset {offset} len {len}, runs {runs}"
+                        );
+                    }
                 }
             }
         }

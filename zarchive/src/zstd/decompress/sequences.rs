@@ -4,7 +4,7 @@
 
 use super::bits::{BitReader, STREAM_COPY_MAX, STREAM_COPY_SIZE};
 use super::copy::{
-    FIXED_VIEW, FIXED_WINDOW, copy_apart, copy_short, exact_copy_match, wild_copy_lits,
+    FIXED_VIEW, FIXED_WINDOW, LONG_RUN, copy_apart, copy_short, exact_copy_match, wild_copy_lits,
     wild_copy_match,
 };
 use super::frame::Window;
@@ -207,7 +207,10 @@ impl SeqState<'_> {
     ///
     /// With `FAST`, every reload is a whole-word one: the caller has checked
     /// [`BitReader::has_words`]`(2)`, so nothing here calls out of line and the hot loop
-    /// keeps its registers.
+    /// keeps its registers. The container is loaded on entry and the last reload only
+    /// moves the position ([`BitReader::advance`]): across the copies that follow, the
+    /// hot loop keeps the position instead of the container, and loads it again when it
+    /// comes back here. A caller leaving the fast loop calls [`BitReader::load_from`].
     #[inline(always)]
     fn decode<const FAST: bool>(
         &mut self,
@@ -215,6 +218,9 @@ impl SeqState<'_> {
         words: &[u8; STREAM_COPY_SIZE],
         last: bool,
     ) -> Sequence {
+        if FAST {
+            self.r.load_from(words);
+        }
         let ll = t.ll.row(self.ll_s);
         let ml = t.ml.row(self.ml_s);
         let of = t.of.row(self.of_s);
@@ -272,7 +278,7 @@ impl SeqState<'_> {
             self.ml_s = ml.next() as usize + r.read(ml.nb() as u32) as usize;
             self.of_s = of.next() as usize + r.read(of.nb() as u32) as usize;
             if FAST {
-                r.reload_fast_from(words);
+                r.advance();
             } else {
                 r.reload();
             }
@@ -376,43 +382,60 @@ pub(crate) fn decode_and_execute(
                 let hot: &mut [u8; FIXED_VIEW] = (&mut out.buf[base..base + FIXED_VIEW])
                     .try_into()
                     .expect("the fixed window fits the buffer");
-                while left > 1 && copied && st.r.has_words(2) {
+                if left > 1 && copied && st.r.has_words(2) {
+                    loop {
+                        let seq = st.decode::<true>(t, words, false);
+                        let (ll, ml) = (seq.ll & LEN_MASK, seq.ml & LEN_MASK);
+                        let lit_end = op_r + ll;
+                        let m_end = lit_end + ml;
+                        if lp + ll <= lit_len
+                            && m_end <= fixed_lim
+                            && seq.offset <= lit_end
+                            && ml < LONG_RUN
+                        {
+                            wild_copy_lits(hot, op_r, lits, lp, ll);
+                            wild_copy_match::<false, _>(hot, lit_end, seq.offset, ml);
+                            op_r = m_end;
+                            lp += ll;
+                            left -= 1;
+                            if left <= 1 || !st.r.has_words(2) {
+                                break;
+                            }
+                        } else {
+                            pending = Some(seq);
+                            break;
+                        }
+                    }
+                    st.r.load_from(words);
+                }
+            }
+            let hot = &mut out.buf[base..reach_end];
+            if !fixed && left > 1 && copied && st.r.has_words(2) {
+                loop {
                     let seq = st.decode::<true>(t, words, false);
+                    let op_m = op_r & POS_MASK;
                     let (ll, ml) = (seq.ll & LEN_MASK, seq.ml & LEN_MASK);
-                    let lit_end = op_r + ll;
+                    let lit_end = op_m + ll;
                     let m_end = lit_end + ml;
-                    if lp + ll <= lit_len && m_end <= fixed_lim && seq.offset <= lit_end {
-                        wild_copy_lits(hot, op_r, lits, lp, ll);
-                        wild_copy_match(hot, lit_end, seq.offset, ml);
+                    if lp + ll <= lit_len
+                        && m_end + WILDCOPY_OVERLENGTH <= hot.len()
+                        && seq.offset <= lit_end
+                        && ml < LONG_RUN
+                    {
+                        wild_copy_lits(hot, op_m, lits, lp, ll);
+                        wild_copy_match::<false, _>(hot, lit_end, seq.offset, ml);
                         op_r = m_end;
                         lp += ll;
                         left -= 1;
+                        if left <= 1 || !st.r.has_words(2) {
+                            break;
+                        }
                     } else {
                         pending = Some(seq);
                         break;
                     }
                 }
-            }
-            let hot = &mut out.buf[base..reach_end];
-            while !fixed && left > 1 && copied && st.r.has_words(2) {
-                let seq = st.decode::<true>(t, words, false);
-                let op_m = op_r & POS_MASK;
-                let (ll, ml) = (seq.ll & LEN_MASK, seq.ml & LEN_MASK);
-                let lit_end = op_m + ll;
-                let m_end = lit_end + ml;
-                if lp + ll <= lit_len
-                    && m_end + WILDCOPY_OVERLENGTH <= hot.len()
-                    && seq.offset <= lit_end
-                {
-                    wild_copy_lits(hot, op_m, lits, lp, ll);
-                    wild_copy_match(hot, lit_end, seq.offset, ml);
-                    op_r = m_end;
-                    lp += ll;
-                    left -= 1;
-                } else {
-                    pending = Some(seq);
-                    break;
-                }
+                st.r.load_from(words);
             }
             op = base + op_r;
             // One sequence the hot loop left: the last, one near the start of the
@@ -430,7 +453,7 @@ pub(crate) fn decode_and_execute(
                 // The wild copies take positions below 2^32: the rebased window again.
                 let hot = &mut out.buf[base..reach_end];
                 wild_copy_lits(hot, op - base, lits, lp, ll);
-                wild_copy_match(hot, lit_end - base, offset, ml);
+                wild_copy_match::<true, _>(hot, lit_end - base, offset, ml);
             } else if fits && let Some(from) = in_previous_lap(win, lit_end, offset, ml, reach_end)
             {
                 // A streaming ring's previous lap, above everything this block writes:
