@@ -75,6 +75,46 @@ fn a_one_shot_call_allocates_for_its_source_not_for_the_largest() {
             peak >> 10
         ));
     }
+    // A new context per file with a dictionary too large for the small buffer (the
+    // trainer's default size is 112 KiB): its first frames read the dictionary and the
+    // source from a buffer of their size instead of zeroing the 4 MiB padded one, through
+    // each of the three dictionary entry points.
+    let dict = zarkit_corpus::generate(zarkit_corpus::Shape::Text, 112 << 10, 14);
+    let file = zarkit_corpus::generate(zarkit_corpus::Shape::Text, 8 << 10, 15);
+    for level in [1, 3, 6, 19] {
+        let prepared = zarkit::zstd::EncoderDictionary::new(&dict, level).unwrap();
+        let entry_points: [(&str, EntryPoint); 3] = [
+            ("prepared", &|c, out| {
+                c.compress_prepared_into(&file, &prepared, out).unwrap();
+            }),
+            ("usingDict", &|c, out| {
+                c.compress_with_dict_into(&file, &dict, out).unwrap();
+            }),
+            ("loaded", &|c, out| {
+                c.compress_loaded_dict_into(&file, &prepared, out).unwrap();
+            }),
+        ];
+        for (what, call) in entry_points {
+            let mut out = Vec::with_capacity(64 << 10);
+            let peak = peak_during(|| {
+                let mut c = zarkit::zstd::Compressor::new(level).unwrap();
+                call(&mut c, &mut out);
+            });
+            report.push(format!(
+                "L{level} 8 KiB with a 112 KiB dictionary, {what}: {} KiB",
+                peak >> 10
+            ));
+            if peak >= 4 << 20 {
+                failures.push(format!(
+                    "level {level}, a new context with a 112 KiB dictionary ({what}): {} KiB at peak",
+                    peak >> 10
+                ));
+            }
+        }
+    }
     println!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// One way to compress a file with a dictionary into a buffer.
+type EntryPoint<'a> = &'a dyn Fn(&mut zarkit::zstd::Compressor, &mut Vec<u8>);

@@ -209,10 +209,32 @@ impl PaddedBuffer {
         total + SLACK <= self.buf.len()
     }
 
-    /// Append `src`.
+    /// Whether [`Self::append`] up to `total` bytes in all would allocate the full size
+    /// (4 MiB or more, zeroed).
+    pub(crate) fn grows_full(&self, total: usize) -> bool {
+        let small = total <= SMALL_MAX && self.buf.len() <= SMALL_LEN;
+        let full = self.buf.len() >= PADDED_LEN && self.fits(total);
+        !small && !full
+    }
+
+    /// Append `src`, growing to the small or the full size (zeroed) when it must: the
+    /// bytes can then be read as a [`Padded`] view while they are at most [`PADDED_MAX`].
     pub(crate) fn append(&mut self, src: &[u8]) {
         let end = self.len + src.len();
         self.reserve(end);
+        self.buf[self.len..end].copy_from_slice(src);
+        self.len = end;
+    }
+
+    /// Append `src`, growing the allocation to no more than the bytes held and the slack:
+    /// past the small size, the bytes then have no [`Padded`] view (the finders read the
+    /// slice, checked) but no 4 MiB are zeroed for them. The next [`Self::append`] past
+    /// the allocation grows it to the full size.
+    pub(crate) fn append_unpadded(&mut self, src: &[u8]) {
+        let end = self.len + src.len();
+        if !self.fits(end) {
+            self.buf.resize(end + SLACK, 0);
+        }
         self.buf[self.len..end].copy_from_slice(src);
         self.len = end;
     }
@@ -233,7 +255,8 @@ impl PaddedBuffer {
         &self.buf[..self.len]
     }
 
-    /// The bytes held, to read unchecked, while they are at most [`PADDED_MAX`].
+    /// The bytes held, to read unchecked, while they are at most [`PADDED_MAX`] (and were
+    /// not appended with [`Self::append_unpadded`] past the small size).
     pub(crate) fn view(&self) -> Option<Padded<'_>> {
         if self.buf.len() == SMALL_LEN {
             let buf = self.buf.as_slice().try_into().ok()?;
@@ -525,5 +548,34 @@ mod tests {
         let mut big = PaddedBuffer::default();
         big.append(&src);
         assert_eq!(big.allocated(), PADDED_LEN, "more than a block at once");
+    }
+
+    /// Unpadded appends past the small size allocate what they hold (no view then); the
+    /// next padded append grows to the full size, keeping the bytes.
+    #[test]
+    fn unpadded_appends_allocate_what_they_hold() {
+        let src = repetitive(2 * SMALL_MAX);
+        let mut buffer = PaddedBuffer::default();
+        assert!(
+            !buffer.grows_full(SMALL_MAX),
+            "a block takes the small size"
+        );
+        assert!(buffer.grows_full(SMALL_MAX + 1));
+        buffer.append_unpadded(&src[..1000]);
+        buffer.append_unpadded(&src[1000..SMALL_MAX + 1000]);
+        assert_eq!(buffer.allocated(), SMALL_MAX + 1000 + SLACK);
+        assert!(buffer.view().is_none(), "no view of an unpadded buffer");
+        assert!(buffer.grows_full(SMALL_MAX + 1000), "no view to keep");
+        buffer.truncate(500);
+        buffer.append_unpadded(&src[500..SMALL_MAX + 1000]);
+        assert_eq!(buffer.allocated(), SMALL_MAX + 1000 + SLACK, "it fits");
+        buffer.append(&src[SMALL_MAX + 1000..]);
+        assert_eq!(buffer.allocated(), PADDED_LEN);
+        assert_eq!(buffer.as_slice(), &src[..]);
+        match buffer.view() {
+            Some(Padded::Full(p)) => check_reads(p, &src),
+            other => panic!("the grown buffer is full, not {other:?}"),
+        }
+        assert!(!buffer.grows_full(PADDED_MAX));
     }
 }
