@@ -3,7 +3,8 @@
 //! in the same run, interleaved. Both sides reuse a context and a prepared dictionary
 //! (our `EncoderDictionary` / `DecoderDictionary`, libzstd's `ZSTD_CDict` / `ZSTD_DDict`).
 //!
-//! `cargo run --release -p zarkit-benches --bin dict_speed [-- --budget-ms N]`
+//! `cargo run --release -p zarkit-benches --bin dict_speed [-- --budget-ms N --level L]`
+//! (`--level`: the class's rows at another level than 6; training is level-free)
 //!
 //! Rows: `compress` (ours `compress_prepared_into` vs `ZSTD_compress_usingCDict`, and the
 //! plain rows `compress_into` vs `ZSTD_compressCCtx`), `decompress` (ours vs
@@ -20,14 +21,20 @@ use zarkit_benches::measure::{budget_arg, interleaved};
 use zarkit_benches::oracle::{self, NativeCompressor, NativeDDict, NativeDecoder};
 use zarkit_corpus::{Shape, generate};
 
-/// The level of the class.
-const LEVEL: i32 = 6;
+/// The level of the class (`--level` picks another).
+const CLASS_LEVEL: i32 = 6;
 
 fn main() {
     oracle::assert_version();
     zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 600);
+    let level: i32 = args
+        .iter()
+        .position(|a| a == "--level")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.parse().expect("--level takes a number"))
+        .unwrap_or(CLASS_LEVEL);
 
     // Phrase-cycle text files; the raw dictionary is the first 8 KiB of the same cycle
     // ("raw prefix"), the trained one comes from libzstd's trainer on other files.
@@ -50,9 +57,9 @@ fn main() {
             ("raw 8 KiB", Some(&raw)),
             ("trained 8 KiB", Some(&trained)),
         ] {
-            let mut ours = Compressor::new(LEVEL).unwrap();
-            let prepared = dict.map(|d| EncoderDictionary::new(d, LEVEL).unwrap());
-            let mut native = NativeCompressor::new(dict.map(|d| d.as_slice()), LEVEL);
+            let mut ours = Compressor::new(level).unwrap();
+            let prepared = dict.map(|d| EncoderDictionary::new(d, level).unwrap());
+            let mut native = NativeCompressor::new(dict.map(|d| d.as_slice()), level);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             let mut frames = Vec::new();
             for f in &files {
@@ -88,7 +95,7 @@ fn main() {
             let n = count as f64;
             let (o, nat) = (r.ours_ns / 1e3 / n, r.native_ns / 1e3 / n);
             println!(
-                "| compress/L{LEVEL}/{kind}/{count}x{}k | {count} | {o:.2} | {nat:.2} | {:.2} |",
+                "| compress/L{level}/{kind}/{count}x{}k | {count} | {o:.2} | {nat:.2} | {:.2} |",
                 size / 1024,
                 r.ratio
             );
@@ -129,7 +136,7 @@ fn main() {
                 15,
             );
             println!(
-                "| decompress/L{LEVEL}/{kind}/{count}x{}k | {count} | {:.2} | {:.2} | {:.2} |",
+                "| decompress/L{level}/{kind}/{count}x{}k | {count} | {:.2} | {:.2} | {:.2} |",
                 size / 1024,
                 r.ours_ns / 1e3 / n,
                 r.native_ns / 1e3 / n,
