@@ -119,6 +119,13 @@ fn unimplemented_levels_are_typed_errors() {
         assert!(
             matches!(Compressor::new(level), Err(ZstdError::UnsupportedLevel { level: l }) if l == level)
         );
+        // Every other context or preparation refuses it the same way.
+        let refused = |r: Result<(), ZstdError>| matches!(r, Err(ZstdError::UnsupportedLevel { level: l }) if l == level);
+        assert!(refused(zarkit::zar::Zstd::new(level).map(drop)));
+        assert!(refused(zstd::StreamEncoder::new(level).map(drop)));
+        assert!(refused(
+            zstd::EncoderDictionary::new(b"dictionary", level).map(drop)
+        ));
     }
     for level in [
         -131072, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 19, 22,

@@ -73,7 +73,7 @@ pub const REFERENCE_LEVEL: i32 = 6;
 impl Zstd {
     /// A zstd block compressor at `level`; fails if the encoder does not implement it.
     pub fn new(level: i32) -> Result<Self, zstd::ZstdError> {
-        zstd::Compressor::new(level)?;
+        zstd::check_level(level)?;
         Ok(Zstd { level })
     }
     /// The compression level.

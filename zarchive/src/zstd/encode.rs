@@ -53,9 +53,7 @@ impl StreamEncoder {
     /// A context for `level` (0 is libzstd's default, level 3), without a content checksum
     /// and with no size pledged (libzstd's defaults).
     pub fn new(level: i32) -> Result<Self, ZstdError> {
-        if !super::is_level_supported(level) {
-            return Err(ZstdError::UnsupportedLevel { level });
-        }
+        super::check_level(level)?;
         Ok(StreamEncoder {
             state: StreamState::new(level, false),
             level,

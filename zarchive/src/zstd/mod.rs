@@ -158,9 +158,7 @@ impl Compressor {
 
     /// A context for `level` working in `state` (a new one's, or kept by [`compress`]).
     fn with_state(level: i32, state: Box<frame::FrameState>) -> Result<Self, ZstdError> {
-        if !is_level_supported(level) {
-            return Err(ZstdError::UnsupportedLevel { level });
-        }
+        check_level(level)?;
         Ok(Compressor { level, state })
     }
 
@@ -242,9 +240,7 @@ impl EncoderDictionary {
     /// as `ZSTD_createCDict(dict, len, level)`. Fails for a level outside zstd's range and
     /// for a formatted dictionary whose header is damaged.
     pub fn new(dict: &[u8], level: i32) -> Result<Self, ZstdError> {
-        if !is_level_supported(level) {
-            return Err(ZstdError::UnsupportedLevel { level });
-        }
+        check_level(level)?;
         let level = if level == 0 {
             params::DEFAULT_LEVEL
         } else {
@@ -356,4 +352,14 @@ pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 /// with [`ZstdError::UnsupportedLevelForSize`] (see [`MAX_SUPPORTED_LEVEL`]).
 pub fn is_level_supported(level: i32) -> bool {
     (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
+}
+
+/// [`ZstdError::UnsupportedLevel`] unless [`is_level_supported`]`(level)`: every context
+/// and preparation refuses such a level the same way.
+pub(crate) fn check_level(level: i32) -> Result<(), ZstdError> {
+    if is_level_supported(level) {
+        Ok(())
+    } else {
+        Err(ZstdError::UnsupportedLevel { level })
+    }
 }

@@ -110,11 +110,7 @@ pub fn finalize_dictionary<S: AsRef<[u8]>>(
     capacity: usize,
     options: FinalizeOptions,
 ) -> Result<Vec<u8>, ZstdError> {
-    if !super::is_level_supported(options.level) {
-        return Err(ZstdError::UnsupportedLevel {
-            level: options.level,
-        });
-    }
+    super::check_level(options.level)?;
     let samples = Samples::new(samples);
     finalize::finalize(
         content,
