@@ -189,13 +189,19 @@ impl PaddedBuffer {
         self.len = 0;
     }
 
-    /// Make room for `total` bytes in all without growing again.
-    pub(crate) fn reserve(&mut self, total: usize) {
-        let size = if total <= SMALL_MAX && self.buf.len() <= SMALL_LEN {
+    /// The allocation [`Self::reserve`] makes for `total` bytes in all: the small size
+    /// while everything fits it, else the full size (or more).
+    fn padded_size(&self, total: usize) -> usize {
+        if total <= SMALL_MAX && self.buf.len() <= SMALL_LEN {
             SMALL_LEN
         } else {
             total.max(PADDED_MAX) + SLACK
-        };
+        }
+    }
+
+    /// Make room for `total` bytes in all without growing again.
+    pub(crate) fn reserve(&mut self, total: usize) {
+        let size = self.padded_size(total);
         if self.buf.is_empty() {
             // Zeroed by the allocator (untouched pages of a fresh mapping cost nothing).
             self.buf = vec![0; size];
@@ -212,9 +218,7 @@ impl PaddedBuffer {
     /// Whether [`Self::append`] up to `total` bytes in all would allocate the full size
     /// (4 MiB or more, zeroed).
     pub(crate) fn grows_full(&self, total: usize) -> bool {
-        let small = total <= SMALL_MAX && self.buf.len() <= SMALL_LEN;
-        let full = self.buf.len() >= PADDED_LEN && self.fits(total);
-        !small && !full
+        self.padded_size(total) > self.buf.len().max(SMALL_LEN)
     }
 
     /// Append `src`, growing to the small or the full size (zeroed) when it must: the
