@@ -92,12 +92,15 @@ pub fn settle_allocator() {
     drop(block);
 }
 
+/// The value after `flag` on a bench binary's command line, if it was given one.
+pub fn flag_value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
+    let i = args.iter().position(|a| a == flag)?;
+    args.get(i + 1).map(String::as_str)
+}
+
 /// The measuring budget a bench binary was given with `--budget-ms N`, or `default_ms`.
 pub fn budget_arg(args: &[String], default_ms: u64) -> Duration {
-    let ms = args
-        .iter()
-        .position(|a| a == "--budget-ms")
-        .and_then(|i| args.get(i + 1))
+    let ms = flag_value(args, "--budget-ms")
         .and_then(|v| v.parse().ok())
         .unwrap_or(default_ms);
     Duration::from_millis(ms)

@@ -17,7 +17,7 @@
 use std::hint::black_box;
 
 use zarkit::zstd::{Compressor, Decoder, DecoderDictionary, EncoderDictionary, train_dictionary};
-use zarkit_benches::measure::{budget_arg, interleaved};
+use zarkit_benches::measure::{budget_arg, flag_value, interleaved};
 use zarkit_benches::oracle::{self, NativeCompressor, NativeDDict, NativeDecoder};
 use zarkit_corpus::{Shape, generate};
 
@@ -29,10 +29,7 @@ fn main() {
     zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
     let budget = budget_arg(&args, 600);
-    let level: i32 = args
-        .iter()
-        .position(|a| a == "--level")
-        .and_then(|i| args.get(i + 1))
+    let level: i32 = flag_value(&args, "--level")
         .map(|v| v.parse().expect("--level takes a number"))
         .unwrap_or(CLASS_LEVEL);
 
