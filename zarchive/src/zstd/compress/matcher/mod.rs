@@ -15,6 +15,7 @@ use super::window::{Window, index_of};
 use fast::AttachedTables;
 use lazy::LazyState;
 use opt::OptState;
+use std::cell::Cell;
 use table::AlignedTable;
 
 /// One block for a match finder: the input as the finders see it (`src`, positions that
@@ -784,15 +785,109 @@ fn clamp_candidate(src: &[u8], idx: u32, low: u32, low_pos: usize, n: usize) -> 
     (at, at.min(src.len().saturating_sub(n)))
 }
 
-/// A link slot a binary tree's walk is filling (`smallerPtr`, `largerPtr`); `None` stands
-/// for libzstd's `dummy32` once the walk went beyond the tree's reach.
-pub(crate) type Slot = Option<usize>;
+/// A binary tree's links (the chain table: two per node, the roots of the candidates
+/// sorting below and above it) as cells, so that a walk holds the two links it writes next
+/// (libzstd's `smallerPtr` and `largerPtr`) while it reads others: writing one needs no
+/// bounds check, and a walk that stops early points one at a spare link (`dummy32`).
+pub(crate) struct Links<'a> {
+    nodes: &'a [[Cell<u32>; 2]],
+    spare: Cell<u32>,
+}
 
-/// Writes `value` into the tree's link `slot`, if it is one.
-#[inline(always)]
-pub(crate) fn set_link(bt: &mut [u32], slot: Slot, value: u32) {
-    if let Some(s) = slot {
-        bt[s] = value;
+impl<'a> Links<'a> {
+    /// The links of the table `bt` (an even number of entries).
+    pub(crate) fn new(bt: &'a mut [u32]) -> Self {
+        Links {
+            nodes: Cell::from_mut(bt).as_slice_of_cells().as_chunks::<2>().0,
+            spare: Cell::new(0),
+        }
+    }
+
+    /// The two links of node `n` (an index masked to the tree's size): below, above.
+    #[inline(always)]
+    pub(crate) fn node(&self, n: u32) -> (&Cell<u32>, &Cell<u32>) {
+        let [below, above] = &self.nodes[n as usize];
+        (below, above)
+    }
+
+    /// A link nothing reads.
+    #[inline(always)]
+    pub(crate) fn nowhere(&self) -> &Cell<u32> {
+        &self.spare
+    }
+}
+
+/// A walk down a binary tree inserting one position: where it links the next candidate
+/// sorting below the position and the next sorting above (libzstd's `smallerPtr` and
+/// `largerPtr`), and how many bytes the candidates on each side are known to share with
+/// it (`commonLengthSmaller`, `commonLengthLarger`).
+pub(crate) struct TreeWalk<'l> {
+    smaller: &'l Cell<u32>,
+    larger: &'l Cell<u32>,
+    common_smaller: usize,
+    common_larger: usize,
+}
+
+impl<'l> TreeWalk<'l> {
+    /// A walk inserting the position whose node is `n`.
+    #[inline(always)]
+    pub(crate) fn new(links: &'l Links<'_>, n: u32) -> Self {
+        let (below, above) = links.node(n);
+        TreeWalk {
+            smaller: below,
+            larger: above,
+            common_smaller: 0,
+            common_larger: 0,
+        }
+    }
+
+    /// Bytes the next candidate shares with the position at least.
+    #[inline(always)]
+    pub(crate) fn common(&self) -> usize {
+        self.common_smaller.min(self.common_larger)
+    }
+
+    /// Link candidate `match_index` (node `n`), which shares `len` bytes with the position
+    /// and sorts below it when `smaller_here`, on its side, and go on into its subtree
+    /// towards the position. Returns the next candidate, or `None` when `match_index` is
+    /// at or below `bt_low`, the tree's oldest node (that side then links nowhere).
+    #[inline(always)]
+    pub(crate) fn descend(
+        &mut self,
+        links: &'l Links<'_>,
+        match_index: u32,
+        n: u32,
+        len: usize,
+        smaller_here: bool,
+        bt_low: u32,
+    ) -> Option<u32> {
+        let (below, above) = links.node(n);
+        if smaller_here {
+            self.smaller.set(match_index);
+            self.common_smaller = len;
+            if match_index <= bt_low {
+                self.smaller = links.nowhere();
+                return None;
+            }
+            self.smaller = above;
+            Some(above.get())
+        } else {
+            self.larger.set(match_index);
+            self.common_larger = len;
+            if match_index <= bt_low {
+                self.larger = links.nowhere();
+                return None;
+            }
+            self.larger = below;
+            Some(below.get())
+        }
+    }
+
+    /// End the walk: the two open links lead nowhere (0).
+    #[inline(always)]
+    pub(crate) fn finish(self) {
+        self.smaller.set(0);
+        self.larger.set(0);
     }
 }
 
@@ -885,6 +980,7 @@ impl BlockReps {
 mod tests {
     use super::*;
     use crate::zstd::compress::window::WINDOW_START_INDEX;
+    use source::Source;
 
     /// Bytes with repeats at many distances, so that equal words occur.
     fn sample(n: usize) -> Vec<u8> {
@@ -966,6 +1062,7 @@ mod tests {
     #[test]
     fn tree_steps_give_counts_length_and_the_first_differing_byte_order() {
         let mut rng = crate::zstd::test_rng(0x7E57_B17E);
+        let mut padded = source::PaddedBuffer::default();
         for case in 0..20_000 {
             // Few distinct bytes, so that runs share long prefixes; sometimes one byte.
             let alphabet = 1 + rng() % 4;
@@ -982,11 +1079,24 @@ mod tests {
                 (rng() as usize) % (shared + 1)
             };
             let run = &src[ip..iend];
-            assert_eq!(
-                tree_step(run, &src, m, from),
-                reference_step(&src, ip, iend, m, from),
-                "case {case}: ip {ip}, iend {iend}, m {m}, from {from}"
-            );
+            let want = reference_step(&src, ip, iend, m, from);
+            let at = format!("case {case}: ip {ip}, iend {iend}, m {m}, from {from}");
+            assert_eq!(tree_step(run, &src, m, from), want, "{at}");
+            // The padded copy (bytes past `iend` are the source's own or an earlier
+            // case's): the same step, and an open step that may run past the run's end.
+            padded.clear();
+            padded.append(&src);
+            let Some(source::Padded::Small(view)) = padded.view() else {
+                panic!("{at}: no small view");
+            };
+            let view = view.cut(iend);
+            assert_eq!(view.tree_step(ip, iend, m, from), want, "{at}");
+            let open = view.tree_step_open(ip, iend, m, from);
+            if want.0 < iend - ip {
+                assert_eq!(open, want, "{at}");
+            } else {
+                assert!(open.0 >= iend - ip, "{at}: open step {open:?}");
+            }
         }
     }
 }

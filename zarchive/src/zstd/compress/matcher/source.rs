@@ -88,6 +88,14 @@ pub(crate) trait Source<'a>: Copy {
     fn candidate_matches8(self, word: u64, idx: u32, low: u32) -> bool;
     /// [`tree_step`] of the run `ip..iend` against the candidate at `m`.
     fn tree_step(self, ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool);
+    /// [`Source::tree_step`] that may answer a length at or past the run's end (`iend -
+    /// ip`) when the run matched to its end, the order then meaningless: a caller that
+    /// only looks closer at lengths above one it knows to be shorter than the run clamps
+    /// there, and its common step needs no clamp.
+    #[inline(always)]
+    fn tree_step_open(self, ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
+        self.tree_step(ip, iend, m, from)
+    }
 
     /// Mirrors ZSTD_hashPtr (unsalted): the first `MLS` bytes at `p` hashed to `bits`
     /// bits.
@@ -397,19 +405,27 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
 
     #[inline(always)]
     fn tree_step(self, ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
-        // The first word unchecked: a difference at or past the run's end means the run
-        // matched to its end, which orders as not smaller (the slice's answer).
+        // A difference at or past the run's end means the run matched to its end, which
+        // orders as not smaller (the slice's answer).
         let left = iend - ip;
+        let (len, smaller) = self.tree_step_open(ip, iend, m, from);
+        if len < left {
+            (len, smaller)
+        } else {
+            (left, false)
+        }
+    }
+
+    #[inline(always)]
+    fn tree_step_open(self, ip: usize, iend: usize, m: usize, from: usize) -> (usize, bool) {
+        // The first word unchecked; past it, the slice's walk (exact).
         let (x, y) = (self.word(ip + from), self.word(m + from));
         let diff = x ^ y;
         if diff != 0 {
             let len = from + (diff.trailing_zeros() / 8) as usize;
-            return if len < left {
-                (len, y.swap_bytes() < x.swap_bytes())
-            } else {
-                (left, false)
-            };
+            return (len, y.swap_bytes() < x.swap_bytes());
         }
+        let left = iend - ip;
         if from + 8 >= left {
             return (left, false);
         }

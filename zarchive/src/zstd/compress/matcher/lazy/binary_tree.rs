@@ -9,7 +9,7 @@
 use super::{LazyState, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::bits::highbit32;
 use crate::zstd::compress::matcher::source::Source;
-use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link};
+use crate::zstd::compress::matcher::{Links, TreeWalk, count, hash_ptr};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{
     BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
@@ -176,48 +176,30 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         } else {
             iend
         };
-        let mut smaller: Slot = Some(self.node(curr));
-        let mut larger: Slot = Some(self.node(curr) + 1);
         // The unsorted node's first slot still holds its chain successor.
         let mut match_index = self.bt[self.node(curr)];
         // The lowest index for the candidate being sorted, not for the searched position,
         // and by the window alone.
         let window_low = self.sort_limits.lowest_match_index(curr);
-        let (mut common_smaller, mut common_larger) = (0usize, 0usize);
         // The walk keeps what it reads in locals: nothing it writes can move them.
-        let (bt, bt_mask) = (&mut *self.bt, self.bt_mask);
+        let bt_mask = self.bt_mask;
+        let bt = Links::new(self.bt);
+        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
-            let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - WINDOW_START_INDEX) as usize;
-            let from = common_smaller.min(common_larger);
-            let (len, smaller_here) = src.tree_step(ip, iend, m, from);
+            let (len, smaller_here) = src.tree_step(ip, iend, m, walk.common());
             if len == iend - ip {
                 break; // equal: no way to know the order; drop to keep the tree consistent
             }
-            if smaller_here {
-                set_link(bt, smaller, match_index);
-                common_smaller = len;
-                if match_index <= bt_low {
-                    smaller = None;
-                    break;
-                }
-                smaller = Some(next + 1);
-                match_index = bt[next + 1];
-            } else {
-                set_link(bt, larger, match_index);
-                common_larger = len;
-                if match_index <= bt_low {
-                    larger = None;
-                    break;
-                }
-                larger = Some(next);
-                match_index = bt[next];
+            let n = match_index & bt_mask;
+            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+                Some(next) => match_index = next,
+                None => break,
             }
             compares -= 1;
         }
-        set_link(bt, smaller, 0);
-        set_link(bt, larger, 0);
+        walk.finish();
     }
 }
 
@@ -280,21 +262,18 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         }
 
         // Insert `curr` into the tree while looking for the longest match.
-        let mut smaller: Slot = Some(self.node(curr));
-        let mut larger: Slot = Some(self.node(curr) + 1);
-        let (mut common_smaller, mut common_larger) = (0usize, 0usize);
         let mut match_end_idx = curr + 8 + 1;
         let mut best_length = 0usize;
         let mut compares = self.compares;
         let mut match_index = self.hash[h];
         self.hash[h] = curr;
-        let (bt, bt_mask) = (&mut *self.bt, self.bt_mask);
+        let bt_mask = self.bt_mask;
+        let bt = Links::new(self.bt);
+        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
-            let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - WINDOW_START_INDEX) as usize;
-            let from = common_smaller.min(common_larger);
-            let (len, smaller_here) = src.tree_step(ip, iend, m, from);
+            let (len, smaller_here) = src.tree_step(ip, iend, m, walk.common());
             if len > best_length {
                 if len as u32 > match_end_idx - match_index {
                     match_end_idx = match_index + len as u32;
@@ -312,29 +291,14 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
                     break;
                 }
             }
-            if smaller_here {
-                set_link(bt, smaller, match_index);
-                common_smaller = len;
-                if match_index <= bt_low {
-                    smaller = None;
-                    break;
-                }
-                smaller = Some(next + 1);
-                match_index = bt[next + 1];
-            } else {
-                set_link(bt, larger, match_index);
-                common_larger = len;
-                if match_index <= bt_low {
-                    larger = None;
-                    break;
-                }
-                larger = Some(next);
-                match_index = bt[next];
+            let n = match_index & bt_mask;
+            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+                Some(next) => match_index = next,
+                None => break,
             }
             compares -= 1;
         }
-        set_link(bt, smaller, 0);
-        set_link(bt, larger, 0);
+        walk.finish();
         if self.dms.is_some() && compares > 0 {
             (best_length, off_base) = self.find_better_dict_match(
                 src.as_slice(),

@@ -7,7 +7,7 @@
 
 use super::{OFFSET_TO_OFFBASE, OPT_NUM};
 use crate::zstd::compress::matcher::source::Source;
-use crate::zstd::compress::matcher::{Slot, count, hash_ptr, set_link};
+use crate::zstd::compress::matcher::{Links, TreeWalk, count, hash_ptr};
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{WINDOW_START_INDEX, Window};
@@ -189,20 +189,17 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         let mut match_index = self.hash[h];
         let bt_low = curr.saturating_sub(self.bt_mask);
         let window_low = self.window.lowest_match_index(target);
-        let mut smaller: Slot = Some(self.node(curr));
-        let mut larger: Slot = Some(self.node(curr) + 1);
-        let mut common_smaller = 0;
-        let mut common_larger = 0;
         let mut match_end = curr + BT_SKIP_BASE + 1;
         let mut best_length = BT_SKIP_BASE as usize;
         let mut compares = self.compares;
         self.hash[h] = curr;
         // The walk keeps what it reads in locals: nothing it writes can move them.
-        let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
+        let (base, bt_mask) = (self.base, self.bt_mask);
+        let bt = Links::new(self.bt);
+        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
         while compares > 0 && match_index >= window_low {
-            let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - base) as usize;
-            let (len, smaller_here) = src.tree_step(ip, iend, m, common_smaller.min(common_larger));
+            let (len, smaller_here) = src.tree_step(ip, iend, m, walk.common());
             if len > best_length {
                 best_length = len;
                 if len > (match_end - match_index) as usize {
@@ -213,29 +210,14 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                 // Cannot tell smaller from larger: drop the rest to keep the tree consistent.
                 break;
             }
-            if smaller_here {
-                set_link(bt, smaller, match_index);
-                common_smaller = len;
-                if match_index <= bt_low {
-                    smaller = None;
-                    break;
-                }
-                smaller = Some(next + 1);
-                match_index = bt[next + 1];
-            } else {
-                set_link(bt, larger, match_index);
-                common_larger = len;
-                if match_index <= bt_low {
-                    larger = None;
-                    break;
-                }
-                larger = Some(next);
-                match_index = bt[next];
+            let n = match_index & bt_mask;
+            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+                Some(next) => match_index = next,
+                None => break,
             }
             compares -= 1;
         }
-        set_link(bt, smaller, 0);
-        set_link(bt, larger, 0);
+        walk.finish();
         let positions = if best_length > BT_LONG_MATCH {
             BT_LONG_MATCH_SKIP_MAX.min(best_length - BT_LONG_MATCH) as u32
         } else {
@@ -377,8 +359,6 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         let ext_dict = !PLAIN && self.window.has_ext_dict();
         let dms = if PLAIN { None } else { self.dms };
         let match_low = window_low.max(1);
-        let mut smaller: Slot = Some(self.node(curr));
-        let mut larger: Slot = Some(self.node(curr) + 1);
         let mut match_end = curr + BT_SKIP_BASE + 1;
         let mut compares = self.compares;
         let mut best_length = (length_to_beat - 1) as usize;
@@ -451,15 +431,20 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         }
 
         self.hash[h] = curr;
-        let mut common_smaller = 0;
-        let mut common_larger = 0;
         // The walk keeps what it reads in locals: nothing it writes can move them.
-        let (bt, base, bt_mask) = (&mut *self.bt, self.base, self.bt_mask);
+        let (base, bt_mask) = (self.base, self.bt_mask);
+        let bt = Links::new(self.bt);
+        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
+        // Every length the walk looks closer at is above `best_length`, which is below
+        // the run's length (a repcode or hash-3 match to the block's end returned above):
+        // the step's open length needs its clamp there only.
+        let left = iend - ip;
+        debug_assert!(best_length < left);
         while compares > 0 && match_index >= match_low {
-            let next = 2 * (match_index & bt_mask) as usize;
             let m = (match_index - base) as usize;
-            let (len, smaller_here) = src.tree_step(ip, iend, m, common_smaller.min(common_larger));
+            let (len, smaller_here) = src.tree_step_open(ip, iend, m, walk.common());
             if len > best_length {
+                let len = len.min(left);
                 if len > (match_end - match_index) as usize {
                     match_end = match_index + len as u32;
                 }
@@ -474,29 +459,14 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                     break;
                 }
             }
-            if smaller_here {
-                set_link(bt, smaller, match_index);
-                common_smaller = len;
-                if match_index <= bt_low {
-                    smaller = None;
-                    break;
-                }
-                smaller = Some(next + 1);
-                match_index = bt[next + 1];
-            } else {
-                set_link(bt, larger, match_index);
-                common_larger = len;
-                if match_index <= bt_low {
-                    larger = None;
-                    break;
-                }
-                larger = Some(next);
-                match_index = bt[next];
+            let n = match_index & bt_mask;
+            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+                Some(next) => match_index = next,
+                None => break,
             }
             compares -= 1;
         }
-        set_link(bt, smaller, 0);
-        set_link(bt, larger, 0);
+        walk.finish();
         if let Some(d) = dms
             && compares > 0
         {
