@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use zarkit_benches::measure::interleaved;
+use zarkit_benches::measure::{Ratio, interleaved};
 use zarkit_benches::rows::{self, Row};
 use zarkit_benches::{oracle, trees};
 
@@ -84,8 +84,12 @@ fn main() {
         let sb = trees::small_tree(&small).unwrap();
         let big = dir.path().join("big");
         let bb = trees::big_tree(&big, 64 << 20).unwrap();
+        // Issue 14's measure of packing across cores: ours on every core against native
+        // on one thread (both from the rows above, so each side's time is its own run's).
+        let mut scaling = Vec::new();
         for level in [1, 3, 6] {
             for (label, tree, bytes) in [("small4x64k", &small, sb), ("tree64m", &big, bb)] {
+                let mut native_j1 = None;
                 for threads in [1, cores()] {
                     match rows::pack_row(label, tree, bytes, level, threads) {
                         Some(mut row) => {
@@ -107,11 +111,33 @@ fn main() {
                             } else {
                                 budget
                             };
-                            report(&mut row, &size, b);
+                            let r = report(&mut row, &size, b);
+                            if threads == 1 {
+                                native_j1 = Some((r.native_ns, r.ours_ns));
+                            } else if let Some((native, ours_j1)) = native_j1 {
+                                scaling.push(format!(
+                                    "| pack/{label}/L{level} | {:.1} | {:.1} | {:.2} | {:.2} |",
+                                    native / 1e3,
+                                    r.ours_ns / 1e3,
+                                    native / r.ours_ns,
+                                    ours_j1 / r.ours_ns
+                                ));
+                            }
                         }
                         None => println!("| pack/{label}/L{level}/j{threads} | | pending | | | |"),
                     }
                 }
+            }
+        }
+        if !scaling.is_empty() {
+            let n = cores();
+            println!("\n### Packing on {n} cores against native on one\n");
+            println!(
+                "| row | native j1 µs | ours j{n} µs | ours j{n} / native j1 (speed) | ours j{n} / ours j1 (speed) |"
+            );
+            println!("|---|---|---|---|---|");
+            for line in scaling {
+                println!("{line}");
             }
         }
     }
@@ -123,7 +149,7 @@ fn cores() -> usize {
         .unwrap_or(1)
 }
 
-fn report(row: &mut Row, size: &str, budget: Duration) {
+fn report(row: &mut Row, size: &str, budget: Duration) -> Ratio {
     let r = interleaved(&mut *row.ours, &mut *row.native, budget, 11);
     let mbs = row.bytes as f64 / r.ours_ns * 1e3;
     println!(
@@ -133,4 +159,5 @@ fn report(row: &mut Row, size: &str, budget: Duration) {
         r.native_ns / 1e3,
         r.ratio
     );
+    r
 }
