@@ -791,22 +791,27 @@ fn clamp_candidate(src: &[u8], idx: u32, low: u32, low_pos: usize, n: usize) -> 
 /// bounds check, and a walk that stops early points one at a spare link (`dummy32`).
 pub(crate) struct Links<'a> {
     nodes: &'a [[Cell<u32>; 2]],
+    /// Masks an index to its node (`btMask`).
+    mask: u32,
     spare: Cell<u32>,
 }
 
 impl<'a> Links<'a> {
-    /// The links of the table `bt` (an even number of entries).
+    /// The links of the table `bt` (a power of two entries, at least 2).
     pub(crate) fn new(bt: &'a mut [u32]) -> Self {
+        debug_assert!(bt.len().is_power_of_two() && bt.len() >= 2);
+        let nodes = Cell::from_mut(bt).as_slice_of_cells().as_chunks::<2>().0;
         Links {
-            nodes: Cell::from_mut(bt).as_slice_of_cells().as_chunks::<2>().0,
+            nodes,
+            mask: (nodes.len() - 1) as u32,
             spare: Cell::new(0),
         }
     }
 
-    /// The two links of node `n` (an index masked to the tree's size): below, above.
+    /// The two links of the node of index `idx`: below, above.
     #[inline(always)]
-    pub(crate) fn node(&self, n: u32) -> (&Cell<u32>, &Cell<u32>) {
-        let [below, above] = &self.nodes[n as usize];
+    pub(crate) fn node(&self, idx: u32) -> (&Cell<u32>, &Cell<u32>) {
+        let [below, above] = &self.nodes[(idx & self.mask) as usize];
         (below, above)
     }
 
@@ -829,10 +834,10 @@ pub(crate) struct TreeWalk<'l> {
 }
 
 impl<'l> TreeWalk<'l> {
-    /// A walk inserting the position whose node is `n`.
+    /// A walk inserting the position of index `curr`.
     #[inline(always)]
-    pub(crate) fn new(links: &'l Links<'_>, n: u32) -> Self {
-        let (below, above) = links.node(n);
+    pub(crate) fn new(links: &'l Links<'_>, curr: u32) -> Self {
+        let (below, above) = links.node(curr);
         TreeWalk {
             smaller: below,
             larger: above,
@@ -847,21 +852,20 @@ impl<'l> TreeWalk<'l> {
         self.common_smaller.min(self.common_larger)
     }
 
-    /// Link candidate `match_index` (node `n`), which shares `len` bytes with the position
-    /// and sorts below it when `smaller_here`, on its side, and go on into its subtree
-    /// towards the position. Returns the next candidate, or `None` when `match_index` is
-    /// at or below `bt_low`, the tree's oldest node (that side then links nowhere).
+    /// Link candidate `match_index`, which shares `len` bytes with the position and sorts
+    /// below it when `smaller_here`, on its side, and go on into its subtree towards the
+    /// position. Returns the next candidate, or `None` when `match_index` is at or below
+    /// `bt_low`, the tree's oldest node (that side then links nowhere).
     #[inline(always)]
     pub(crate) fn descend(
         &mut self,
         links: &'l Links<'_>,
         match_index: u32,
-        n: u32,
         len: usize,
         smaller_here: bool,
         bt_low: u32,
     ) -> Option<u32> {
-        let (below, above) = links.node(n);
+        let (below, above) = links.node(match_index);
         // Two mirrored branches on purpose: choosing the side's fields by reference
         // instead would keep the walk's state in memory, and selects measured slower.
         if smaller_here {

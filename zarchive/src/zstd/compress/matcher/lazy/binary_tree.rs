@@ -182,9 +182,8 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
         // and by the window alone.
         let window_low = self.sort_limits.lowest_match_index(curr);
         // The walk keeps what it reads in locals: nothing it writes can move them.
-        let bt_mask = self.bt_mask;
         let bt = Links::new(self.bt);
-        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
+        let mut walk = TreeWalk::new(&bt, curr);
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
             let m = (match_index - WINDOW_START_INDEX) as usize;
@@ -192,8 +191,7 @@ impl<'t, const MLS: u32> BinaryTree<'t, MLS> {
             if len == iend - ip {
                 break; // equal: no way to know the order; drop to keep the tree consistent
             }
-            let n = match_index & bt_mask;
-            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+            match walk.descend(&bt, match_index, len, smaller_here, bt_low) {
                 Some(next) => match_index = next,
                 None => break,
             }
@@ -267,9 +265,8 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
         let mut compares = self.compares;
         let mut match_index = self.hash[h];
         self.hash[h] = curr;
-        let bt_mask = self.bt_mask;
         let bt = Links::new(self.bt);
-        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
+        let mut walk = TreeWalk::new(&bt, curr);
         // Candidates must be strictly above the window's low end (deliberately `>`).
         while compares > 0 && match_index > window_low {
             let m = (match_index - WINDOW_START_INDEX) as usize;
@@ -291,8 +288,7 @@ impl<const MLS: u32> SearchMax for BinaryTree<'_, MLS> {
                     break;
                 }
             }
-            let n = match_index & bt_mask;
-            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+            match walk.descend(&bt, match_index, len, smaller_here, bt_low) {
                 Some(next) => match_index = next,
                 None => break,
             }

@@ -194,9 +194,9 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         let mut compares = self.compares;
         self.hash[h] = curr;
         // The walk keeps what it reads in locals: nothing it writes can move them.
-        let (base, bt_mask) = (self.base, self.bt_mask);
+        let base = self.base;
         let bt = Links::new(self.bt);
-        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
+        let mut walk = TreeWalk::new(&bt, curr);
         while compares > 0 && match_index >= window_low {
             let m = (match_index - base) as usize;
             let (len, smaller_here) = src.tree_step(ip, iend, m, walk.common());
@@ -210,8 +210,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                 // Cannot tell smaller from larger: drop the rest to keep the tree consistent.
                 break;
             }
-            let n = match_index & bt_mask;
-            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+            match walk.descend(&bt, match_index, len, smaller_here, bt_low) {
                 Some(next) => match_index = next,
                 None => break,
             }
@@ -432,9 +431,9 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
 
         self.hash[h] = curr;
         // The walk keeps what it reads in locals: nothing it writes can move them.
-        let (base, bt_mask) = (self.base, self.bt_mask);
+        let base = self.base;
         let bt = Links::new(self.bt);
-        let mut walk = TreeWalk::new(&bt, curr & bt_mask);
+        let mut walk = TreeWalk::new(&bt, curr);
         // Every length the walk looks closer at is above `best_length`, which is below
         // the run's length (a repcode or hash-3 match to the block's end returned above):
         // the step's open length needs its clamp there only.
@@ -459,8 +458,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                     break;
                 }
             }
-            let n = match_index & bt_mask;
-            match walk.descend(&bt, match_index, n, len, smaller_here, bt_low) {
+            match walk.descend(&bt, match_index, len, smaller_here, bt_low) {
                 Some(next) => match_index = next,
                 None => break,
             }
