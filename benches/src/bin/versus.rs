@@ -5,25 +5,14 @@
 
 use std::time::Duration;
 
-use zarkit_benches::measure::{Ratio, interleaved};
+use zarkit_benches::measure::{Ratio, budget_arg, flag_value, interleaved};
 use zarkit_benches::rows::{self, Row};
 use zarkit_benches::{oracle, trees};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let budget = Duration::from_millis(
-        args.iter()
-            .position(|a| a == "--budget-ms")
-            .and_then(|i| args.get(i + 1))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1000),
-    );
-    let classes = args
-        .iter()
-        .position(|a| a == "--classes")
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .unwrap_or_else(|| "compress,decode,container".into());
+    let budget = budget_arg(&args, 1000);
+    let classes = flag_value(&args, "--classes").unwrap_or("compress,decode,container");
     oracle::assert_version();
     zarkit_benches::measure::settle_allocator();
     println!(
