@@ -581,12 +581,20 @@ fn compress_1x_unrolled<const N: usize, const LOG: usize>(
     let mut acc = 0u64;
     let mut bits = 0u32;
     let mut pos = 0usize;
+    // The room holds the stream's worst case and 8 bytes more, so a store's position
+    // never passes `last`: clamped to it, the store needs no bounds check (a compare and
+    // a move instead of two tests and branches).
+    let Some(last) = buf.len().checked_sub(8) else {
+        return 0;
+    };
     let mut flush = |acc: u64, bits: &mut u32, pos: &mut usize| {
         debug_assert!(*bits <= 64);
+        debug_assert!(*pos <= last, "Huffman stream room reserved too small");
         // With nothing pending the shift is by 64 and wraps: the store writes bytes the
         // position does not pass, which later stores overwrite.
         let word = acc.wrapping_shr(64 - *bits);
-        buf[*pos..*pos + 8].copy_from_slice(&word.to_le_bytes());
+        let at = (*pos).min(last);
+        buf[at..at + 8].copy_from_slice(&word.to_le_bytes());
         *pos += (*bits >> 3) as usize;
         *bits &= 7;
     };
