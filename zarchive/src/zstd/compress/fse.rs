@@ -277,8 +277,13 @@ pub(crate) struct FseCTable {
     table_log: u32,
     max_symbol: u32,
     state_table: [u16; 1 << MAX_CTABLE_LOG],
-    symbol_tt: [SymbolTransform; MAX_SYMBOL + 1],
+    symbol_tt: [SymbolTransform; SYMBOL_SLOTS],
 }
+
+/// Slots for symbol transforms: every symbol a table encodes (at most [`MAX_SYMBOL`]) and
+/// room up to a power of two, so that the encoder indexes them with a masked symbol and no
+/// bounds check.
+const SYMBOL_SLOTS: usize = (MAX_SYMBOL + 1).next_power_of_two();
 
 impl Default for FseCTable {
     fn default() -> Self {
@@ -286,7 +291,7 @@ impl Default for FseCTable {
             table_log: 0,
             max_symbol: 0,
             state_table: [0; 1 << MAX_CTABLE_LOG],
-            symbol_tt: [SymbolTransform::default(); MAX_SYMBOL + 1],
+            symbol_tt: [SymbolTransform::default(); SYMBOL_SLOTS],
         }
     }
 }
@@ -388,14 +393,16 @@ impl FseCTable {
         self.state_table[((value >> nb_bits_out) as i32 + tt.delta_find_state) as usize] as u32
     }
 
-    /// Mirrors FSE_encodeSymbol.
+    /// Mirrors FSE_encodeSymbol. The symbol and the next state's index are masked to their
+    /// tables' sizes, which changes nothing for a symbol the table was built for and saves
+    /// the bounds checks (a mask instead of a compare and a branch).
     #[inline(always)]
     pub(crate) fn encode(&self, bw: &mut BitWriter<'_>, state: &mut u32, symbol: u8) {
-        let tt = self.symbol_tt[symbol as usize];
+        let tt = self.symbol_tt[symbol as usize & (SYMBOL_SLOTS - 1)];
         let nb_bits_out = state.wrapping_add(tt.delta_nb_bits) >> 16;
         bw.add_bits(*state as u64, nb_bits_out);
-        *state = self.state_table[((*state >> nb_bits_out) as i32 + tt.delta_find_state) as usize]
-            as u32;
+        let next = ((*state >> nb_bits_out) as i32 + tt.delta_find_state) as usize;
+        *state = self.state_table[next & ((1 << MAX_CTABLE_LOG) - 1)] as u32;
     }
 
     /// Mirrors FSE_flushCState.

@@ -530,20 +530,33 @@ pub(crate) fn compress_sequences(
     out[seq_head] = ((stats.ll as u8) << 6) + ((stats.of as u8) << 4) + ((stats.ml as u8) << 2);
     let last_count_size = stats.last_count_size;
 
-    let bitstream_size = encode_sequences(out, seqs, &next.ll, &next.of, &next.ml, scratch);
+    let bitstream_size = encode_sequences(out, seqs, next, scratch);
     if last_count_size != 0 && last_count_size + bitstream_size < 4 {
         return None;
     }
     Some(())
 }
 
+/// [`LL_BITS`] and [`ML_BITS`] padded to 64 entries, so that the sequence loop indexes
+/// them with a code masked to 6 bits (every code is below 53) and no bounds check.
+const LL_BITS_SLOTS: [u8; 64] = padded_bits(&LL_BITS);
+const ML_BITS_SLOTS: [u8; 64] = padded_bits(&ML_BITS);
+
+const fn padded_bits(bits: &[u8]) -> [u8; 64] {
+    let mut out = [0; 64];
+    let mut i = 0;
+    while i < bits.len() {
+        out[i] = bits[i];
+        i += 1;
+    }
+    out
+}
+
 /// Mirrors ZSTD_encodeSequences: sequences are encoded last to first.
 fn encode_sequences(
     out: &mut Vec<u8>,
     seqs: &SeqStore,
-    ll: &FseCTable,
-    of: &FseCTable,
-    ml: &FseCTable,
+    tables: &FseState,
     scratch: &mut StreamScratch,
 ) -> usize {
     let n = seqs.sequences.len();
@@ -560,7 +573,7 @@ fn encode_sequences(
         #[inline(always)]
         || {
             let mut bw = BitWriter::new(&mut *buf);
-            write_sequences(&mut bw, seqs, ll_codes, of_codes, ml_codes, [ll, of, ml]);
+            write_sequences(&mut bw, seqs, ll_codes, of_codes, ml_codes, tables);
             bw.close()
         },
     );
@@ -576,8 +589,10 @@ fn write_sequences(
     ll_codes: &[u8],
     of_codes: &[u8],
     ml_codes: &[u8],
-    [ll, of, ml]: [&FseCTable; 3],
+    tables: &FseState,
 ) {
+    // One reference for the three tables: the hot loop has few registers to spare.
+    let (ll, of, ml) = (&tables.ll, &tables.of, &tables.ml);
     let n = ll_codes.len();
     let last = seqs.sequences[n - 1];
     let mut ml_state = ml.init_state(ml_codes[n - 1]);
@@ -597,8 +612,8 @@ fn write_sequences(
     for i in (0..n - 1).rev() {
         let s = seqs.sequences[i];
         let (llc, ofc, mlc) = (ll_codes[i], of_codes[i], ml_codes[i]);
-        let ll_bits = LL_BITS[llc as usize] as u32;
-        let ml_bits = ML_BITS[mlc as usize] as u32;
+        let ll_bits = LL_BITS_SLOTS[llc as usize & 63] as u32;
+        let ml_bits = ML_BITS_SLOTS[mlc as usize & 63] as u32;
         let of_bits = ofc as u32;
         // States take at most 8 + 9 + 9 bits; flush like libzstd's 64-bit schedule.
         of.encode(bw, &mut of_state, ofc);
