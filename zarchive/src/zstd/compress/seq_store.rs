@@ -57,12 +57,20 @@ impl SeqStore {
     fn copy_literals(&mut self, src: &[u8], start: usize, end: usize) {
         let n = end - start;
         let dst = self.lit_len;
-        if n <= WILDCOPY_LENGTH && start + WILDCOPY_LENGTH <= src.len() {
-            self.lit_buf[dst..dst + WILDCOPY_LENGTH]
-                .copy_from_slice(&src[start..start + WILDCOPY_LENGTH]);
-        } else {
-            self.lit_buf[dst..dst + n].copy_from_slice(&src[start..end]);
+        if n <= WILDCOPY_LENGTH {
+            // Positions are below `isize::MAX` (the masks change nothing): `+ 16` cannot
+            // wrap, so one compare checks each range.
+            let (d, s) = (dst & isize::MAX as usize, start & isize::MAX as usize);
+            if let (Some(to), Some(from)) = (
+                self.lit_buf.get_mut(d..d + WILDCOPY_LENGTH),
+                src.get(s..s + WILDCOPY_LENGTH),
+            ) {
+                to.copy_from_slice(from);
+                self.lit_len += n;
+                return;
+            }
         }
+        self.lit_buf[dst..dst + n].copy_from_slice(&src[start..end]);
         self.lit_len += n;
     }
 
