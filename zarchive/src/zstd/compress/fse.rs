@@ -308,7 +308,8 @@ impl FseCTable {
         let mask = table_size - 1;
         let step = table_step(table_size);
         let max_sv1 = max_symbol as usize + 1;
-        let mut cumul = [0u32; MAX_SYMBOL + 2];
+        // 256 entries, so that a symbol read back from `table_symbol` indexes it unchecked.
+        let mut cumul = [0u32; 256];
         let mut table_symbol = [0u8; 1 << MAX_CTABLE_LOG];
         let mut high_threshold = table_size - 1;
         self.table_log = table_log;
@@ -326,10 +327,13 @@ impl FseCTable {
         cumul[max_sv1] = table_size + 1;
 
         // Spread symbols (the no-low-probability fast path lays them out identically).
+        // Positions and states are below the table size, so the masks to the largest
+        // table change nothing and save the bounds checks.
+        const CELLS: usize = 1 << MAX_CTABLE_LOG;
         let mut position = 0u32;
         for (symbol, &freq) in norm[..max_sv1].iter().enumerate() {
             for _ in 0..freq.max(0) {
-                table_symbol[position as usize] = symbol as u8;
+                table_symbol[position as usize & (CELLS - 1)] = symbol as u8;
                 position = (position + step) & mask;
                 while position > high_threshold {
                     position = (position + step) & mask;
@@ -337,10 +341,10 @@ impl FseCTable {
             }
         }
 
-        for u in 0..table_size {
-            let s = table_symbol[u as usize] as usize;
-            self.state_table[cumul[s] as usize] = (table_size + u) as u16;
-            cumul[s] += 1;
+        for (u, &s) in (0..table_size).zip(&table_symbol) {
+            let next = &mut cumul[s as usize];
+            self.state_table[*next as usize & (CELLS - 1)] = (table_size + u) as u16;
+            *next += 1;
         }
 
         let mut total: u32 = 0;
