@@ -1,6 +1,7 @@
 //! The sequence store one block's match finder fills (`SeqStore_t`), and sequence codes.
 
 use super::bits::highbit32;
+use super::matcher::source::Source;
 
 /// Smallest match length the format encodes (`MINMATCH`).
 pub(crate) const MINMATCH: u32 = 3;
@@ -54,32 +55,31 @@ impl SeqStore {
     /// Copies `src[start..end]` to the literals, 16 bytes at a time for short runs
     /// (`ZSTD_wildcopy`; the bytes past the end are scratch).
     #[inline(always)]
-    fn copy_literals(&mut self, src: &[u8], start: usize, end: usize) {
+    fn copy_literals<'a, S: Source<'a>>(&mut self, src: S, start: usize, end: usize) {
         let n = end - start;
         let dst = self.lit_len;
         if n <= WILDCOPY_LENGTH {
-            // Positions are below `isize::MAX` (the masks change nothing): `+ 16` cannot
-            // wrap, so one compare checks each range.
-            let (d, s) = (dst & isize::MAX as usize, start & isize::MAX as usize);
-            if let (Some(to), Some(from)) = (
-                self.lit_buf.get_mut(d..d + WILDCOPY_LENGTH),
-                src.get(s..s + WILDCOPY_LENGTH),
-            ) {
-                to.copy_from_slice(from);
+            // The buffer holds the block and 16 bytes more, so the literals so far end at
+            // or before `last`: clamped to it, the store needs no bounds check.
+            let last = self.lit_buf.len().checked_sub(WILDCOPY_LENGTH);
+            if let (Some(last), Some(bytes)) = (last, src.read16_wild(start)) {
+                debug_assert!(dst <= last, "literal buffer smaller than its block");
+                let at = dst.min(last);
+                self.lit_buf[at..at + WILDCOPY_LENGTH].copy_from_slice(&bytes);
                 self.lit_len += n;
                 return;
             }
         }
-        self.lit_buf[dst..dst + n].copy_from_slice(&src[start..end]);
+        self.lit_buf[dst..dst + n].copy_from_slice(&src.as_slice()[start..end]);
         self.lit_len += n;
     }
 
     /// Mirrors ZSTD_storeSeq: literals `src[lit_start..lit_end]` precede a match of
     /// `match_len` bytes.
     #[inline(always)]
-    pub(crate) fn store(
+    pub(crate) fn store<'a, S: Source<'a>>(
         &mut self,
-        src: &[u8],
+        src: S,
         lit_start: usize,
         lit_end: usize,
         off_base: u32,
@@ -107,7 +107,12 @@ impl SeqStore {
     }
 
     /// Mirrors ZSTD_storeLastLiterals.
-    pub(crate) fn store_last_literals(&mut self, src: &[u8], start: usize, end: usize) {
+    pub(crate) fn store_last_literals<'a, S: Source<'a>>(
+        &mut self,
+        src: S,
+        start: usize,
+        end: usize,
+    ) {
         self.copy_literals(src, start, end);
     }
 

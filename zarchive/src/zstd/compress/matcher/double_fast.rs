@@ -204,14 +204,14 @@ fn generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CLOG: u32>(
 
         let (mstart, _msrc, offset, m_length) = found;
         match offset {
-            None => seqs.store(src.bytes(), anchor, mstart, REPCODE1_TO_OFFBASE, m_length),
+            None => seqs.store(src, anchor, mstart, REPCODE1_TO_OFFBASE, m_length),
             Some(offset) => {
                 offset_2 = offset_1;
                 offset_1 = offset;
                 if step < 4 {
                     hash_long[hl1] = index_of(ip1);
                 }
-                seqs.store(src.bytes(), anchor, mstart, offset + 3, m_length);
+                seqs.store(src, anchor, mstart, offset + 3, m_length);
             }
         }
         ip = mstart + m_length;
@@ -231,7 +231,7 @@ fn generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CLOG: u32>(
                 std::mem::swap(&mut offset_1, &mut offset_2);
                 hash_small[hs(ip)] = index_of(ip);
                 hash_long[hl(ip)] = index_of(ip);
-                seqs.store(src.bytes(), ip, ip, REPCODE1_TO_OFFBASE, r_length);
+                seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, r_length);
                 ip += r_length;
                 anchor = ip;
             }
@@ -239,7 +239,7 @@ fn generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CLOG: u32>(
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
-    seqs.store_last_literals(src.bytes(), anchor, iend);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
 
@@ -426,7 +426,7 @@ fn ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CL
         {
             m_length = src.count(ip + 5, pos(rep_index) + 4, iend) + 4;
             ip += 1;
-            seqs.store(src.bytes(), anchor, ip, REPCODE1_TO_OFFBASE, m_length);
+            seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, m_length);
             start = ip;
         } else {
             // (match start, match position, offset, length)
@@ -478,7 +478,7 @@ fn ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CL
             }
             offset_2 = offset_1;
             offset_1 = offset;
-            seqs.store(src.bytes(), anchor, p, offset + 3, len);
+            seqs.store(src, anchor, p, offset + 3, len);
             (start, m_length) = (p, len);
         }
 
@@ -504,7 +504,7 @@ fn ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CL
                 }
                 let r_length = src.count(ip + 4, pos(rep_index2) + 4, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
-                seqs.store(src.bytes(), anchor, ip, REPCODE1_TO_OFFBASE, r_length);
+                seqs.store(src, anchor, ip, REPCODE1_TO_OFFBASE, r_length);
                 hash_small[hs(ip)] = current2;
                 hash_long[hl(ip)] = current2;
                 ip += r_length;
@@ -515,7 +515,7 @@ fn ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CL
 
     rep[0] = offset_1;
     rep[1] = offset_2;
-    seqs.store_last_literals(src.bytes(), anchor, iend);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
 

@@ -206,7 +206,7 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
 
         // _match: extend forwards and store.
         m_length += src.count(mstart + m_length, match0 + m_length, iend);
-        seqs.store(src.bytes(), anchor, mstart, off_base, m_length);
+        seqs.store(src, anchor, mstart, off_base, m_length);
         ip0 = mstart + m_length;
         anchor = ip0;
 
@@ -220,7 +220,7 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
                     std::mem::swap(&mut rep_offset1, &mut rep_offset2);
                     hash_table[hash(ip0)] = index_of(ip0);
                     ip0 += r_length;
-                    seqs.store(src.bytes(), ip0, ip0, REPCODE1_TO_OFFBASE, r_length);
+                    seqs.store(src, ip0, ip0, REPCODE1_TO_OFFBASE, r_length);
                     anchor = ip0;
                 }
             }
@@ -228,7 +228,7 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
     }
 
     saved_reps.finish(rep, rep_offset1, rep_offset2);
-    seqs.store_last_literals(src.bytes(), anchor, iend);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
 
@@ -496,7 +496,7 @@ fn compress_block_ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG
 
         // _match: extend forwards (across the segment boundary) and store.
         m_length += src.count(mstart + m_length, match0 + m_length, iend);
-        seqs.store(src.bytes(), anchor, mstart, off_base, m_length);
+        seqs.store(src, anchor, mstart, off_base, m_length);
         ip0 = mstart + m_length;
         anchor = ip0;
         if ip1 < ip0 {
@@ -517,7 +517,7 @@ fn compress_block_ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG
                 }
                 let r_length = src.count(ip0 + 4, pos(rep_index2) + 4, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
-                seqs.store(src.bytes(), anchor, ip0, REPCODE1_TO_OFFBASE, r_length);
+                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, r_length);
                 hash_table[hash(ip0)] = index_of(ip0);
                 ip0 += r_length;
                 anchor = ip0;
@@ -526,7 +526,7 @@ fn compress_block_ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
-    seqs.store_last_literals(src.bytes(), anchor, iend);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
 
@@ -663,7 +663,7 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
             if rep_ok(rep_index, ip0 + 1) {
                 let len = src.count(ip0 + 5, pos(rep_index) + 4, iend) + 4;
                 ip0 += 1;
-                seqs.store(src.bytes(), anchor, ip0, REPCODE1_TO_OFFBASE, len);
+                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, len);
                 m_length = len;
                 break;
             }
@@ -686,7 +686,7 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
                     }
                     offset_2 = offset_1;
                     offset_1 = offset;
-                    seqs.store(src.bytes(), anchor, ip0, offset + 3, len);
+                    seqs.store(src, anchor, ip0, offset + 3, len);
                     m_length = len;
                     break;
                 }
@@ -703,7 +703,7 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
                 }
                 offset_2 = offset_1;
                 offset_1 = offset;
-                seqs.store(src.bytes(), anchor, ip0, offset + 3, len);
+                seqs.store(src, anchor, ip0, offset + 3, len);
                 m_length = len;
                 break;
             }
@@ -739,7 +739,7 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
                 }
                 let len = src.count(ip0 + 4, pos(rep_index2) + 4, iend) + 4;
                 std::mem::swap(&mut offset_1, &mut offset_2);
-                seqs.store(src.bytes(), anchor, ip0, REPCODE1_TO_OFFBASE, len);
+                seqs.store(src, anchor, ip0, REPCODE1_TO_OFFBASE, len);
                 hash_table[hash(ip0)] = current2;
                 ip0 += len;
                 anchor = ip0;
@@ -750,6 +750,6 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
 
     rep[0] = offset_1;
     rep[1] = offset_2;
-    seqs.store_last_literals(src.bytes(), anchor, iend);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }

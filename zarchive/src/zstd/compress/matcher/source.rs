@@ -60,15 +60,15 @@ const PADDED_LEN: usize = PADDED_MAX + SLACK;
 
 /// A finder's view of its input (positions as [`Block`](super::Block) gives them).
 pub(crate) trait Source<'a>: Copy {
-    /// The input, for the literals the sequences copy out of it (and any bytes after it:
-    /// a copy may read a little past the end, as libzstd's wild copies do).
-    fn bytes(self) -> &'a [u8];
     /// The input itself, for code that reads a slice.
     fn as_slice(self) -> &'a [u8];
     /// The 4 bytes at `p` (little-endian); `p + 4` is within the input.
     fn read32(self, p: usize) -> u32;
     /// The 8 bytes at `p` (little-endian); `p + 8` is within the input.
     fn read64(self, p: usize) -> u64;
+    /// The 16 bytes at `p`, those past the input's end being scratch (a wild copy's read),
+    /// or `None` where they are not there to read.
+    fn read16_wild(self, p: usize) -> Option<[u8; 16]>;
     /// The byte at `p`, within the input.
     fn byte(self, p: usize) -> u8;
     /// The 8 bytes at `p`, or `None` where fewer than 10 bytes are left from `p` (the
@@ -110,11 +110,6 @@ pub(crate) trait Source<'a>: Copy {
 
 impl<'a> Source<'a> for &'a [u8] {
     #[inline(always)]
-    fn bytes(self) -> &'a [u8] {
-        self
-    }
-
-    #[inline(always)]
     fn as_slice(self) -> &'a [u8] {
         self
     }
@@ -127,6 +122,14 @@ impl<'a> Source<'a> for &'a [u8] {
     #[inline(always)]
     fn read64(self, p: usize) -> u64 {
         read64(self, p)
+    }
+
+    #[inline(always)]
+    fn read16_wild(self, p: usize) -> Option<[u8; 16]> {
+        // Positions are below `isize::MAX` (the mask changes nothing): `p + 16` cannot
+        // wrap, so one compare checks the range.
+        let p = p & (isize::MAX as usize);
+        self.get(p..p + 16)?.try_into().ok()
     }
 
     #[inline(always)]
@@ -331,11 +334,6 @@ impl<'a, const LEN: usize> PaddedIn<'a, LEN> {
 
 impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
     #[inline(always)]
-    fn bytes(self) -> &'a [u8] {
-        self.buf
-    }
-
-    #[inline(always)]
     fn as_slice(self) -> &'a [u8] {
         &self.buf[..self.len]
     }
@@ -349,6 +347,13 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
     #[inline(always)]
     fn read64(self, p: usize) -> u64 {
         self.word(p)
+    }
+
+    #[inline(always)]
+    fn read16_wild(self, p: usize) -> Option<[u8; 16]> {
+        // Masked into the buffer: the slack after the input holds the bytes past its end.
+        let p = p & Self::MASK;
+        Some(self.buf[p..p + 16].try_into().expect("16 bytes"))
     }
 
     #[inline(always)]

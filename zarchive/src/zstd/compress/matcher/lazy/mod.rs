@@ -503,7 +503,7 @@ fn lazy_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32>(
         }
 
         // Store the sequence.
-        seqs.store(src.bytes(), anchor, start, off_base, match_length);
+        seqs.store(src, anchor, start, off_base, match_length);
         ip = start + match_length;
         anchor = ip;
         if lazy_skipping {
@@ -518,14 +518,14 @@ fn lazy_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32>(
         {
             let len = src.count(ip + 4, ip + 4 - offset_2 as usize, iend) + 4;
             std::mem::swap(&mut offset_1, &mut offset_2);
-            seqs.store(src.bytes(), ip, ip, REPCODE1_TO_OFFBASE, len);
+            seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, len);
             ip += len;
             anchor = ip;
         }
     }
 
     saved_reps.finish(rep, offset_1, offset_2);
-    seqs.store_last_literals(src.bytes(), anchor, iend);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
 
@@ -693,7 +693,7 @@ fn lazy_ext_dict_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32, cons
             }
         }
 
-        seqs.store(src.bytes(), anchor, start, off_base, match_length);
+        seqs.store(src, anchor, start, off_base, match_length);
         ip = start + match_length;
         anchor = ip;
         if lazy_skipping {
@@ -707,7 +707,7 @@ fn lazy_ext_dict_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32, cons
                 break;
             };
             std::mem::swap(&mut offset_1, &mut offset_2);
-            seqs.store(src.bytes(), ip, ip, REPCODE1_TO_OFFBASE, len);
+            seqs.store(src, ip, ip, REPCODE1_TO_OFFBASE, len);
             ip += len;
             anchor = ip;
         }
@@ -715,7 +715,7 @@ fn lazy_ext_dict_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32, cons
 
     rep[0] = offset_1;
     rep[1] = offset_2;
-    seqs.store_last_literals(src.bytes(), anchor, iend);
+    seqs.store_last_literals(src, anchor, iend);
     iend - anchor
 }
 
