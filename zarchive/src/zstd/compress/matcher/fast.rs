@@ -121,9 +121,8 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
         let Some(mut w2) = src.probe(ip2) else {
             break 'start;
         };
-        let Some(mut w0) = src.probe(ip0) else {
-            break 'start;
-        };
+        // Below ip2, so within the input where ip2's probe is.
+        let mut w0 = src.read64(ip0);
         let mut hash0 = hash_at(w0);
         let mut hash1 = hash_at(next(w0));
         let mut match_idx = hash_table[hash0];
@@ -413,9 +412,8 @@ fn compress_block_ext_dict_generic<'a, S: Source<'a>, const MLS: u32, const HLOG
         let Some(mut w2) = src.probe(ip2) else {
             break 'start;
         };
-        let Some(mut w0) = src.probe(ip0) else {
-            break 'start;
-        };
+        // Below ip2, so within the input where ip2's probe is.
+        let mut w0 = src.read64(ip0);
         let mut hash0 = hash_at(w0);
         let mut hash1 = hash_at(next(w0));
         let mut idx = hash_table[hash0];
