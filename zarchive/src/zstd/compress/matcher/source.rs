@@ -379,8 +379,14 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
         // two words: −6 % instructions at level 6 on game blocks (a call in here, even out
         // of line, makes the row finder's search spill), +8 % on the tiled `hetero1m`
         // stream, whose matches run to the block's end.
+        // The first word is compared before any test of the length (most matches end in
+        // it), as libzstd's ZSTD_count does.
         let left = limit.saturating_sub(a);
-        let mut n = 0;
+        let first = self.word(a) ^ self.word(b);
+        if first != 0 || left <= 8 {
+            return ((first.trailing_zeros() / 8) as usize).min(left);
+        }
+        let mut n = 8;
         while n < left {
             let lo = self.word(a + n) ^ self.word(b + n);
             if lo != 0 {
