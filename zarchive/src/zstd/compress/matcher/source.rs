@@ -324,6 +324,17 @@ impl<'a, const LEN: usize> PaddedIn<'a, LEN> {
         }
     }
 
+    /// The 8 bytes at `p` when `p + need` is within the input (`need >= 8`). The test
+    /// bounds the position below the buffer's end, so the read needs neither a mask nor a
+    /// bounds check: one compare with a limit the loops keep (`p + need <= len` is
+    /// `p < len - need + 1`, and no position passes when the input is shorter than `need`).
+    #[inline(always)]
+    fn unmasked_word(self, p: usize, need: usize) -> Option<u64> {
+        debug_assert!(need >= 8);
+        let end = self.len.min(LEN - SLACK).saturating_sub(need - 1);
+        (p < end).then(|| u64::from_le_bytes(self.buf[p..p + 8].try_into().expect("8 bytes")))
+    }
+
     /// The 8 bytes at `p` masked into the buffer.
     #[inline(always)]
     fn word(self, p: usize) -> u64 {
@@ -363,12 +374,12 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
 
     #[inline(always)]
     fn probe(self, p: usize) -> Option<u64> {
-        (p.wrapping_add(10) <= self.len).then(|| self.word(p))
+        self.unmasked_word(p, 10)
     }
 
     #[inline(always)]
     fn probe8(self, p: usize) -> Option<u64> {
-        (p.wrapping_add(8) <= self.len).then(|| self.word(p))
+        self.unmasked_word(p, 8)
     }
 
     #[inline(always)]
