@@ -183,16 +183,17 @@ proptest! {
     }
 }
 
-/// A reused `Compressor` continues its tables after its last plain frame instead of
-/// clearing them; every frame must still be a fresh context's (`zstd::compress` makes a new
-/// context each call, checked against the oracle's goldens above). Runs of frames of every
-/// shape and size, at the levels of every strategy, across the point where the kept bytes
-/// roll over, and between frames that cannot continue (other parameters, tiny sources).
+/// A reused `Compressor` continues its tables after its last plain frame above 64 KiB
+/// instead of clearing them; every frame must still be a fresh context's (`zstd::compress`
+/// makes a new context each call, checked against the oracle's goldens above). Runs of
+/// frames of every shape and size, at the levels of every strategy: runs of continued
+/// frames (above 64 KiB) across the point where the kept bytes roll over (2 MiB), and
+/// between them frames that start afresh (64 KiB and below, other parameters).
 #[test]
 fn a_reused_compressor_gives_fresh_frames() {
     let sizes = [
-        65536, 65536, 70000, 65536, 1000, 65536, 200_000, 65536, 16384, 0, 65536, 131_072, 65536,
-        300_000, 65536, 65536,
+        65536, 65536, 70000, 100_000, 131_072, 65536, 1000, 65536, 200_000, 300_000, 65536, 16384,
+        0, 65536, 131_072, 65536, 450_000, 450_000, 450_000, 450_000, 450_000, 70000, 65536, 65536,
     ];
     for level in [-5, 1, 3, 5, 6, 9, 13, 16] {
         let mut c = Compressor::new(level).unwrap();
