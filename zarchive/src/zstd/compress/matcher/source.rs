@@ -496,6 +496,23 @@ mod tests {
                 }
             }
         }
+        // The probes' end of input, position by position, and positions that would wrap.
+        for p in (len.saturating_sub(20)..len + 3).chain([usize::MAX - 4, usize::MAX]) {
+            assert_eq!(padded.probe(p), slice.probe(p), "probe {p} of {len}");
+            assert_eq!(padded.probe8(p), slice.probe8(p), "probe8 {p} of {len}");
+        }
+        // Wild 16-byte reads: the input's bytes, then scratch where the slice has none.
+        for p in (0..len).step_by(13).chain(len.saturating_sub(20)..len) {
+            let wild = padded.read16_wild(p);
+            match slice.read16_wild(p) {
+                Some(bytes) => assert_eq!(wild, Some(bytes), "read16 {p}"),
+                None => {
+                    if let Some(bytes) = wild {
+                        assert_eq!(bytes[..len - p], src[p..], "read16 {p} past the end");
+                    }
+                }
+            }
+        }
         // Candidates: valid ones, stale ones below `low`.
         for (idx, low) in [(2u32, 2u32), (700, 2), (1, 2), (0, 2), (5, 90), (95, 90)] {
             let word = slice.read32(idx.wrapping_sub(2) as usize % (len - 4));
