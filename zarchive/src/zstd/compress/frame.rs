@@ -192,8 +192,8 @@ pub(crate) fn cycle_log(cp: &CParams) -> u32 {
 /// Appends the frame (header included) to `out`.
 ///
 /// The tables of the last plain frame are reused without clearing when they can be (see
-/// [`MatchState::continue_after`]): the source is copied after that frame's bytes instead,
-/// 64 KiB against 640 KiB of tables at level 6.
+/// [`MatchState::continue_after`]) and the source is above 64 KiB (see [`continue_pays`]):
+/// the source is copied after that frame's bytes instead.
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
     let mut held = std::mem::take(&mut st.continued);
     let total = held.len() + src.len();
@@ -262,8 +262,8 @@ fn continue_pays(cp: &CParams, src_len: usize) -> bool {
 /// (32 blocks of 64 KiB): then the tables are cleared once and the count starts again.
 const CONTINUE_MAX: usize = 2 << 20;
 /// Plain frames a context makes before it continues past its small input buffer (see
-/// [`compress_frame`]): a pack of four 64 KiB blocks at level 6 then clears its tables
-/// (a few hundred KiB) for each block rather than zero 4 MiB once.
+/// [`compress_frame`]): a few frames above 64 KiB then clear their tables rather than zero
+/// the 4 MiB buffer once.
 const GROW_AFTER: u32 = 8;
 
 /// A raw-content dictionary below this size is not loaded (ZSTD_compress_insertDictionary).
