@@ -8,6 +8,9 @@ pub(crate) use crate::zstd::common::format::FSE_MIN_TABLELOG;
 pub(crate) const FSE_MAX_TABLELOG: u32 = 12;
 /// Largest table log of a sequence table (`MaxFSELog`); sizes the state table.
 const MAX_CTABLE_LOG: u32 = 9;
+/// Cells of the largest table: states and spread positions are below it, so indices masked
+/// to it change nothing and need no bounds check.
+const CELLS: usize = 1 << MAX_CTABLE_LOG;
 /// Largest symbol of any table we build (`MaxSeq` = MaxML).
 pub(crate) const MAX_SYMBOL: usize = 52;
 /// Probability thresholds for rounding small normalised counts up (`rtbTable`).
@@ -276,7 +279,7 @@ pub(crate) struct SymbolTransform {
 pub(crate) struct FseCTable {
     table_log: u32,
     max_symbol: u32,
-    state_table: [u16; 1 << MAX_CTABLE_LOG],
+    state_table: [u16; CELLS],
     symbol_tt: [SymbolTransform; SYMBOL_SLOTS],
 }
 
@@ -290,7 +293,7 @@ impl Default for FseCTable {
         FseCTable {
             table_log: 0,
             max_symbol: 0,
-            state_table: [0; 1 << MAX_CTABLE_LOG],
+            state_table: [0; CELLS],
             symbol_tt: [SymbolTransform::default(); SYMBOL_SLOTS],
         }
     }
@@ -310,7 +313,7 @@ impl FseCTable {
         let max_sv1 = max_symbol as usize + 1;
         // 256 entries, so that a symbol read back from `table_symbol` indexes it unchecked.
         let mut cumul = [0u32; 256];
-        let mut table_symbol = [0u8; 1 << MAX_CTABLE_LOG];
+        let mut table_symbol = [0u8; CELLS];
         let mut high_threshold = table_size - 1;
         self.table_log = table_log;
         self.max_symbol = max_symbol;
@@ -327,9 +330,6 @@ impl FseCTable {
         cumul[max_sv1] = table_size + 1;
 
         // Spread symbols (the no-low-probability fast path lays them out identically).
-        // Positions and states are below the table size, so the masks to the largest
-        // table change nothing and save the bounds checks.
-        const CELLS: usize = 1 << MAX_CTABLE_LOG;
         let mut position = 0u32;
         for (symbol, &freq) in norm[..max_sv1].iter().enumerate() {
             for _ in 0..freq.max(0) {
@@ -406,7 +406,7 @@ impl FseCTable {
         let nb_bits_out = state.wrapping_add(tt.delta_nb_bits) >> 16;
         bw.add_bits(*state as u64, nb_bits_out);
         let next = ((*state >> nb_bits_out) as i32 + tt.delta_find_state) as usize;
-        *state = self.state_table[next & ((1 << MAX_CTABLE_LOG) - 1)] as u32;
+        *state = self.state_table[next & (CELLS - 1)] as u32;
     }
 
     /// Mirrors FSE_flushCState.
