@@ -50,8 +50,8 @@ pub(crate) const SMALL_MAX: usize = 1 << SMALL_LOG;
 pub(crate) const PADDED_LOG: u32 = 22;
 /// The largest input a [`Padded`] copy holds.
 pub(crate) const PADDED_MAX: usize = 1 << PADDED_LOG;
-/// Bytes after the largest input, so that a word read at any masked position (below
-/// the size) and a literal copy of 16 bytes stay in the buffer.
+/// Bytes after the largest input, so that a read of up to 32 bytes at any masked
+/// position (below the size) stays in the buffer.
 const SLACK: usize = 32;
 /// The small buffer's length.
 const SMALL_LEN: usize = SMALL_MAX + SLACK;
@@ -291,6 +291,18 @@ impl PaddedBuffer {
     }
 }
 
+/// Where two different 32-byte chunks first differ.
+#[inline(always)]
+fn first_difference(x: &[u8; 32], y: &[u8; 32]) -> usize {
+    let half =
+        |c: &[u8; 32], at: usize| u128::from_le_bytes(c[at..at + 16].try_into().expect("16 bytes"));
+    let lo = half(x, 0) ^ half(y, 0);
+    if lo != 0 {
+        return (lo.trailing_zeros() / 8) as usize;
+    }
+    16 + ((half(x, 16) ^ half(y, 16)).trailing_zeros() / 8) as usize
+}
+
 /// A [`PaddedBuffer`]'s bytes to read unchecked, in the small or the full buffer.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Padded<'a> {
@@ -333,6 +345,13 @@ impl<'a, const LEN: usize> PaddedIn<'a, LEN> {
         debug_assert!(need >= 8);
         let end = self.len.min(LEN - SLACK).saturating_sub(need - 1);
         (p < end).then(|| u64::from_le_bytes(self.buf[p..p + 8].try_into().expect("8 bytes")))
+    }
+
+    /// The 32 bytes at `p` masked into the buffer.
+    #[inline(always)]
+    fn chunk32(self, p: usize) -> [u8; 32] {
+        let p = p & Self::MASK;
+        self.buf[p..p + 32].try_into().expect("32 bytes")
     }
 
     /// The 8 bytes at `p` masked into the buffer.
@@ -384,14 +403,12 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
 
     #[inline(always)]
     fn count(self, a: usize, b: usize, limit: usize) -> usize {
-        // Two words a round, every read masked: a word at or past `limit` may be anything
-        // (the mask may even wrap it to the buffer's start), and whatever it says is
-        // clamped to `limit`. Against the slice's loop of 16 bytes a round after the first
-        // two words: −6 % instructions at level 6 on game blocks (a call in here, even out
-        // of line, makes the row finder's search spill), +8 % on the tiled `hetero1m`
-        // stream, whose matches run to the block's end.
         // The first word is compared before any test of the length (most matches end in
-        // it), as libzstd's ZSTD_count does.
+        // it), as libzstd's ZSTD_count does; then 32 bytes a round, in one vector compare
+        // where the target has one. Every read is masked: bytes at or past `limit` may be
+        // anything (the mask may even wrap them to the buffer's start), and whatever they
+        // say is clamped to `limit`. (A call in here, even out of line, makes the row
+        // finder's search spill.)
         let left = limit.saturating_sub(a);
         let first = self.word(a) ^ self.word(b);
         if first != 0 || left <= 8 {
@@ -399,15 +416,11 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
         }
         let mut n = 8;
         while n < left {
-            let lo = self.word(a + n) ^ self.word(b + n);
-            if lo != 0 {
-                return (n + (lo.trailing_zeros() / 8) as usize).min(left);
+            let (x, y) = (self.chunk32(a + n), self.chunk32(b + n));
+            if x != y {
+                return (n + first_difference(&x, &y)).min(left);
             }
-            let hi = self.word(a + n + 8) ^ self.word(b + n + 8);
-            if hi != 0 {
-                return (n + 8 + (hi.trailing_zeros() / 8) as usize).min(left);
-            }
-            n += 16;
+            n += 32;
         }
         left
     }
@@ -583,6 +596,37 @@ mod tests {
         match buffer.view() {
             Some(Padded::Full(p)) => check_reads(p, &src),
             other => panic!("a grown buffer stays full, not {other:?}"),
+        }
+    }
+
+    /// The padded count finds a first difference at every place of its words and chunks,
+    /// and clamps at every limit, as the slice's does.
+    #[test]
+    fn padded_count_finds_every_first_difference() {
+        let first: Vec<u8> = (0..100u8).collect();
+        for k in 0..100 {
+            let mut src = first.clone();
+            src.extend_from_slice(&first);
+            src[100 + k] ^= 0x80;
+            src.extend_from_slice(&[7; 20]);
+            let mut buffer = PaddedBuffer::default();
+            buffer.append(&src);
+            let Some(Padded::Small(padded)) = buffer.view() else {
+                panic!("a small source in the small buffer");
+            };
+            for limit in [100, 100 + k, 101 + k, 140, 200, 220] {
+                let want = k.min(limit - 100);
+                assert_eq!(
+                    padded.count(100, 0, limit),
+                    want,
+                    "difference {k}, limit {limit}"
+                );
+                assert_eq!(
+                    src.as_slice().count(100, 0, limit),
+                    want,
+                    "slice {k} {limit}"
+                );
+            }
         }
     }
 
