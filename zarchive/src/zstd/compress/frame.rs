@@ -92,8 +92,10 @@ pub(crate) struct FrameState {
     /// The match finder's tables.
     pub(crate) ms: MatchState,
     pub(crate) seqs: SeqStore,
-    pub(crate) prev: EntropyTables,
-    pub(crate) next: EntropyTables,
+    /// The entropy tables of the last block and those the current block builds, boxed
+    /// so that confirming a block swaps two pointers, not some 5 KB of tables twice.
+    pub(crate) prev: Box<EntropyTables>,
+    pub(crate) next: Box<EntropyTables>,
     pub(crate) huf_ws: HufWorkspace,
     /// Scratch of the post-block splitter.
     pub(crate) split: SplitState,
@@ -502,7 +504,7 @@ pub(crate) fn compress_block_with_cdict(
         let window = Window::attached(own.window_log, content.len());
         (own, window, Some(attached_tables(pd)))
     };
-    st.prev = EntropyTables::default();
+    *st.prev = EntropyTables::default();
     let fpos = st.prepare_block(&mut window, &cp, content.len(), src.len());
     let mut rep = REP_START_VALUE;
     let job = Block {
@@ -591,10 +593,10 @@ fn compress_frame_after(
     let mut chunk = ChunkState::default();
     match start {
         Some(start) => {
-            st.prev = start.entropy.clone();
+            (*st.prev).clone_from(&start.entropy);
             chunk.prev_rep = start.reps;
         }
-        None => st.prev = EntropyTables::default(),
+        None => *st.prev = EntropyTables::default(),
     }
     let window_size = (1usize << cp.window_log).min(src.len()).max(1);
     let job = FrameChunk {

@@ -157,8 +157,9 @@ pub(crate) struct SplitState {
 /// Everything one block's emission reads and updates.
 pub(crate) struct BlockContext<'a> {
     pub(crate) seqs: &'a mut SeqStore,
-    pub(crate) prev: &'a mut EntropyTables,
-    pub(crate) next: &'a mut EntropyTables,
+    /// Boxed as the frame keeps them: confirming a block swaps the pointers.
+    pub(crate) prev: &'a mut Box<EntropyTables>,
+    pub(crate) next: &'a mut Box<EntropyTables>,
     pub(crate) ws: &'a mut HufWorkspace,
     pub(crate) split: &'a mut SplitState,
     pub(crate) cp: &'a CParams,
@@ -278,8 +279,8 @@ pub(crate) fn compress_block(
 fn emit_part(
     out: &mut Vec<u8>,
     seqs: &mut SeqStore,
-    prev: &mut EntropyTables,
-    next: &mut EntropyTables,
+    prev: &mut Box<EntropyTables>,
+    next: &mut Box<EntropyTables>,
     ws: &mut HufWorkspace,
     cp: &CParams,
     src: &[u8],

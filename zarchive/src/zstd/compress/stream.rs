@@ -226,7 +226,7 @@ impl StreamState {
         let setup = match &self.dict {
             None => {
                 self.st.ms.reset(&cp);
-                self.st.prev = EntropyTables::default();
+                *self.st.prev = EntropyTables::default();
                 DictSetup {
                     cp,
                     window: Window::new(cp.window_log),
@@ -625,10 +625,10 @@ fn setup_dict(
             if start.entropy.huf.repeat == HufRepeat::Valid {
                 st.ms.seed_from_dict(&start.entropy);
             }
-            st.prev = start.entropy.clone();
+            (*st.prev).clone_from(&start.entropy);
             chunk.prev_rep = start.reps;
         }
-        None => st.prev = EntropyTables::default(),
+        None => *st.prev = EntropyTables::default(),
     }
     let window = if attach && content_len > 0 {
         Window::attached(window_log, content_len)
