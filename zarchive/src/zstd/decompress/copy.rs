@@ -178,17 +178,27 @@ pub(crate) fn wild_copy_match<const RUNS: bool, O: WildOut + AsMut<[u8]> + ?Size
     let mut d = dst;
     let end = dst + len;
     if offset >= 16 {
-        // Chunks never read bytes they have not yet written. One 16-byte copy, then two
-        // per step, as ZSTD_wildcopy; a long match far enough back moves 32 bytes at a
-        // time (measured: 16-byte steps are faster on text, 32-byte moves on long runs).
-        let v = out.load::<16>(s);
-        out.store(d, &v);
-        d += 16;
-        s += 16;
+        // Chunks never read bytes they have not yet written. A first chunk of 32 bytes
+        // where the offset allows (most matches end in it: the test after it is
+        // predictable where one after 16 bytes is not), else of 16; then two 16-byte
+        // copies per step, as ZSTD_wildcopy; a long match far enough back moves 32 bytes
+        // at a time (measured: 16-byte steps are faster on text, 32-byte moves on long
+        // runs). The first chunk starts at `dst`, within the fixed window.
+        if offset >= 32 {
+            let v = out.load::<32>(s);
+            out.store(d, &v);
+            d += 32;
+            s += 32;
+        } else {
+            let v = out.load::<16>(s);
+            out.store(d, &v);
+            d += 16;
+            s += 16;
+        }
         if d >= end {
             return;
         }
-        if offset >= 32 && end - d > 96 {
+        if offset >= 32 && end - d > 80 {
             if RUNS && end - d >= MEMMOVE_MIN {
                 // Long runs far enough back (long repeats, tiled data) go through
                 // `memmove`, which outruns any loop of ours or libzstd's 32-byte steps.
