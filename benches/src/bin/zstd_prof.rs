@@ -49,6 +49,10 @@ fn main() {
         _ if name == "small-files" => (0..64u64)
             .map(|i| zarkit_corpus::generate(zarkit_corpus::Shape::Text, 2048, 5000 + i))
             .collect(),
+        // Its 8 KiB files: 32 distinct ones.
+        _ if name == "small-files-8k" => (0..32u64)
+            .map(|i| zarkit_corpus::generate(zarkit_corpus::Shape::Text, 8192, 5000 + i))
+            .collect(),
         Some(set) => blocks::set(set),
         None => vec![payload(name).expect("known payload").bytes()],
     };
@@ -64,7 +68,10 @@ fn main() {
         let frames: Vec<Vec<u8>> = sources.iter().map(|b| oracle::compress(b, level)).collect();
         // Every output followed by the archive reader's slack, on both sides (blocks of up
         // to 64 KiB then decode in our fixed window, as the reader's do).
-        let pad = zarkit::zstd::BLOCK_SLACK;
+        // With `exact`, no slack: the output buffer is the frame's size, as a caller sizing it
+        // from the content size has.
+        let exact = args.iter().skip(4).any(|s| s == "exact");
+        let pad = if exact { 0 } else { zarkit::zstd::BLOCK_SLACK };
         let mut dst = vec![0u8; sources.iter().map(Vec::len).max().unwrap_or(0) + pad];
         let (mut ours, mut theirs) = (Decoder::new(), NativeDecoder::new());
         let mut peer_dec = mzstd::Decompressor::default();
