@@ -26,8 +26,9 @@ const WINDOW_LOG_MAX: u32 = 31;
 ///
 /// The context holds the window, one input buffer of about twice the window plus a block,
 /// and the level's tables, whatever the stream's length. The input buffer reserves at
-/// least 4 MiB of address space (allocated zeroed; only what the window reaches becomes
-/// resident), so that while it fits the match finders read it without bounds checks. Long-distance matching
+/// least 128 MiB of address space (4 MiB on 32-bit targets; allocated zeroed, only what
+/// the window reaches becomes resident), so that while it fits the match finders read it
+/// without bounds checks. Long-distance matching
 /// ([`StreamEncoder::set_long_distance_matching`], the `zstd` tool's `--long`) adds its own
 /// table: `2^(windowLog - hashRateLog)` entries of 8 bytes (64 MiB at level 22, 8 MiB at
 /// level 1 with a 2^27 window). libzstd turns it on by itself at level 22 on an unknown

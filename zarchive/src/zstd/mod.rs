@@ -130,8 +130,9 @@ fn uses_ldm(cp: &CParams) -> bool {
 
 /// A reusable compression context: its tables are allocated once and reused across calls.
 ///
-/// A source of up to 4 MiB is copied into a buffer the context keeps (4 MiB of address
-/// space, allocated zeroed on first use; only what the sources reach becomes resident), so
+/// A source of up to 4 MiB is copied into a buffer the context keeps (64 KiB, or 128 MiB
+/// of address space past a 64 KiB source, allocated zeroed; only what the sources reach
+/// becomes resident), so
 /// that the match finders read it without bounds checks; consecutive frames of 16 KiB to
 /// 2 MiB are kept there together, for the next frame's tables to continue instead of being
 /// cleared. Larger sources are read in place.

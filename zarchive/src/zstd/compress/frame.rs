@@ -8,7 +8,7 @@ use super::ldm;
 use super::matcher::fast::AttachedTables;
 use super::matcher::lazy::{AttachedLazy, DictChains, DictTree};
 use super::matcher::opt::OptDictTree;
-use super::matcher::source::{PADDED_MAX, Padded, PaddedBuffer, SMALL_MAX};
+use super::matcher::source::{Padded, PaddedBuffer, SMALL_MAX};
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
@@ -120,8 +120,8 @@ impl FrameState {
     ///
     /// Past the small buffer (a dictionary of more than about 56 KiB with its source: the
     /// trainer's default is 112 KiB), a context's first frames with a dictionary hold the
-    /// two in a buffer of their size, read checked, rather than zero the 4 MiB one: a new
-    /// context per file then costs what its source does (an 8 KiB file with a 112 KiB
+    /// two in a buffer of their size, read checked, rather than take the full one (when
+    /// growing zeroed its 4 MiB): a new context per file then costs what its source does (an 8 KiB file with a 112 KiB
     /// dictionary at level 3 took 97.5 us instead of 46.9). From the ninth such frame, the
     /// context grows the padded buffer once.
     fn take_joined(&mut self, dict: Option<u64>, content: &[u8], src: &[u8]) -> PaddedBuffer {
@@ -199,8 +199,9 @@ pub(crate) fn cycle_log(cp: &CParams) -> u32 {
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
     let mut held = std::mem::take(&mut st.continued);
     let total = held.len() + src.len();
-    // Outgrowing the small buffer zeroes the full one (4 MiB), the table clearing of
-    // several frames: a new context starts afresh instead until it has made a few.
+    // Outgrowing the small buffer maps the full one (a page fault for every page its bytes
+    // reach), the table clearing of several frames: a new context starts afresh instead
+    // until it has made a few.
     let young = st.plain_frames < GROW_AFTER && !held.fits(total);
     st.plain_frames = (st.plain_frames + 1).min(GROW_AFTER);
     if total > CONTINUE_MAX || !continue_pays(cp, src.len()) || young {
@@ -213,7 +214,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     let start = held.len();
     // The frame's input is read from the padded copy where it fits (all but sources
     // above 4 MiB): the finders then read it without bounds checks.
-    if start + src.len() <= PADDED_MAX {
+    if start + src.len() <= COPY_MAX {
         held.append(src);
         let dict = FrameDict {
             len: start,
@@ -251,7 +252,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
 /// clear its tables. A source the small padded buffer holds (a ZAR block, and anything up
 /// to 64 KiB) starts afresh: read there, its positions are masked to 16 bits (one
 /// instruction a read, in a buffer that stays in cache), where continuing would move it
-/// into the 4 MiB buffer (a two-instruction mask, and a new place each frame). Measured
+/// into the full buffer (a two-instruction mask, and a new place each frame). Measured
 /// against continuing, 64 KiB blocks of a reused context (`compress_speed`, two alternating
 /// runs): level 3 0.90-0.97 -> 0.96-1.03 x native, level 6 0.99-1.05 -> 1.04-1.12, the
 /// tables' clearing included. Larger sources continue, except past the `fast` strategy's
@@ -264,9 +265,14 @@ fn continue_pays(cp: &CParams, src_len: usize) -> bool {
 /// (32 blocks of 64 KiB): then the tables are cleared once and the count starts again.
 const CONTINUE_MAX: usize = 2 << 20;
 /// Plain frames a context makes before it continues past its small input buffer (see
-/// [`compress_frame`]): a few frames above 64 KiB then clear their tables rather than zero
-/// the 4 MiB buffer once.
+/// [`compress_frame`]): a few frames above 64 KiB then clear their tables rather than map
+/// the full buffer once.
 const GROW_AFTER: u32 = 8;
+
+/// The most bytes (earlier frames' and the source) a one-shot frame copies into the padded
+/// buffer to read them unchecked: a larger source is read where it lies rather than
+/// doubled in memory.
+const COPY_MAX: usize = 4 << 20;
 
 /// A raw-content dictionary below this size is not loaded (ZSTD_compress_insertDictionary).
 pub(crate) const DICT_MIN_LOADED: usize = 8;

@@ -327,7 +327,7 @@ struct FrameRun {
     chunk: ChunkState,
     /// Every byte the window may still reach, then the input taken and not yet compressed
     /// (`inBuff[inToCompress..inBuffPos]`); finder position 0 has index [`Window::base`].
-    /// The finders read it unchecked while it is at most 4 MiB (see [`PaddedBuffer`]).
+    /// The finders read it unchecked while it is at most 128 MiB (see [`PaddedBuffer`]).
     hist: PaddedBuffer,
     /// The last chunk's place in libzstd's input buffer; `None` before the first chunk.
     phys: Option<Phys>,

@@ -8,14 +8,16 @@
 //! they hold) were a third of the instructions above libzstd's. A position masked to
 //! `log` bits indexes a buffer of `2^log` bytes plus slack in range by construction, so a
 //! one-shot frame's input that fits (a ZAR block, any frame up to 4 MiB, and the earlier
-//! frames a reused context continues after) or a stream's window is kept in such a buffer
-//! and the finders read it unchecked. The mask changes no position the finders read: they
-//! are all below the input's length.
+//! frames a reused context continues after) or a stream's window and pending input (up
+//! to 128 MiB) is kept in such a buffer and the finders read it unchecked. The mask
+//! changes no position the finders read: they are all below the input's length.
 //!
 //! The buffer comes in two sizes: [`SMALL_MAX`] (64 KiB, a ZAR block or any smaller
-//! source) and [`PADDED_MAX`] (4 MiB). A new context, as every one-shot call makes, must
+//! source) and [`PADDED_MAX`] (128 MiB). A new context, as every one-shot call makes, must
 //! zero what it allocates: 4 MiB for a 2 KiB file made the one-shot call five times slower
-//! than libzstd's, whose context is sized to its source.
+//! than libzstd's, whose context is sized to its source. The full size is therefore
+//! always a fresh zeroed allocation, never a resize: the allocator maps it without
+//! writing it, and only the pages the bytes reach are ever touched.
 
 use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64, tree_step};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
@@ -46,8 +48,15 @@ pub(crate) use with_source;
 const SMALL_LOG: u32 = 16;
 /// The largest input the small [`Padded`] copy holds: a ZAR block.
 pub(crate) const SMALL_MAX: usize = 1 << SMALL_LOG;
-/// The largest input a full [`Padded`] copy holds is `2^PADDED_LOG` bytes.
-pub(crate) const PADDED_LOG: u32 = 22;
+/// The largest input a full [`Padded`] copy holds is `2^PADDED_LOG` bytes: a stream's
+/// whole buffer for windows up to 2^26, and for any window while the input is at most
+/// 128 MiB (past it, the finders read the slice, checked). 4 MiB on 32-bit targets, whose
+/// address space is scarce.
+pub(crate) const PADDED_LOG: u32 = if cfg!(target_pointer_width = "64") {
+    27
+} else {
+    22
+};
 /// The largest input a [`Padded`] copy holds.
 pub(crate) const PADDED_MAX: usize = 1 << PADDED_LOG;
 /// Bytes after the largest input, so that a read of up to 32 bytes at any masked
@@ -180,9 +189,10 @@ impl<'a> Source<'a> for &'a [u8] {
 /// Bytes for the finders, in a buffer of [`SMALL_MAX`] or at least [`PADDED_MAX`] bytes
 /// plus slack, to read as a [`Padded`] view while they fit: a one-shot frame's input (and
 /// the earlier frames a reused context continues after), a stream's window and pending
-/// input. Allocated zeroed on first use at the smaller size that holds what is asked (pages
-/// of the large one the bytes never reach may stay untouched); grows to the large size,
-/// then past [`PADDED_MAX`] when it must, without a view then.
+/// input. Allocated zeroed at the smaller size that holds what is asked (pages of the large
+/// one the bytes never reach stay untouched, so its 128 MiB are address space, not
+/// memory); grows to the large size, then past [`PADDED_MAX`] when it must, without a view
+/// then.
 #[derive(Debug, Default)]
 pub(crate) struct PaddedBuffer {
     buf: Vec<u8>,
@@ -213,11 +223,12 @@ impl PaddedBuffer {
     /// Make room for `total` bytes in all without growing again.
     pub(crate) fn reserve(&mut self, total: usize) {
         let size = self.padded_size(total);
-        if self.buf.is_empty() {
-            // Zeroed by the allocator (untouched pages of a fresh mapping cost nothing).
-            self.buf = vec![0; size];
-        } else if self.buf.len() < size {
-            self.buf.resize(size, 0);
+        if self.buf.len() < size {
+            // Zeroed by the allocator (untouched pages of a fresh mapping cost nothing),
+            // where a resize would write every byte: only the bytes held move over.
+            let mut grown = vec![0; size];
+            grown[..self.len].copy_from_slice(&self.buf[..self.len]);
+            self.buf = grown;
         }
     }
 
@@ -227,7 +238,7 @@ impl PaddedBuffer {
     }
 
     /// Whether [`Self::append`] up to `total` bytes in all would allocate the full size
-    /// (4 MiB or more, zeroed).
+    /// (128 MiB of address space or more, zeroed).
     pub(crate) fn grows_full(&self, total: usize) -> bool {
         self.padded_size(total) > self.buf.len().max(SMALL_LEN)
     }
@@ -243,7 +254,7 @@ impl PaddedBuffer {
 
     /// Append `src`, growing the allocation to no more than the bytes held and the slack:
     /// past the small size, the bytes then have no [`Padded`] view (the finders read the
-    /// slice, checked) but no 4 MiB are zeroed for them. The next [`Self::append`] past
+    /// slice, checked) but the full size is not mapped for them. The next [`Self::append`] past
     /// the allocation grows it to the full size.
     pub(crate) fn append_unpadded(&mut self, src: &[u8]) {
         let end = self.len + src.len();
@@ -651,6 +662,29 @@ mod tests {
         let mut big = PaddedBuffer::default();
         big.append(&src);
         assert_eq!(big.allocated(), PADDED_LEN, "more than a block at once");
+    }
+
+    /// A stream's window and input past 4 MiB (a level 19 or `--long` window) are still
+    /// read unchecked, from a buffer that was allocated, not grown by a resize.
+    #[test]
+    fn windows_past_4_mib_keep_their_view() {
+        let src = repetitive(5 << 20);
+        let mut buffer = PaddedBuffer::default();
+        buffer.append(&src[..1000]);
+        buffer.append(&src[1000..3 << 20]);
+        buffer.append(&src[3 << 20..]);
+        assert_eq!(buffer.as_slice(), &src[..]);
+        let Some(Padded::Full(p)) = buffer.view() else {
+            panic!("5 MiB in the full buffer");
+        };
+        let slice: &[u8] = &src;
+        assert_eq!(p.as_slice(), slice);
+        for at in [0, 4 << 20, (5 << 20) - 10, (5 << 20) - 9] {
+            assert_eq!(p.probe(at), slice.probe(at), "probe {at}");
+            assert_eq!(p.read32(at), slice.read32(at), "read {at}");
+            let len = src.len();
+            assert_eq!(p.count(at, at / 2, len), slice.count(at, at / 2, len));
+        }
     }
 
     /// Unpadded appends past the small size allocate what they hold (no view then); the
