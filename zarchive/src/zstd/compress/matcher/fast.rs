@@ -130,77 +130,88 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
 
         // Find a match: (match start, match source, offBase, length so far).
         let (mstart, match0, off_base, mut m_length);
-        loop {
-            let rval = src.read32(ip2 - rep_offset1 as usize);
-            current0 = ip0;
-            hash_table[hash0] = index_of(ip0);
+        // The search, with or without the repcode test at ip2: repcode 1 is 0 (invalid)
+        // only until the block's first new offset, and the test left out where it cannot
+        // pass frees a register in the loop.
+        macro_rules! search {
+            ($rep:expr, $start:lifetime) => {
+                loop {
+                    current0 = ip0;
+                    hash_table[hash0] = index_of(ip0);
 
-            if (w2 as u32 == rval) & (rep_offset1 > 0) {
-                let p = ip2;
-                let m = p - rep_offset1 as usize;
-                // One byte of backward extension, without the anchor check (deliberate).
-                let back = (src.byte(p - 1) == src.byte(m - 1)) as usize;
-                mstart = p - back;
-                match0 = m - back;
-                off_base = REPCODE1_TO_OFFBASE;
-                m_length = back + 4;
-                hash_table[hash1] = index_of(ip0 + 1);
-                break;
-            }
-            if src.candidate_matches4(w0 as u32, match_idx, prefix_start_index) {
-                hash_table[hash1] = index_of(ip0 + 1);
-                (mstart, match0, off_base, m_length) = new_offset(
-                    src,
-                    ip0,
-                    match_idx,
-                    anchor,
-                    prefix_start,
-                    &mut rep_offset1,
-                    &mut rep_offset2,
-                );
-                break;
-            }
+                    if $rep && w2 as u32 == src.read32(ip2 - rep_offset1 as usize) {
+                        let p = ip2;
+                        let m = p - rep_offset1 as usize;
+                        // One byte of backward extension, without the anchor check (deliberate).
+                        let back = (src.byte(p - 1) == src.byte(m - 1)) as usize;
+                        mstart = p - back;
+                        match0 = m - back;
+                        off_base = REPCODE1_TO_OFFBASE;
+                        m_length = back + 4;
+                        hash_table[hash1] = index_of(ip0 + 1);
+                        break;
+                    }
+                    if src.candidate_matches4(w0 as u32, match_idx, prefix_start_index) {
+                        hash_table[hash1] = index_of(ip0 + 1);
+                        (mstart, match0, off_base, m_length) = new_offset(
+                            src,
+                            ip0,
+                            match_idx,
+                            anchor,
+                            prefix_start,
+                            &mut rep_offset1,
+                            &mut rep_offset2,
+                        );
+                        break;
+                    }
 
-            // Advance by one: ip0 <- ip1, ip1 <- ip2, ip2 <- ip3.
-            match_idx = hash_table[hash1];
-            hash0 = hash1;
-            hash1 = hash_at(w2);
-            ip0 += 1;
+                    // Advance by one: ip0 <- ip1, ip1 <- ip2, ip2 <- ip3.
+                    match_idx = hash_table[hash1];
+                    hash0 = hash1;
+                    hash1 = hash_at(w2);
+                    ip0 += 1;
 
-            current0 = ip0;
-            hash_table[hash0] = index_of(ip0);
-            if src.candidate_matches4(next(w0) as u32, match_idx, prefix_start_index) {
-                // Only written back when the search cannot resume before ip1 (deliberate).
-                if step <= 4 {
-                    hash_table[hash1] = index_of(ip2);
+                    current0 = ip0;
+                    hash_table[hash0] = index_of(ip0);
+                    if src.candidate_matches4(next(w0) as u32, match_idx, prefix_start_index) {
+                        // Only written back when the search cannot resume before ip1 (deliberate).
+                        if step <= 4 {
+                            hash_table[hash1] = index_of(ip2);
+                        }
+                        (mstart, match0, off_base, m_length) = new_offset(
+                            src,
+                            ip0,
+                            match_idx,
+                            anchor,
+                            prefix_start,
+                            &mut rep_offset1,
+                            &mut rep_offset2,
+                        );
+                        break;
+                    }
+
+                    // Advance: ip0 <- ip1 (= ip2), ip1 <- ip2 (= ip3), then ip2 and ip3 a step on.
+                    match_idx = hash_table[hash1];
+                    hash0 = hash1;
+                    hash1 = hash_at(next(w2));
+                    ip0 = ip2;
+                    w0 = w2;
+                    ip2 = ip0 + step;
+                    if ip2 >= next_step {
+                        step += 1;
+                        next_step += STEP_INCR;
+                    }
+                    let Some(w) = src.probe(ip2) else {
+                        break $start;
+                    };
+                    w2 = w;
                 }
-                (mstart, match0, off_base, m_length) = new_offset(
-                    src,
-                    ip0,
-                    match_idx,
-                    anchor,
-                    prefix_start,
-                    &mut rep_offset1,
-                    &mut rep_offset2,
-                );
-                break;
-            }
-
-            // Advance: ip0 <- ip1 (= ip2), ip1 <- ip2 (= ip3), then ip2 and ip3 a step on.
-            match_idx = hash_table[hash1];
-            hash0 = hash1;
-            hash1 = hash_at(next(w2));
-            ip0 = ip2;
-            w0 = w2;
-            ip2 = ip0 + step;
-            if ip2 >= next_step {
-                step += 1;
-                next_step += STEP_INCR;
-            }
-            let Some(w) = src.probe(ip2) else {
-                break 'start;
             };
-            w2 = w;
+        }
+        if rep_offset1 > 0 {
+            search!(true, 'start);
+        } else {
+            search!(false, 'start);
         }
 
         // _match: extend forwards and store.
