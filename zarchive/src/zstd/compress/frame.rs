@@ -120,10 +120,11 @@ impl FrameState {
     ///
     /// Past the small buffer (a dictionary of more than about 56 KiB with its source: the
     /// trainer's default is 112 KiB), a context's first frames with a dictionary hold the
-    /// two in a buffer of their size, read checked, rather than take the full one (when
-    /// growing zeroed its 4 MiB): a new context per file then costs what its source does (an 8 KiB file with a 112 KiB
-    /// dictionary at level 3 took 97.5 us instead of 46.9). From the ninth such frame, the
-    /// context grows the padded buffer once.
+    /// two in a buffer of their size, read checked, rather than take the full one: a new
+    /// context per file then costs what its source does (an 8 KiB file with a 112 KiB
+    /// dictionary at level 3 took 97.5 us instead of 46.9, when growing still zeroed the
+    /// full buffer's 4 MiB). From the ninth such frame, the context grows the padded buffer
+    /// once.
     fn take_joined(&mut self, dict: Option<u64>, content: &[u8], src: &[u8]) -> PaddedBuffer {
         let mut joined = std::mem::take(&mut self.joined);
         let young = self.joined_frames < GROW_AFTER;

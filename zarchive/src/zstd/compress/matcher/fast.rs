@@ -130,9 +130,9 @@ fn compress_block_generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32>(
 
         // Find a match: (match start, match source, offBase, length so far).
         let (mstart, match0, off_base, mut m_length);
-        // The search, with or without the repcode test at ip2: repcode 1 is 0 (invalid)
-        // only until the block's first new offset, and the test left out where it cannot
-        // pass frees a register in the loop.
+        // The search in two copies: repcode 1 changes only where the search ends, so
+        // whether it is valid (not 0) is settled here. The common copy tests the repcode at
+        // ip2 without testing its validity; the other leaves the repcode test out.
         macro_rules! search {
             ($rep:expr, $start:lifetime) => {
                 loop {
