@@ -160,6 +160,27 @@ impl Sse2Unit {
         None
     }
 
+    /// Bit `i` of the result is set iff `x[i] != y[i]`, for the 32 bytes; `None` without the
+    /// unit.
+    #[inline(always)]
+    pub(crate) fn ne_mask32(self, x: &[u8; 32], y: &[u8; 32]) -> Option<u32> {
+        #[cfg(all(feature = "dispatch", target_arch = "x86_64", target_feature = "sse2"))]
+        if let Some(sse2) = baseline_sse2() {
+            use fearless_simd::prelude::*;
+            use fearless_simd::u8x16;
+            let half = |at: usize| {
+                let (a, b) = (
+                    u8x16::from_slice(sse2, &x[at..at + 16]),
+                    u8x16::from_slice(sse2, &y[at..at + 16]),
+                );
+                a.simd_eq(b).to_bitmask() as u32
+            };
+            return Some(!(half(0) | half(16) << 16));
+        }
+        let _ = (self, x, y);
+        None
+    }
+
     /// Hint that `slice[index]` (any index: past the end is harmless) is read soon.
     #[inline(always)]
     pub(crate) fn prefetch<T>(self, slice: &[T], index: usize) {

@@ -21,6 +21,7 @@
 
 use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64, tree_step};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
+use crate::zstd::dispatch::Sse2Unit;
 
 /// Evaluates `$body` with `$src` bound to the input of the block `$b` as a [`Source`]:
 /// its padded copy where the frame has one, else its slice, either cut at the block's end.
@@ -302,9 +303,14 @@ impl PaddedBuffer {
     }
 }
 
-/// Where two different 32-byte chunks first differ.
+/// Where two different 32-byte chunks first differ: from a byte mask where there is a
+/// vector unit (the chunks stay in vector registers), else from their two halves as
+/// integers (which the compiler passes through the stack).
 #[inline(always)]
 fn first_difference(x: &[u8; 32], y: &[u8; 32]) -> usize {
+    if let Some(ne) = Sse2Unit::detect().ne_mask32(x, y) {
+        return ne.trailing_zeros() as usize;
+    }
     let half =
         |c: &[u8; 32], at: usize| u128::from_le_bytes(c[at..at + 16].try_into().expect("16 bytes"));
     let lo = half(x, 0) ^ half(y, 0);
