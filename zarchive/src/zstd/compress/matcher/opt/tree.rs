@@ -226,6 +226,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
     }
 
     /// Mirrors ZSTD_updateTree_internal: inserts the positions before `ip`.
+    #[inline(never)]
     pub(super) fn update_tree(&mut self, ip: usize) {
         let target = ip as u32 + self.base;
         let mut idx = *self.next_to_update;
@@ -253,6 +254,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
     /// Mirrors ZSTD_btGetAllMatches_internal + ZSTD_insertBtAndGetAllMatches (noDict):
     /// fills `matches` with candidates at `ip` of increasing length (at least
     /// `length_to_beat`), repcodes first; `ll0` tells whether the literal length is zero.
+    #[inline(never)]
     pub(super) fn get_all_matches(
         &mut self,
         matches: &mut Matches,
@@ -267,7 +269,9 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
             // Skipped area (after a long repetitive match).
             return;
         }
-        self.update_tree(ip);
+        if curr > *self.next_to_update {
+            self.update_tree(ip);
+        }
         // The hash table's entry for `ip`, read by both paths below.
         let h = self.src.hash::<MLS>(ip, self.hash_log);
         if self.nothing_to_find(ip, h, rep, ll0) {
@@ -336,7 +340,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
 
     /// [`OptTree::get_all_matches`] where a candidate may be found (`h`: the hash table's
     /// entry for `ip`); `PLAIN` when the frame has no dictionary of any kind.
-    #[inline(never)]
+    #[inline(always)]
     fn get_all_matches_found<const PLAIN: bool>(
         &mut self,
         matches: &mut Matches,
