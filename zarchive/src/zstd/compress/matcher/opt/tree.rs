@@ -110,6 +110,16 @@ pub(crate) struct OptDictTree<'t> {
     pub(crate) content_len: usize,
 }
 
+/// What both halves of a search read first: the searched position `ip`, its hash `h`, the
+/// hash table's entry there (`head`) and the window's lowest index for it.
+#[derive(Clone, Copy)]
+struct Head {
+    ip: usize,
+    h: usize,
+    head: u32,
+    window_low: u32,
+}
+
 /// The tree over the frame's hash table and the chain table, for one block, reading its
 /// input from `S` (the block's padded copy, or a slice).
 pub(super) struct OptTree<'t, const MLS: u32, S = &'t [u8]> {
@@ -272,17 +282,26 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         if curr > *self.next_to_update {
             self.update_tree(ip);
         }
-        // The hash table's entry for `ip`, read by both paths below.
+        // The hash table's entry for `ip` and the window's lowest index, read by both paths
+        // below (nothing between them changes either).
         let h = self.src.hash::<MLS>(ip, self.hash_log);
-        if self.nothing_to_find(ip, h, rep, ll0) {
+        let head = self.hash[h];
+        let window_low = self.window.lowest_match_index(curr);
+        let at = Head {
+            ip,
+            h,
+            head,
+            window_low,
+        };
+        if self.nothing_to_find(at, rep, ll0) {
             return;
         }
         // A search without a dictionary of any kind (a ZAR block's) has its own code: no
         // repcode into a dictionary, no dictionary tree after the frame's.
         if self.dms.is_none() && !self.window.has_ext_dict() {
-            self.get_all_matches_found::<true>(matches, ip, h, rep, ll0, length_to_beat);
+            self.get_all_matches_found::<true>(matches, at, rep, ll0, length_to_beat);
         } else {
-            self.get_all_matches_found::<false>(matches, ip, h, rep, ll0, length_to_beat);
+            self.get_all_matches_found::<false>(matches, at, rep, ll0, length_to_beat);
         }
     }
 
@@ -294,15 +313,18 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
     /// insertions (which the full search repeats as a no-op). On random data the full
     /// search's set-up was most of each position's instructions.
     #[inline(always)]
-    fn nothing_to_find(&mut self, ip: usize, h: usize, rep: &[u32; REP_NUM], ll0: bool) -> bool {
+    fn nothing_to_find(&mut self, at: Head, rep: &[u32; REP_NUM], ll0: bool) -> bool {
         if self.dms.is_some() || self.window.has_ext_dict() {
             return false;
         }
+        let Head {
+            ip, h, window_low, ..
+        } = at;
         let src = self.src;
         let curr = ip as u32 + self.base;
         // The tree first: on data with matches, it settles most positions.
-        let match_low = self.window.lowest_match_index(curr).max(1);
-        if self.compares > 0 && self.hash[h] >= match_low {
+        let match_low = window_low.max(1);
+        if self.compares > 0 && at.head >= match_low {
             return false;
         }
         let min_match: u32 = if MLS == 3 { 3 } else { 4 };
@@ -344,26 +366,31 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
     fn get_all_matches_found<const PLAIN: bool>(
         &mut self,
         matches: &mut Matches,
-        ip: usize,
-        h: usize,
+        at: Head,
         rep: &[u32; REP_NUM],
         ll0: bool,
         length_to_beat: u32,
     ) {
+        let Head {
+            ip,
+            h,
+            head,
+            window_low,
+        } = at;
         let curr = ip as u32 + self.base;
 
         let src = self.src;
         let iend = self.iend;
         let min_match: u32 = if MLS == 3 { 3 } else { 4 };
-        let mut match_index = self.hash[h];
+        let mut match_index = head;
         let bt_low = curr.saturating_sub(self.bt_mask);
-        let window_low = self.window.lowest_match_index(curr);
         let dict_limit = self.window.dict_limit();
         let ext_dict = !PLAIN && self.window.has_ext_dict();
         let dms = if PLAIN { None } else { self.dms };
         let match_low = window_low.max(1);
         let mut match_end = curr + BT_SKIP_BASE + 1;
         let mut compares = self.compares;
+        let sufficient_len = self.sufficient_len as usize;
         let mut best_length = (length_to_beat - 1) as usize;
 
         // Repcodes (with ll0, "rep 1" means rep[1] and a fourth candidate rep[0] - 1).
@@ -407,7 +434,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                     off: rep_code - ll0 + 1,
                     len: rep_len as u32,
                 });
-                if rep_len > self.sufficient_len as usize || ip + rep_len == iend {
+                if rep_len > sufficient_len || ip + rep_len == iend {
                     return;
                 }
             }
@@ -424,7 +451,7 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
                         off: curr - index3 + OFFSET_TO_OFFBASE,
                         len: len as u32,
                     });
-                    if len > self.sufficient_len as usize || ip + len == iend {
+                    if len > sufficient_len || ip + len == iend {
                         // Best possible: skip the tree insertion of `ip`.
                         *self.next_to_update = curr + 1;
                         return;
