@@ -4,7 +4,9 @@
 //! (our `EncoderDictionary` / `DecoderDictionary`, libzstd's `ZSTD_CDict` / `ZSTD_DDict`).
 //!
 //! `cargo run --release -p zarkit-benches --bin dict_speed [-- --budget-ms N --level L]`
-//! (`--level`: the class's rows at another level than 6; training is level-free)
+//! (`--level`: the class's rows at another level than 6; training is level-free);
+//! `-- --prof-train ours|native N` only trains the 110 KiB dictionary `N` times (for
+//! `perf` and `valgrind`).
 //!
 //! Rows: `compress` (ours `compress_prepared_into` vs `ZSTD_compress_usingCDict`, and the
 //! plain rows `compress_into` vs `ZSTD_compressCCtx`), `decompress` (ours vs
@@ -32,6 +34,20 @@ fn main() {
     let level: i32 = flag_value(&args, "--level")
         .map(|v| v.parse().expect("--level takes a number"))
         .unwrap_or(CLASS_LEVEL);
+
+    if let Some(i) = args.iter().position(|a| a == "--prof-train") {
+        let who = args.get(i + 1).map(String::as_str).unwrap_or("ours");
+        let n: usize = args.get(i + 2).and_then(|v| v.parse().ok()).unwrap_or(1);
+        let samples = mixed_samples();
+        for _ in 0..n {
+            if who == "native" {
+                black_box(oracle::train_dictionary(black_box(&samples), 112_640));
+            } else {
+                black_box(train_dictionary(black_box(&samples), 112_640).unwrap());
+            }
+        }
+        return;
+    }
 
     // Phrase-cycle text files; the raw dictionary is the first 8 KiB of the same cycle
     // ("raw prefix"), the trained one comes from libzstd's trainer on other files.
@@ -153,16 +169,7 @@ fn main() {
     println!();
     println!("| train | samples | ours ms | native ms | × native |");
     println!("|---|---|---|---|---|");
-    let mixed: Vec<Vec<u8>> = (0..2000u64)
-        .map(|i| {
-            let shape = if i % 3 == 0 {
-                Shape::Records
-            } else {
-                Shape::Text
-            };
-            generate(shape, 500 + (i as usize * 53) % 6000, 9000 + i)
-        })
-        .collect();
+    let mixed = mixed_samples();
     for (what, samples, capacity) in [
         ("text to 8 KiB", &training, 8192usize),
         ("text and records to 110 KiB", &mixed, 112_640),
@@ -190,4 +197,18 @@ fn main() {
             r.ratio
         );
     }
+}
+
+/// The training rows' second sample set: 2,000 files of text and records.
+fn mixed_samples() -> Vec<Vec<u8>> {
+    (0..2000u64)
+        .map(|i| {
+            let shape = if i % 3 == 0 {
+                Shape::Records
+            } else {
+                Shape::Text
+            };
+            generate(shape, 500 + (i as usize * 53) % 6000, 9000 + i)
+        })
+        .collect()
 }
