@@ -142,6 +142,9 @@ impl<'a> Context<'a> {
         k: u32,
         segment_freqs: &mut Table<u16>,
     ) -> Segment {
+        if let Some(hashes) = self.hashes.get(begin as usize..end as usize) {
+            return select_hashed(hashes, begin, freqs, k, segment_freqs);
+        }
         let dmers_in_k = k - D as u32 + 1;
         let mut best = Segment::default();
         let mut active = Segment {
@@ -211,6 +214,63 @@ impl<'a> Context<'a> {
             dict[tail..tail + size].copy_from_slice(&self.samples.flat[from..from + size]);
         }
         tail
+    }
+}
+
+/// [`Context::select_segment`] over the dmer hashes of the epoch, computed beforehand
+/// (`hashes`, the first one at dmer position `begin`): the window's first and last dmers
+/// come from the same slice, so no step needs a bounds check. The same choice.
+fn select_hashed(
+    hashes: &[u32],
+    begin: u32,
+    freqs: &mut Table<u32>,
+    k: u32,
+    segment_freqs: &mut Table<u16>,
+) -> Segment {
+    let slot = |h: u32| h as usize & (TABLE_LEN - 1);
+    // The window holds at most this many dmers; each step past it drops its first.
+    let width = ((k as usize) - D + 1).min(hashes.len());
+    let (mut best_begin, mut best_end, mut best_score) = (0usize, 0usize, 0u32);
+    let mut score = 0u32;
+    // Filling the window: no dmer leaves it.
+    for (i, &h) in hashes[..width].iter().enumerate() {
+        let idx = slot(h);
+        if segment_freqs[idx] == 0 {
+            score = score.wrapping_add(freqs[idx]);
+        }
+        segment_freqs[idx] = segment_freqs[idx].wrapping_add(1);
+        if score > best_score {
+            (best_begin, best_end, best_score) = (0, i + 1, score);
+        }
+    }
+    // Sliding: dmer `width + j` enters as dmer `j` leaves.
+    for (j, (&h, &gone)) in hashes[width..].iter().zip(hashes).enumerate() {
+        let idx = slot(h);
+        if segment_freqs[idx] == 0 {
+            score = score.wrapping_add(freqs[idx]);
+        }
+        segment_freqs[idx] = segment_freqs[idx].wrapping_add(1);
+        let del = slot(gone);
+        segment_freqs[del] = segment_freqs[del].wrapping_sub(1);
+        if segment_freqs[del] == 0 {
+            score = score.wrapping_sub(freqs[del]);
+        }
+        if score > best_score {
+            (best_begin, best_end, best_score) = (j + 1, width + j + 1, score);
+        }
+    }
+    // Empty the window's counts again.
+    for &h in &hashes[hashes.len() - width..] {
+        let idx = slot(h);
+        segment_freqs[idx] = segment_freqs[idx].wrapping_sub(1);
+    }
+    for &h in &hashes[best_begin..best_end] {
+        freqs[slot(h)] = 0;
+    }
+    Segment {
+        begin: begin + best_begin as u32,
+        end: begin + best_end as u32,
+        score: best_score,
     }
 }
 
