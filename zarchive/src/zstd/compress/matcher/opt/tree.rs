@@ -624,14 +624,13 @@ mod tests {
                     if ip as u32 + tree.base >= *tree.next_to_update {
                         tree.update_tree(ip);
                         let h = hash_ptr::<MLS>(src, ip, tree.hash_log);
-                        tree.get_all_matches_found::<true>(
-                            &mut matches,
+                        let at = Head {
                             ip,
                             h,
-                            rep,
-                            ll0,
-                            min_match,
-                        );
+                            head: tree.hash[h],
+                            window_low: tree.window.lowest_match_index(ip as u32 + tree.base),
+                        };
+                        tree.get_all_matches_found::<true>(&mut matches, at, rep, ll0, min_match);
                     }
                 } else {
                     tree.get_all_matches(&mut matches, ip, rep, ll0, min_match);
