@@ -360,8 +360,9 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
         true
     }
 
-    /// [`OptTree::get_all_matches`] where a candidate may be found (`h`: the hash table's
-    /// entry for `ip`); `PLAIN` when the frame has no dictionary of any kind.
+    /// [`OptTree::get_all_matches`] where a candidate may be found (`at`: the position, its
+    /// hash and what the hash table and the window say there); `PLAIN` when the frame has
+    /// no dictionary of any kind.
     #[inline(always)]
     fn get_all_matches_found<const PLAIN: bool>(
         &mut self,
