@@ -379,3 +379,49 @@ fn try_k(ctx: &Context<'_>, capacity: usize, k: u32) -> Candidate {
     }
     Ok((total, dict))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search over precomputed hashes (every learning part up to 2^25 dmers) and the
+    /// one hashing as it goes (larger ones) choose the same segments and leave the same
+    /// counts, for window widths below, at and above an epoch's length.
+    #[test]
+    fn hashed_and_hashing_selections_agree() {
+        let mut x = 7u32;
+        let samples: Vec<Vec<u8>> = (0..40)
+            .map(|i| {
+                (0..300 + i * 37)
+                    .map(|_| {
+                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                        b"abcdefgh  .,"[(x >> 16) as usize % 12]
+                    })
+                    .collect()
+            })
+            .collect();
+        let samples = Samples::new(&samples);
+        let hashed = Context::new(&samples).expect("trainable");
+        let hashing = Context {
+            hashes: Vec::new(),
+            freqs: hashed.freqs.clone(),
+            ..Context::new(&samples).expect("trainable")
+        };
+        assert!(!hashed.hashes.is_empty());
+        for k in [16u32, 50, 537, 2000, 9000] {
+            let (mut fa, mut fb) = (hashed.freqs.clone(), hashing.freqs.clone());
+            let (mut sa, mut sb) = (table::<u16>(), table::<u16>());
+            let n = hashed.nb_dmers as u32;
+            for (begin, end) in [(0, n / 3), (n / 3, n / 3 + 700), (n - 40, n), (5, 5)] {
+                let a = hashed.select_segment(&mut fa, begin, end, k, &mut sa);
+                let b = hashing.select_segment(&mut fb, begin, end, k, &mut sb);
+                assert_eq!(a.score, b.score, "k {k} epoch {begin}..{end}");
+                if a.score > 0 {
+                    assert_eq!((a.begin, a.end), (b.begin, b.end), "k {k} {begin}..{end}");
+                }
+                assert!(fa[..] == fb[..], "counts after k {k} {begin}..{end}");
+                assert!(sa.iter().all(|&c| c == 0) && sb.iter().all(|&c| c == 0));
+            }
+        }
+    }
+}
