@@ -219,7 +219,9 @@ impl<'a> Context<'a> {
 
 /// [`Context::select_segment`] over the dmer hashes of the epoch, computed beforehand
 /// (`hashes`, the first one at dmer position `begin`): the window's first and last dmers
-/// come from the same slice, so no step needs a bounds check. The same choice.
+/// come from the same slice, so no step needs a bounds check. The same choice. (The
+/// hashing form stays for learning parts past [`MAX_HASHED_DMERS`], whose hashes are not
+/// kept: an epoch can be all of them.)
 fn select_hashed(
     hashes: &[u32],
     begin: u32,

@@ -318,13 +318,16 @@ impl<'t, 's, const MLS: u32, S: Source<'s>> OptTree<'t, MLS, S> {
             return false;
         }
         let Head {
-            ip, h, window_low, ..
+            ip,
+            h,
+            head,
+            window_low,
         } = at;
         let src = self.src;
         let curr = ip as u32 + self.base;
         // The tree first: on data with matches, it settles most positions.
         let match_low = window_low.max(1);
-        if self.compares > 0 && at.head >= match_low {
+        if self.compares > 0 && head >= match_low {
             return false;
         }
         let min_match: u32 = if MLS == 3 { 3 } else { 4 };
