@@ -224,3 +224,60 @@ fn a_reused_compressor_gives_fresh_frames() {
         }
     }
 }
+
+/// A reused `Compressor` with a prepared dictionary attached (sources up to 8 KiB at
+/// `fast`, 16 KiB at `dfast`) continues its own tables' indices from frame to frame
+/// instead of clearing them, as libzstd does; every frame must still be a fresh context's.
+/// Runs of equal sizes (the same own tables: continued), sizes that change the own
+/// tables, larger sources (the CDict's tables copied), another dictionary, plain frames
+/// and loaded-dictionary frames in between, at the levels of every strategy (the lazy
+/// ones clear their tables: the control).
+#[test]
+fn a_reused_compressor_gives_fresh_frames_with_a_prepared_dictionary() {
+    let sizes = [
+        2048, 2048, 2048, 2048, 8192, 8192, 700, 2048, 16384, 16384, 9000, 40_000, 2048, 2048, 0,
+        12, 5000, 5000, 8192, 100_000, 8192, 8192,
+    ];
+    for level in [-5, 1, 2, 3, 4, 5, 6] {
+        let dicts = [7u64, 8].map(|seed| {
+            let content = zarkit_corpus::generate(zarkit_corpus::Shape::ALL[0], 8192, seed);
+            zstd::EncoderDictionary::new(&content, level).unwrap()
+        });
+        let mut c = Compressor::new(level).unwrap();
+        for round in 0..3u64 {
+            for (i, &size) in sizes.iter().enumerate() {
+                let shape = zarkit_corpus::Shape::ALL[(i / 3 + round as usize) % 12];
+                let src = zarkit_corpus::generate(shape, size, round * 100 + i as u64);
+                // Mostly the first dictionary; now and then the other.
+                let dict = &dicts[(i % 7 == 6) as usize];
+                let fresh = |f: &dyn Fn(&mut Compressor, &mut Vec<u8>)| {
+                    let mut out = Vec::new();
+                    f(&mut Compressor::new(level).unwrap(), &mut out);
+                    out
+                };
+                let mut frame = Vec::new();
+                c.compress_prepared_into(&src, dict, &mut frame).unwrap();
+                let expected = fresh(&|c, out| {
+                    c.compress_prepared_into(&src, dict, out).unwrap();
+                });
+                assert!(
+                    frame == expected,
+                    "level {level}, round {round}, frame {i} ({size} bytes)"
+                );
+                if i % 4 == 3 {
+                    // A plain frame and a loaded dictionary's in between.
+                    let mut plain = Vec::new();
+                    c.compress_into(&src, &mut plain).unwrap();
+                    assert!(plain == zstd::compress(&src, level).unwrap(), "plain {i}");
+                    let mut loaded = Vec::new();
+                    c.compress_loaded_dict_into(&src, dict, &mut loaded)
+                        .unwrap();
+                    let expected = fresh(&|c, out| {
+                        c.compress_loaded_dict_into(&src, dict, out).unwrap();
+                    });
+                    assert!(loaded == expected, "level {level}: loaded frame {i}");
+                }
+            }
+        }
+    }
+}

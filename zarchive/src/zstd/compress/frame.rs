@@ -14,7 +14,7 @@ use super::params::{self, CParams, Strategy};
 use super::presplit;
 use super::seq_store::{REP_NUM, REP_START_VALUE, SeqStore};
 use super::split::{self, BlockContext, SplitState};
-use super::window::Window;
+use super::window::{WINDOW_START_INDEX, Window};
 use crate::zstd::error::ZstdError;
 
 use crate::zstd::common::format::{
@@ -329,6 +329,7 @@ fn compress_frame_with_dict_split(
         len: content.len(),
         start: start.as_ref(),
         attached: None,
+        base: WINDOW_START_INDEX,
         continued: false,
     };
     let (buf, padded) = (joined.as_slice(), joined.view());
@@ -430,7 +431,13 @@ fn compress_frame_cdict(
     };
     // A dictionary with no content is not attached (its parameters still apply).
     let attached = (attach && !content.is_empty()).then(|| attached_tables(pd));
-    if attach {
+    let mut base = WINDOW_START_INDEX;
+    if attached.is_some() {
+        let frame_len = content.len() + src.len();
+        base = st
+            .ms
+            .reset_attached(&own, pd.tables.lazy_row(), frame_len, src.len());
+    } else if attach {
         st.ms.reset_with_row(&own, pd.tables.lazy_row());
     } else {
         st.ms.copy_tables_from(&pd.tables, &cp, content.len());
@@ -445,6 +452,7 @@ fn compress_frame_cdict(
         len: content.len(),
         start: pd.start.as_ref(),
         attached,
+        base,
         continued: false,
     };
     let (buf, padded) = (joined.as_slice(), joined.view());
@@ -507,8 +515,11 @@ pub(crate) fn compress_block_with_cdict(
             window_log: pd.cp.window_log,
             ..params::adjust(pd.cp, u64::MAX)
         };
-        st.ms.reset_with_row(&own, pd.tables.lazy_row());
-        let window = Window::attached(own.window_log, content.len());
+        let frame_len = content.len() + src.len();
+        let base = st
+            .ms
+            .reset_attached(&own, pd.tables.lazy_row(), frame_len, src.len());
+        let window = Window::attached(own.window_log, content.len(), base);
         (own, window, Some(attached_tables(pd)))
     };
     *st.prev = EntropyTables::default();
@@ -547,6 +558,8 @@ struct FrameDict<'a> {
     start: Option<&'a dict::DictStart>,
     /// The CDict's tables when it is attached rather than loaded or copied.
     attached: Option<AttachedTables<'a>>,
+    /// With `attached`, the index of the dictionary's first byte ([`Window::attached`]).
+    base: u32,
     /// `len` bytes of earlier frames, not a dictionary: the frame starts afresh after them
     /// ([`Window::continuing`]).
     continued: bool,
@@ -567,6 +580,7 @@ fn compress_frame_after(
         len: dict_len,
         start,
         attached,
+        base,
         continued,
     } = dict;
     let src = &buf[dict_len..];
@@ -587,7 +601,7 @@ fn compress_frame_after(
     let mut window = if continued {
         Window::continuing(cp.window_log, dict_len)
     } else if attached.is_some() {
-        Window::attached(cp.window_log, dict_len)
+        Window::attached(cp.window_log, dict_len, base)
     } else if dict_len == 0 {
         Window::new(cp.window_log)
     } else {

@@ -29,7 +29,7 @@ use super::ldm;
 use super::matcher::source::PaddedBuffer;
 use super::params::{self, CParams};
 use super::split;
-use super::window::Window;
+use super::window::{WINDOW_START_INDEX, Window};
 use crate::zstd::common::format::BLOCK_RAW;
 use crate::zstd::error::ZstdError;
 use xxhash_rust::xxh64::Xxh64;
@@ -631,7 +631,7 @@ fn setup_dict(
         None => *st.prev = EntropyTables::default(),
     }
     let window = if attach && content_len > 0 {
-        Window::attached(window_log, content_len)
+        Window::attached(window_log, content_len, WINDOW_START_INDEX)
     } else if content_len == 0 {
         Window::new(window_log)
     } else {

@@ -101,10 +101,15 @@ impl Window {
 
     /// A window after a CDict is attached (ZSTD_resetCCtx_byAttachingCDict): cleared to
     /// start at the index after the dictionary's `dict_len` bytes of content, which stays
-    /// "loaded" (`loadedDictEnd`) while the window holds it; no extDict segment.
-    pub(crate) fn attached(window_log: u32, dict_len: usize) -> Self {
-        let dict_end = WINDOW_START_INDEX + dict_len as u32;
+    /// "loaded" (`loadedDictEnd`) while the window holds it; no extDict segment. Finder
+    /// position 0, the dictionary's first byte, has index `base`: [`WINDOW_START_INDEX`]
+    /// in fresh tables, further on where the context's indices continue from earlier
+    /// frames (ZSTD_window_clear; see `MatchState::reset_attached`). The dictionary's own
+    /// indices then lie `base - WINDOW_START_INDEX` below the frame's (`dictIndexDelta`).
+    pub(crate) fn attached(window_log: u32, dict_len: usize, base: u32) -> Self {
+        let dict_end = base + dict_len as u32;
         Window {
+            base,
             low_limit: dict_end,
             dict_limit: dict_end,
             loaded_dict_end: dict_end,

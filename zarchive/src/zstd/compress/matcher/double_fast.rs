@@ -562,11 +562,18 @@ fn dms_generic<const MLS: u32>(
     let dict_small = &dms.tagged_small[..1 << dms.chain_log];
     let hl = |p: usize| hash_ptr::<LONG_MLS>(src, p, h_bits_l);
     let hs = |p: usize| hash_ptr::<MLS>(src, p, h_bits_s);
-    let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
-    // A tagged lookup: the entry's index when its tag agrees with the hash's low bits.
+    // Finder position 0 is the dictionary's first byte, at index `base` in the frame's
+    // index space and at WINDOW_START_INDEX in the CDict's (see `Window::attached`).
+    let base = window.base();
+    let pos = |idx: u32| (idx - base) as usize;
+    let index_of = |p: usize| p as u32 + base;
+    // A tagged lookup: the entry's index when its tag agrees with the hash's low bits, in
+    // the frame's index space (`dictIndexDelta` added); an empty entry (index 0) comes out
+    // below the dictionary's first index.
     let lookup = |table: &[u32], hash_and_tag: usize| -> Option<u32> {
         let entry = table[hash_and_tag >> TAG_BITS];
-        ((entry as usize ^ hash_and_tag) & 0xFF == 0).then_some(entry >> TAG_BITS)
+        ((entry as usize ^ hash_and_tag) & 0xFF == 0)
+            .then_some((entry >> TAG_BITS).wrapping_add(base - WINDOW_START_INDEX))
     };
     let prefix_lowest_index = window.lowest_prefix_index(index_of(iend));
     let prefix_lowest = pos(prefix_lowest_index);
@@ -576,7 +583,7 @@ fn dms_generic<const MLS: u32>(
     let (mut offset_1, mut offset_2) = (rep[0], rep[1]);
     let rep_ok = |rep_index: u32, ip: usize| {
         (prefix_lowest_index - 1).wrapping_sub(rep_index) >= 3
-            && rep_index >= WINDOW_START_INDEX
+            && rep_index >= base
             && read32(src, pos(rep_index)) == read32(src, ip)
     };
     let mut anchor = block_start;
@@ -612,7 +619,7 @@ fn dms_generic<const MLS: u32>(
                 let len = count(src, ip + 8, m + 8, iend) + 8;
                 found = Some((ip, m, prefix_lowest, (ip - m) as u32, len));
             } else if let Some(dict_index) = dict_l {
-                let m = pos(dict_index.max(WINDOW_START_INDEX));
+                let m = pos(dict_index.max(base));
                 if m > dict_start && read64(src, m) == read64(src, ip) {
                     let len = count(src, ip + 8, m + 8, iend) + 8;
                     found = Some((ip, m, dict_start, curr - dict_index, len));
@@ -624,7 +631,7 @@ fn dms_generic<const MLS: u32>(
                     read32(src, pos(match_index_s)) == read32(src, ip)
                 } else if let Some(dict_index) = dict_s {
                     match_index_s = dict_index;
-                    let m = pos(dict_index.max(WINDOW_START_INDEX));
+                    let m = pos(dict_index.max(base));
                     m > dict_start && read32(src, m) == read32(src, ip)
                 } else {
                     false
@@ -645,7 +652,7 @@ fn dms_generic<const MLS: u32>(
                     let len = count(src, ip + 9, m + 8, iend) + 8;
                     found = Some((ip + 1, m, prefix_lowest, (ip + 1 - m) as u32, len));
                 } else if let Some(dict_index) = dict_l3 {
-                    let m = pos(dict_index.max(WINDOW_START_INDEX));
+                    let m = pos(dict_index.max(base));
                     if m > dict_start && read64(src, m) == read64(src, ip + 1) {
                         let len = count(src, ip + 9, m + 8, iend) + 8;
                         found = Some((ip + 1, m, dict_start, curr + 1 - dict_index, len));

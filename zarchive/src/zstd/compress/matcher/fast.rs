@@ -630,11 +630,15 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
     let step_size = cp.target_length as usize + (cp.target_length == 0) as usize;
     let hash = |p: usize| src.hash::<MLS>(p, hlog);
     let dict_hash = |p: usize| src.hash::<MLS>(p, dict_hbits);
-    let pos = |idx: u32| (idx - WINDOW_START_INDEX) as usize;
+    // Finder position 0 is the dictionary's first byte, at index `base` in the frame's
+    // index space and at WINDOW_START_INDEX in the CDict's: a dictionary index is the
+    // frame's index less `dict_delta` (`dictIndexDelta`; see `Window::attached`).
+    let base = window.base();
+    let dict_delta = base - WINDOW_START_INDEX;
+    let pos = |idx: u32| (idx - base) as usize;
+    let index_of = |p: usize| p as u32 + base;
     let prefix_start_index = window.dict_limit();
     let prefix_start = pos(prefix_start_index);
-    // The dictionary's indices equal the frame's (`dictIndexDelta` is 0): its content ends
-    // where the prefix starts.
     let dict_start_index = WINDOW_START_INDEX;
     let dict_start = 0;
     debug_assert_eq!(dms.content_len, prefix_start);
@@ -644,7 +648,7 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
     // history, and agreeing on 4 bytes.
     let rep_ok = |rep_index: u32, ip: usize| {
         (prefix_start_index - 1).wrapping_sub(rep_index) >= 3
-            && rep_index >= WINDOW_START_INDEX
+            && rep_index >= base
             && src.read32(pos(rep_index)) == src.read32(ip)
     };
 
@@ -681,12 +685,12 @@ fn dict_match_state_generic<'a, S: Source<'a>, const MLS: u32>(
                 // (as the extDict parse would).
                 let dict_match_index = dict_entry >> TAG_BITS;
                 // An empty entry (index 0) has no position: test the index first.
-                let mut m = pos(dict_match_index.max(dict_start_index));
+                let mut m = (dict_match_index.max(dict_start_index) - dict_start_index) as usize;
                 if dict_match_index > dict_start_index
                     && src.read32(m) == src.read32(ip0)
                     && match_index <= prefix_start_index
                 {
-                    let offset = curr - dict_match_index;
+                    let offset = curr - (dict_match_index + dict_delta);
                     let mut len = src.count(ip0 + 4, m + 4, iend) + 4;
                     while ip0 > anchor && m > dict_start && src.byte(ip0 - 1) == src.byte(m - 1) {
                         ip0 -= 1;

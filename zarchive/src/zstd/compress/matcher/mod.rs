@@ -11,12 +11,17 @@ use super::block::EntropyTables;
 use super::ldm::{self, LdmState};
 use super::params::{CParams, Strategy};
 use super::seq_store::{OFFSET_TO_OFFBASE, REP_NUM, SeqStore};
-use super::window::{Window, index_of};
+use super::window::{WINDOW_START_INDEX, Window, index_of};
 use fast::AttachedTables;
 use lazy::LazyState;
 use opt::OptState;
 use std::cell::Cell;
 use table::AlignedTable;
+
+/// Largest index the frames with an attached CDict reach before the tables are cleared
+/// (see [`MatchState::reset_attached`]): far below libzstd's overflow correction
+/// ([`CURRENT_MAX`](super::window::CURRENT_MAX)), which these frames never need.
+pub(crate) const ATTACHED_INDEX_MAX: u32 = 1 << 30;
 
 /// One block for a match finder: the input as the finders see it (`src`, positions that
 /// [`window::index_of`](super::window::index_of) turns into window indices), the block's
@@ -130,6 +135,9 @@ pub(crate) struct MatchState {
     /// The parameters of the last plain one-shot frame when the tables hold nothing else
     /// (see [`MatchState::continue_after`]).
     plain: Option<CParams>,
+    /// The own-table parameters and the next free index of the frames with an attached
+    /// CDict since the tables were last cleared (see [`MatchState::reset_attached`]).
+    attached: Option<(CParams, u32)>,
     /// The long-distance finder, kept allocated across frames.
     ldm: Option<Box<LdmState>>,
     /// Whether the current frame uses it.
@@ -143,6 +151,7 @@ impl MatchState {
     /// Mirrors the match-state part of ZSTD_resetCCtx_internal.
     pub(crate) fn reset(&mut self, cp: &CParams) {
         self.plain = None;
+        self.attached = None;
         self.ldm_on = false;
         let finder = Finder::select(cp.strategy, DictMode::NoDict);
         self.finder = Some(finder);
@@ -326,6 +335,48 @@ impl MatchState {
         if self.finder == Some(Finder::Lazy) {
             self.lazy.reset_with(cp, row);
         }
+    }
+
+    /// The own tables for a frame of `frame_len` finder positions (the CDict's content,
+    /// then the source of `src_len` bytes) with a CDict attached, the own tables' parameters
+    /// `cp` and the lazy finder's choice `row`; returns the index of finder position 0.
+    ///
+    /// libzstd does not clear the tables between such frames: the context's indices go on
+    /// from the previous frame's end (ZSTD_resetCCtx_internal with `ZSTDirp_continue`,
+    /// then ZSTD_window_clear), so every stale entry lies below the new prefix and reads as
+    /// an empty one. So do the `fast` and `dfast` finders here, whose attached forms take
+    /// the base from the window ([`Window::attached`]), when the previous frame had the same
+    /// parameters and the dictionary stays attached to the end of the frame (the source
+    /// within the window). Anything else, and indices past [`ATTACHED_INDEX_MAX`], clears
+    /// the tables and starts at [`WINDOW_START_INDEX`] again.
+    pub(crate) fn reset_attached(
+        &mut self,
+        cp: &CParams,
+        row: bool,
+        frame_len: usize,
+        src_len: usize,
+    ) -> u32 {
+        let continuable = matches!(cp.strategy, Strategy::Fast | Strategy::DFast)
+            && src_len <= 1usize << cp.window_log;
+        let base = match self.attached {
+            Some((last, next))
+                if continuable
+                    && last == *cp
+                    && next as u64 + frame_len as u64 <= ATTACHED_INDEX_MAX as u64 =>
+            {
+                self.plain = None;
+                self.ldm_on = false;
+                next
+            }
+            _ => {
+                self.reset_with_row(cp, row);
+                WINDOW_START_INDEX
+            }
+        };
+        // Within u32: `base + frame_len` is at most ATTACHED_INDEX_MAX, or `frame_len` is
+        // a block and a dictionary, far below it.
+        self.attached = continuable.then(|| (*cp, base + frame_len as u32));
+        base
     }
 
     /// The tree an attached CDict of the optimal parser's strategies is searched through.
