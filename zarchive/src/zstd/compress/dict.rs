@@ -195,17 +195,18 @@ impl PreparedDict {
             let len = content.len();
             let content = content.to_vec();
             pd.tables.load_dict(&content, len, &cp, true);
-            use super::matcher::fast::tag_table;
+            // The fast and dfast tables come tagged (the CDict's own form, which the
+            // attached finders read); the context's form, copied into contexts for
+            // larger sources, strips the tags.
             match cp.strategy {
                 params::Strategy::Fast => {
-                    let table = pd.tables.hash_table();
-                    pd.tagged = Some(tag_table(table, &content, cp.hash_log, cp.min_match));
+                    pd.tagged = Some(pd.tables.hash_table().to_vec());
+                    pd.tables.strip_tags();
                 }
                 params::Strategy::DFast => {
-                    let long = pd.tables.hash_table();
-                    pd.tagged = Some(tag_table(long, &content, cp.hash_log, 8));
-                    let small = pd.tables.hash_small();
-                    pd.tagged_small = Some(tag_table(small, &content, cp.chain_log, cp.min_match));
+                    pd.tagged = Some(pd.tables.hash_table().to_vec());
+                    pd.tagged_small = Some(pd.tables.hash_small().to_vec());
+                    pd.tables.strip_tags();
                 }
                 _ => {}
             }

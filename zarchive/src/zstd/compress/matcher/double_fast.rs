@@ -1,6 +1,6 @@
 //! The `dfast` strategy (`zstd_double_fast.c`, `ZSTD_compressBlock_doubleFast_noDict_generic`).
 
-use super::fast::{AttachedTables, TAG_BITS};
+use super::fast::{AttachedTables, TAG_BITS, Tagger};
 use super::source::{Source, with_source};
 use super::{Block, BlockReps, SEARCH_STRENGTH, count, hash_ptr, hash_word, read32, read64};
 use crate::zstd::compress::params::CParams;
@@ -246,8 +246,8 @@ fn generic<'a, S: Source<'a>, const MLS: u32, const HLOG: u32, const CLOG: u32>(
 /// Mirrors ZSTD_fillDoubleHashTable: every third position of `src[range]` goes into
 /// both tables, up to where a hash could read past `end`; with `full` (`ZSTD_dtlm_full`,
 /// a CDict) the two positions after each also go into the long table where their entry is
-/// still empty. (A CDict's tags are left out, see [`super::fast::fill_hash_table`].)
-/// Position 0 has index `base`.
+/// still empty. A CDict's entries (`full`) carry tags, as ZSTD_fillDoubleHashTableForCDict
+/// writes them (see [`super::fast::fill_hash_table`]). Position 0 has index `base`.
 pub(crate) fn fill_hash_tables(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
@@ -257,40 +257,53 @@ pub(crate) fn fill_hash_tables(
     full: bool,
     base: u32,
 ) {
-    match cp.min_match {
-        5 => fill_generic::<5>(hash_long, hash_small, src, range, cp, full, base),
-        6 => fill_generic::<6>(hash_long, hash_small, src, range, cp, full, base),
-        7.. => fill_generic::<7>(hash_long, hash_small, src, range, cp, full, base),
-        _ => fill_generic::<4>(hash_long, hash_small, src, range, cp, full, base),
+    if full {
+        match cp.min_match {
+            5 => fill_generic::<5, true>(hash_long, hash_small, src, range, cp, base),
+            6 => fill_generic::<6, true>(hash_long, hash_small, src, range, cp, base),
+            7.. => fill_generic::<7, true>(hash_long, hash_small, src, range, cp, base),
+            _ => fill_generic::<4, true>(hash_long, hash_small, src, range, cp, base),
+        }
+    } else {
+        match cp.min_match {
+            5 => fill_generic::<5, false>(hash_long, hash_small, src, range, cp, base),
+            6 => fill_generic::<6, false>(hash_long, hash_small, src, range, cp, base),
+            7.. => fill_generic::<7, false>(hash_long, hash_small, src, range, cp, base),
+            _ => fill_generic::<4, false>(hash_long, hash_small, src, range, cp, base),
+        }
     }
 }
 
 /// How far apart the dictionary fill inserts positions (`fastHashFillStep`).
 const FILL_STEP: usize = 3;
 
-fn fill_generic<const MLS: u32>(
+fn fill_generic<const MLS: u32, const FULL: bool>(
     hash_long: &mut [u32],
     hash_small: &mut [u32],
     src: &[u8],
     range: std::ops::Range<usize>,
     cp: &CParams,
-    full: bool,
     base: u32,
 ) {
     let (start, end) = (range.start, range.end);
     let (h_bits_l, h_bits_s) = (cp.hash_log, cp.chain_log);
     let hash_long = &mut hash_long[..1 << h_bits_l];
     let hash_small = &mut hash_small[..1 << h_bits_s];
+    let (put_l, put_s) = (Tagger::<FULL>::new(h_bits_l), Tagger::<FULL>::new(h_bits_s));
     // `ip + fastHashFillStep - 1 <= iend` with `iend = end - HASH_READ_SIZE`.
     let mut ip = start;
     while ip + FILL_STEP - 1 + HASH_READ_SIZE <= end {
-        hash_small[hash_ptr::<MLS>(src, ip, h_bits_s)] = ip as u32 + base;
-        hash_long[hash_ptr::<LONG_MLS>(src, ip, h_bits_l)] = ip as u32 + base;
-        if full {
+        let idx = ip as u32 + base;
+        let (slot, entry) = put_s.entry(hash_ptr::<MLS>(src, ip, put_s.bits), idx);
+        hash_small[slot] = entry;
+        let (slot, entry) = put_l.entry(hash_ptr::<LONG_MLS>(src, ip, put_l.bits), idx);
+        hash_long[slot] = entry;
+        if FULL {
             for p in ip + 1..ip + FILL_STEP {
-                let h = hash_ptr::<LONG_MLS>(src, p, h_bits_l);
-                if hash_long[h] == 0 {
-                    hash_long[h] = p as u32 + base;
+                let h = hash_ptr::<LONG_MLS>(src, p, put_l.bits);
+                let (slot, entry) = put_l.entry(h, p as u32 + base);
+                if hash_long[slot] == 0 {
+                    hash_long[slot] = entry;
                 }
             }
         }

@@ -272,9 +272,11 @@ fn new_offset<'a, S: Source<'a>>(
 /// hash table, up to where a hash could read past `end`; with `full` (`ZSTD_dtlm_full`,
 /// how a CDict is filled) the two positions after each also go in where their entry is
 /// still empty. A context loading a raw-content dictionary for `ZSTD_compress_usingDict`
-/// fills with `ZSTD_dtlm_fast`. A CDict's entries carry tags (`ZSTD_fillHashTableForCDict`);
-/// they hash to the same entries and are stripped when the CDict is copied, so none are
-/// kept here. Position 0 has index `base`.
+/// fills with `ZSTD_dtlm_fast`. A CDict's entries (`full`) carry tags, as
+/// ZSTD_fillHashTableForCDict writes them: each entry `index << 8 | tag`, the tag being
+/// the low bits of the position hashed over `hash_log + 8` bits, whose high bits are the
+/// untagged entry's place ([`strip_tags`] makes the table a context's). Position 0 has
+/// index `base`.
 pub(crate) fn fill_hash_table(
     hash_table: &mut [u32],
     src: &[u8],
@@ -284,40 +286,88 @@ pub(crate) fn fill_hash_table(
     full: bool,
     base: u32,
 ) {
-    match cp.min_match {
-        5 => fill_hash_table_generic::<5>(hash_table, src, start, end, cp.hash_log, full, base),
-        6 => fill_hash_table_generic::<6>(hash_table, src, start, end, cp.hash_log, full, base),
-        7.. => fill_hash_table_generic::<7>(hash_table, src, start, end, cp.hash_log, full, base),
-        _ => fill_hash_table_generic::<4>(hash_table, src, start, end, cp.hash_log, full, base),
+    let hlog = cp.hash_log;
+    match (cp.min_match, full) {
+        (5, false) => fill_hash_table_generic::<5, false>(hash_table, src, start, end, hlog, base),
+        (6, false) => fill_hash_table_generic::<6, false>(hash_table, src, start, end, hlog, base),
+        (7.., false) => {
+            fill_hash_table_generic::<7, false>(hash_table, src, start, end, hlog, base)
+        }
+        (_, false) => fill_hash_table_generic::<4, false>(hash_table, src, start, end, hlog, base),
+        (5, true) => fill_hash_table_generic::<5, true>(hash_table, src, start, end, hlog, base),
+        (6, true) => fill_hash_table_generic::<6, true>(hash_table, src, start, end, hlog, base),
+        (7.., true) => fill_hash_table_generic::<7, true>(hash_table, src, start, end, hlog, base),
+        (_, true) => fill_hash_table_generic::<4, true>(hash_table, src, start, end, hlog, base),
     }
 }
 
 /// How far apart `fill_hash_table` inserts positions (`fastHashFillStep`).
 const FILL_STEP: usize = 3;
 
-fn fill_hash_table_generic<const MLS: u32>(
+fn fill_hash_table_generic<const MLS: u32, const FULL: bool>(
     hash_table: &mut [u32],
     src: &[u8],
     start: usize,
     end: usize,
     hlog: u32,
-    full: bool,
     base: u32,
 ) {
     let hash_table = &mut hash_table[..1 << hlog];
+    let put = Tagger::<FULL>::new(hlog);
     // `ip + fastHashFillStep < iend + 2` with `iend = end - HASH_READ_SIZE`.
     let mut ip = start;
     while ip + FILL_STEP + HASH_READ_SIZE < end + 2 {
-        hash_table[hash_ptr::<MLS>(src, ip, hlog)] = ip as u32 + base;
-        if full {
+        let (slot, entry) = put.entry(hash_ptr::<MLS>(src, ip, put.bits), ip as u32 + base);
+        hash_table[slot] = entry;
+        if FULL {
             for p in ip + 1..ip + FILL_STEP {
-                let h = hash_ptr::<MLS>(src, p, hlog);
-                if hash_table[h] == 0 {
-                    hash_table[h] = p as u32 + base;
+                let (slot, entry) = put.entry(hash_ptr::<MLS>(src, p, put.bits), p as u32 + base);
+                if hash_table[slot] == 0 {
+                    hash_table[slot] = entry;
                 }
             }
         }
         ip += FILL_STEP;
+    }
+}
+
+/// Where a table fill puts an index and what it writes there: with `TAGGED` (a CDict's
+/// tables, ZSTD_writeTaggedIndex) the hash is [`TAG_BITS`] longer, its high bits the
+/// place and its low bits the entry's tag; else the hash is the place and the index the
+/// entry.
+#[derive(Clone, Copy)]
+pub(crate) struct Tagger<const TAGGED: bool> {
+    /// Bits of the hash to compute.
+    pub(crate) bits: u32,
+}
+
+impl<const TAGGED: bool> Tagger<TAGGED> {
+    /// For a table of `1 << log` entries.
+    pub(crate) fn new(log: u32) -> Self {
+        Tagger {
+            bits: log + if TAGGED { TAG_BITS } else { 0 },
+        }
+    }
+
+    /// The place and the entry for `index` at hash `h` (of [`Tagger::bits`] bits).
+    #[inline(always)]
+    pub(crate) fn entry(self, h: usize, index: u32) -> (usize, u32) {
+        if TAGGED {
+            (
+                h >> TAG_BITS,
+                (index << TAG_BITS) | (h as u32 & ((1 << TAG_BITS) - 1)),
+            )
+        } else {
+            (h, index)
+        }
+    }
+}
+
+/// Turn a CDict's tagged table into a context's (ZSTD_copyCDictTableIntoCCtx): each
+/// entry's index without its tag.
+pub(crate) fn strip_tags(table: &mut [u32]) {
+    for e in table {
+        *e >>= TAG_BITS;
     }
 }
 
@@ -559,34 +609,6 @@ pub(crate) struct AttachedTables<'a> {
 
 /// Bits of a CDict table entry's tag (`ZSTD_SHORT_CACHE_TAG_BITS`).
 pub(crate) const TAG_BITS: u32 = 8;
-
-/// The tagged form of a CDict's fast or dfast table: each entry `index << 8 | tag`, the tag
-/// being the low bits of the entry's position hashed over `hash_log + 8` bits with `mls`.
-/// Mirrors what ZSTD_fillHashTableForCDict writes (its entries land where the untagged fill
-/// puts them; see [`fill_hash_table`]).
-pub(crate) fn tag_table(table: &[u32], content: &[u8], hash_log: u32, mls: u32) -> Vec<u32> {
-    let tag = |idx: u32| -> u32 {
-        let p = (idx - WINDOW_START_INDEX) as usize;
-        let h = match mls {
-            5 => hash_ptr::<5>(content, p, hash_log + TAG_BITS),
-            6 => hash_ptr::<6>(content, p, hash_log + TAG_BITS),
-            7 => hash_ptr::<7>(content, p, hash_log + TAG_BITS),
-            8 => hash_ptr::<8>(content, p, hash_log + TAG_BITS),
-            _ => hash_ptr::<4>(content, p, hash_log + TAG_BITS),
-        };
-        h as u32 & ((1 << TAG_BITS) - 1)
-    };
-    table
-        .iter()
-        .map(|&idx| {
-            if idx == 0 {
-                0
-            } else {
-                (idx << TAG_BITS) | tag(idx)
-            }
-        })
-        .collect()
-}
 
 /// Mirrors ZSTD_compressBlock_fast_dictMatchState: picks the `mls` specialisation (4..=7).
 pub(crate) fn compress_block_dict_match_state(

@@ -281,6 +281,14 @@ impl MatchState {
         self.opt.next_to_update = index_of(dict_len);
     }
 
+    /// Strip the tags off the fast and dfast tables a CDict's load filled tagged
+    /// ([`fast::fill_hash_table`] with `full`): the tables a context copies
+    /// (ZSTD_copyCDictTableIntoCCtx).
+    pub(crate) fn strip_tags(&mut self) {
+        fast::strip_tags(self.hash_table.as_mut_slice());
+        fast::strip_tags(&mut self.hash_small);
+    }
+
     /// The hash table (`ms->hashTable`).
     pub(crate) fn hash_table(&self) -> &[u32] {
         self.hash_table.as_slice()
