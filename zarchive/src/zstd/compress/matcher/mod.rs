@@ -381,9 +381,10 @@ impl MatchState {
                 WINDOW_START_INDEX
             }
         };
-        // Within u32: `base + frame_len` is at most ATTACHED_INDEX_MAX, or `frame_len` is
-        // a block and a dictionary, far below it.
-        self.attached = continuable.then(|| (*cp, base + frame_len as u32));
+        // At most ATTACHED_INDEX_MAX when continued; after a reset, a dictionary beyond it
+        // saturates, and the next frame starts afresh.
+        let next = u32::try_from(frame_len).map_or(u32::MAX, |len| base.saturating_add(len));
+        self.attached = continuable.then_some((*cp, next));
         base
     }
 
