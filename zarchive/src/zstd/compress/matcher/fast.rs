@@ -286,18 +286,21 @@ pub(crate) fn fill_hash_table(
     full: bool,
     base: u32,
 ) {
-    let hlog = cp.hash_log;
-    match (cp.min_match, full) {
-        (5, false) => fill_hash_table_generic::<5, false>(hash_table, src, start, end, hlog, base),
-        (6, false) => fill_hash_table_generic::<6, false>(hash_table, src, start, end, hlog, base),
-        (7.., false) => {
-            fill_hash_table_generic::<7, false>(hash_table, src, start, end, hlog, base)
+    let (h, t) = (hash_table, cp.hash_log);
+    if full {
+        match cp.min_match {
+            5 => fill_hash_table_generic::<5, true>(h, src, start, end, t, base),
+            6 => fill_hash_table_generic::<6, true>(h, src, start, end, t, base),
+            7.. => fill_hash_table_generic::<7, true>(h, src, start, end, t, base),
+            _ => fill_hash_table_generic::<4, true>(h, src, start, end, t, base),
         }
-        (_, false) => fill_hash_table_generic::<4, false>(hash_table, src, start, end, hlog, base),
-        (5, true) => fill_hash_table_generic::<5, true>(hash_table, src, start, end, hlog, base),
-        (6, true) => fill_hash_table_generic::<6, true>(hash_table, src, start, end, hlog, base),
-        (7.., true) => fill_hash_table_generic::<7, true>(hash_table, src, start, end, hlog, base),
-        (_, true) => fill_hash_table_generic::<4, true>(hash_table, src, start, end, hlog, base),
+    } else {
+        match cp.min_match {
+            5 => fill_hash_table_generic::<5, false>(h, src, start, end, t, base),
+            6 => fill_hash_table_generic::<6, false>(h, src, start, end, t, base),
+            7.. => fill_hash_table_generic::<7, false>(h, src, start, end, t, base),
+            _ => fill_hash_table_generic::<4, false>(h, src, start, end, t, base),
+        }
     }
 }
 
