@@ -337,7 +337,9 @@ fn fill_hash_table_generic<const MLS: u32, const FULL: bool>(
 /// Where a table fill puts an index and what it writes there: with `TAGGED` (a CDict's
 /// tables, ZSTD_writeTaggedIndex) the hash is [`TAG_BITS`] longer, its high bits the
 /// place and its low bits the entry's tag; else the hash is the place and the index the
-/// entry.
+/// entry. A compile-time choice: the untagged fill also runs after every long match of
+/// long-distance matching, where a runtime tag width measured 26.3 -> 41.7 M instructions
+/// (`stream_speed --prof ours 1 2 long`).
 #[derive(Clone, Copy)]
 pub(crate) struct Tagger<const TAGGED: bool> {
     /// Bits of the hash to compute.

@@ -372,8 +372,8 @@ impl MatchState {
                     && last == *cp
                     && next as u64 + frame_len as u64 <= ATTACHED_INDEX_MAX as u64 =>
             {
-                self.plain = None;
-                self.ldm_on = false;
+                // Every other use of the tables resets them, which forgets `attached`.
+                debug_assert!(self.plain.is_none() && !self.ldm_on);
                 next
             }
             _ => {
