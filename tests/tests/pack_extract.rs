@@ -126,6 +126,40 @@ fn extract_refuses_to_overwrite_unless_asked() {
     );
 }
 
+#[test]
+fn extract_refuses_a_file_where_a_directory_has_its_name_even_when_overwriting() {
+    for overwrite in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Archive::open(zar("multi-frame/multiframe.zar")).unwrap();
+        let dest = dir.path().join("o");
+        std::fs::create_dir_all(dest.join("a.txt")).unwrap();
+        std::fs::write(dest.join("a.txt/keep"), b"keep me").unwrap();
+        let opts = ExtractOptions::new().overwrite(overwrite);
+        let err = extract(&a, &dest, &opts, &mut |_| {}).unwrap_err();
+        let ZarError::ExtractFailed { failures } = err else {
+            panic!("expected per-entry failures")
+        };
+        assert_eq!(failures.len(), 1, "overwrite {overwrite}");
+        assert_eq!(failures[0].path, "a.txt");
+        let shown = failures[0].to_string();
+        assert!(
+            shown.contains("a directory of that name exists") && shown.contains("a.txt"),
+            "overwrite {overwrite}: {shown}"
+        );
+        assert_eq!(std::fs::read(dest.join("a.txt/keep")).unwrap(), b"keep me");
+        assert!(dest.join("sub/c.txt").is_file(), "the others are extracted");
+        let leftovers: Vec<_> = std::fs::read_dir(&dest)
+            .unwrap()
+            .map(|d| d.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().ends_with(".partial"))
+            .collect();
+        assert!(
+            leftovers.is_empty(),
+            "no temporary file left: {leftovers:?}"
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn extract_never_follows_a_symlink_out_of_the_destination() {

@@ -7,7 +7,7 @@
 //! half-written. A failed entry does not stop the others; all failures are reported.
 
 use std::collections::HashSet;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use super::dirs::{DirHandle, Kind};
@@ -222,11 +222,14 @@ fn extract_entries<'a>(
     // (position in `selected`, message), so failures are reported in archive order.
     let mut failures: Vec<(usize, ExtractFailure)> = Vec::new();
     // Phase 1, in walk order on this thread: directories, and the list of files to write.
-    // Directories already created and checked, by entry; the one created last stays open,
-    // so a child needs one more step, not a walk from the destination (deep trees stay
-    // linear in time and memory).
+    // Directories already created and checked, by entry; the last one made and its
+    // ancestors stay open, so a child or a sibling needs one more step, not a walk from the
+    // destination (deep trees stay linear in time and memory).
     let mut made: HashSet<EntryId> = HashSet::from([archive.root().id()]);
-    let mut last: Option<(EntryId, DirHandle)> = None;
+    // Directories this extraction created (empty until its own files go in): a file there
+    // needs no check for something already in its place.
+    let mut fresh: HashSet<EntryId> = HashSet::new();
+    let mut chain = DirChain::default();
     // Entries below a directory that failed: reported once, with the count, at that directory.
     let mut skipped: HashSet<EntryId> = HashSet::new();
     let mut jobs: Vec<(usize, Entry<'a>)> = Vec::new();
@@ -243,36 +246,42 @@ fn extract_entries<'a>(
                 message: "the name is reserved on Windows; this entry cannot be extracted there",
             });
         }
-        // The parent's handle: the directory created last, or opened from the destination.
-        let parent_handle = |last: &mut Option<(EntryId, DirHandle)>,
-                             made: &mut HashSet<EntryId>|
-         -> Result<DirHandle, ZarError> {
-            match last.take() {
-                Some((id, h)) if id == parent => Ok(h),
-                _ => {
-                    let h = ensure_dirs(open_dest(dest)?, &e.parent().path())?;
-                    made.insert(parent);
-                    Ok(h)
-                }
-            }
-        };
         let result = if e.is_dir() {
             progress(ExtractEvent::Entry { entry: e });
-            parent_handle(&mut last, &mut made)
-                .and_then(|h| ensure_dirs(h, e.name()))
-                .map(|h| {
-                    made.insert(e.id());
-                    last = Some((e.id(), h));
-                    summary.dirs += 1;
-                })
+            // The parent's handle: open in the chain (the walk is depth-first), or made
+            // from the destination.
+            let parent_handle = match chain.take_to(parent) {
+                Some(h) => Ok(h),
+                None => open_dest(dest)
+                    .and_then(|d| ensure_dirs(d, &e.parent().path()))
+                    .inspect(|_| {
+                        made.insert(parent);
+                    }),
+            };
+            parent_handle.and_then(|h| {
+                let made_here = ensure_dir(&h, e.name());
+                chain.push(parent, h);
+                let (dir, created) = made_here?;
+                made.insert(e.id());
+                if created {
+                    fresh.insert(e.id());
+                }
+                chain.push(e.id(), dir);
+                summary.dirs += 1;
+                Ok(())
+            })
         } else if made.contains(&parent) {
             jobs.push((i, e));
             Ok(())
         } else {
-            parent_handle(&mut last, &mut made).map(|h| {
-                last = Some((parent, h));
-                jobs.push((i, e));
-            })
+            open_dest(dest)
+                .and_then(|d| ensure_dirs(d, &e.parent().path()))
+                .map(|h| {
+                    made.insert(parent);
+                    chain.clear();
+                    chain.push(parent, h);
+                    jobs.push((i, e));
+                })
         };
         if let Err(err) = result {
             let shown = e.path_display();
@@ -294,25 +303,27 @@ fn extract_entries<'a>(
             ));
         }
     }
-    drop((made, last));
+    drop((made, chain));
+    let to = Placement {
+        dest,
+        overwrite: opts.overwrite,
+        fresh: &fresh,
+    };
 
     // Phase 2: the files, on `threads` workers; events come back to this thread.
     let threads = opts.threads.max(1).min(jobs.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel::<FileEvent<'a>>();
-    let overwrite = opts.overwrite;
     let work = |tx: std::sync::mpsc::Sender<FileEvent<'a>>| {
         // Each worker reads the stored blocks of its files in batches into its own buffer.
         let mut batch = BlockBatch::new();
-        let mut dirs = None;
+        let mut dirs = DirChain::default();
         loop {
             let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some((i, e)) = jobs.get(j) else { break };
             let _ = tx.send(FileEvent::Start(*e));
             let mut data = |n| drop(tx.send(FileEvent::Data(n)));
-            let r = extract_file(
-                archive, e, dest, overwrite, &mut batch, &mut dirs, &mut data,
-            );
+            let r = extract_file(archive, e, &to, &mut batch, &mut dirs, &mut data);
             let _ = tx.send(FileEvent::Done(*i, *e, r));
         }
     };
@@ -344,18 +355,12 @@ fn extract_entries<'a>(
         // would hold memory in proportion to the archive's size.
         drop((tx, rx));
         let mut batch = BlockBatch::new();
-        let mut dirs = None;
+        let mut dirs = DirChain::default();
         for (i, e) in &jobs {
             handle(FileEvent::Start(*e));
-            let r = extract_file(
-                archive,
-                e,
-                dest,
-                overwrite,
-                &mut batch,
-                &mut dirs,
-                &mut |n| handle(FileEvent::Data(n)),
-            );
+            let r = extract_file(archive, e, &to, &mut batch, &mut dirs, &mut |n| {
+                handle(FileEvent::Data(n))
+            });
             handle(FileEvent::Done(*i, *e, r));
         }
     } else {
@@ -408,10 +413,21 @@ fn open_dest(dest: &Path) -> Result<DirHandle, ZarError> {
 fn ensure_dirs(start: DirHandle, archive_path: &[u8]) -> Result<DirHandle, ZarError> {
     let mut dir = start;
     for part in names::split_path(archive_path) {
-        let name = disk_component(part, dir.path())?;
-        let cur = || dir.path().join(&name);
-        match dir.stat(&name, false) {
-            Ok(m) if m.kind == Kind::Dir => {}
+        dir = ensure_dir(&dir, part)?.0;
+    }
+    Ok(dir)
+}
+
+/// Create the directory `name` in `dir` unless it is there, refusing anything that is not
+/// a real directory (see [`ensure_dirs`]); returns it, open, and whether it was created.
+fn ensure_dir(dir: &DirHandle, name: &[u8]) -> Result<(DirHandle, bool), ZarError> {
+    let name = disk_component(name, dir.path())?;
+    let cur = || dir.path().join(&name);
+    // Created if it is not there; what is there already must be a real directory.
+    let created = match dir.create_dir(&name) {
+        Ok(()) => true,
+        Err(err) => match dir.stat(&name, false) {
+            Ok(m) if m.kind == Kind::Dir => false,
             Ok(m) if m.kind == Kind::Symlink => {
                 return Err(ZarError::path(
                     cur(),
@@ -419,44 +435,61 @@ fn ensure_dirs(start: DirHandle, archive_path: &[u8]) -> Result<DirHandle, ZarEr
                 ));
             }
             Ok(_) => return Err(ZarError::path(cur(), "exists and is not a directory")),
-            Err(_) => dir.create_dir(&name).or_else(|err| {
-                // Lost a race with another creator: fine if it is now a real directory.
-                match dir.stat(&name, false) {
-                    Ok(m) if m.kind == Kind::Dir => Ok(()),
-                    _ => Err(ZarError::path_io(cur(), "cannot create directory", err)),
-                }
-            })?,
-        }
-        // Opened without following links: a directory swapped for a link since the check
-        // is refused here too.
-        dir = dir
-            .open_dir(&name, false)
-            .map_err(|e| ZarError::path_io(cur(), "cannot open the directory", e))?;
-    }
-    Ok(dir)
+            Err(_) => return Err(ZarError::path_io(cur(), "cannot create directory", err)),
+        },
+    };
+    // Opened without following links: a directory swapped for a link since the check is
+    // refused here too.
+    let opened = dir
+        .open_dir(&name, false)
+        .map_err(|e| ZarError::path_io(cur(), "cannot open the directory", e))?;
+    Ok((opened, created))
 }
+
+/// Where the files go: the destination, whether existing files are replaced, and the
+/// directories this extraction created.
+#[derive(Clone, Copy)]
+struct Placement<'x> {
+    dest: &'x Path,
+    overwrite: bool,
+    fresh: &'x HashSet<EntryId>,
+}
+
+/// Why a file is not extracted where a directory has its name.
+const DIR_IN_THE_WAY: &str = "a directory of that name exists";
 
 /// Write one file below `dest`: into a temporary file beside its target, then renamed
 /// into place. Its blocks are read through `batch` in order.
 fn extract_file(
     archive: &Archive,
     e: &Entry<'_>,
-    dest: &Path,
-    overwrite: bool,
+    to: &Placement<'_>,
     batch: &mut BlockBatch,
-    dirs: &mut Option<(EntryId, DirHandle)>,
+    dirs: &mut DirChain,
     on_data: &mut dyn FnMut(u64),
 ) -> Result<u64, ZarError> {
+    let Placement {
+        dest,
+        overwrite,
+        fresh,
+    } = *to;
     let handle = parent_dir(dirs, e, dest)?;
     let dir = handle.path();
     let name = disk_component(e.name(), dir)?;
     let target = dir.join(&name);
-    match handle.stat(&name, false) {
-        Ok(m) if m.kind == Kind::Dir => {
-            return Err(ZarError::path(&target, "a directory of that name exists"));
+    // Without `overwrite`, an existing name is refused before the file is written. Not
+    // in a directory this extraction created (only its own entries, each name once, are
+    // there): the move into place refuses an existing name all the same, should another
+    // program put one there meanwhile. With `overwrite`, the move replaces a file and
+    // fails on a directory.
+    if !overwrite && !fresh.contains(&e.parent().id()) {
+        match handle.stat(&name, false) {
+            Ok(m) if m.kind == Kind::Dir => {
+                return Err(ZarError::path(&target, DIR_IN_THE_WAY));
+            }
+            Ok(_) => return Err(ZarError::Exists { path: target }),
+            Err(_) => {}
         }
-        Ok(_) if !overwrite => return Err(ZarError::Exists { path: target }),
-        _ => {}
     }
     let mut tmp = handle
         .temp_file(".zar-extract.")
@@ -467,7 +500,9 @@ fn extract_file(
             what: "a directory, not a file",
         });
     };
-    let mut w = BufWriter::with_capacity(1 << 16, tmp.file());
+    // Straight from the decoded blocks: a piece is a block's part of the file, 64 KiB
+    // at most, and a file of one block is written in one call.
+    let mut w = tmp.file();
     let mut written = 0u64;
     // The file's bytes, block by block: `offset + size` was checked at open to lie inside
     // the present blocks.
@@ -488,46 +523,103 @@ fn extract_file(
         written += n as u64;
         on_data(n as u64);
     }
-    w.flush()
-        .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
-    drop(w);
-    tmp.commit(&name, overwrite).map_err(|err| {
-        if err.kind() == std::io::ErrorKind::AlreadyExists {
-            ZarError::Exists {
+    tmp.commit(&name, overwrite)
+        .map_err(|err| match err.kind() {
+            std::io::ErrorKind::AlreadyExists => ZarError::Exists {
                 path: target.clone(),
+            },
+            std::io::ErrorKind::IsADirectory | std::io::ErrorKind::DirectoryNotEmpty => {
+                ZarError::path(&target, DIR_IN_THE_WAY)
             }
-        } else {
-            ZarError::path_io(&target, "cannot move the extracted file into place", err)
-        }
-    })?;
+            _ => ZarError::path_io(&target, "cannot move the extracted file into place", err),
+        })?;
     Ok(written)
 }
 
-/// The open directory of `e`'s parent: the one of the worker's previous file when it is
-/// the same (files come in walk order, so siblings follow each other: one open per
-/// directory, not per file), else opened now. The directory was created and checked in
-/// phase 1; it is opened by path (one call for an ordinary depth, in pieces for a path
-/// beyond the system's limit).
+/// The open directory of `e`'s parent: in the worker's chain (files come in walk order,
+/// so siblings follow each other and a subdirectory's files follow its parent's: one open
+/// per directory, not per file), opened from its parent in the chain (one step, without
+/// following a link), or else opened by path from the destination. The directory was
+/// created and checked in phase 1.
 fn parent_dir<'c>(
-    cache: &'c mut Option<(EntryId, DirHandle)>,
+    chain: &'c mut DirChain,
     e: &Entry<'_>,
     dest: &Path,
 ) -> Result<&'c DirHandle, ZarError> {
-    let parent = e.parent().id();
-    if !matches!(cache, Some((id, _)) if *id == parent) {
-        *cache = None;
-        let mut dir = dest.to_path_buf();
-        for part in names::split_path(&e.parent().path()) {
-            let name = disk_component(part, &dir)?;
-            dir.push(name);
-        }
-        let handle = DirHandle::open(&dir)
-            .map_err(|err| ZarError::path_io(&dir, "cannot open the directory", err))?;
-        *cache = Some((parent, handle));
+    let parent = e.parent();
+    if chain.find(parent.id()) {
+        return Ok(chain.last());
     }
-    match cache {
-        Some((_, h)) => Ok(h),
-        None => unreachable!("filled above"),
+    if parent.id() != parent.parent().id() && chain.find(parent.parent().id()) {
+        let above = chain.last();
+        let name = disk_component(parent.name(), above.path())?;
+        let handle = above.open_dir(&name, false).map_err(|err| {
+            ZarError::path_io(above.path().join(&name), "cannot open the directory", err)
+        })?;
+        chain.push(parent.id(), handle);
+        return Ok(chain.last());
+    }
+    let mut dir = dest.to_path_buf();
+    for part in names::split_path(&parent.path()) {
+        let name = disk_component(part, &dir)?;
+        dir.push(name);
+    }
+    let handle = DirHandle::open(&dir)
+        .map_err(|err| ZarError::path_io(&dir, "cannot open the directory", err))?;
+    chain.clear();
+    chain.push(parent.id(), handle);
+    Ok(chain.last())
+}
+
+/// Most directories a [`DirChain`] keeps open.
+const CHAIN_MAX: usize = 32;
+
+/// Open directories of the destination along the walk: the one used last and its
+/// ancestors (the innermost [`CHAIN_MAX`] of them), innermost last.
+#[derive(Default)]
+struct DirChain {
+    dirs: Vec<(EntryId, DirHandle)>,
+}
+
+impl DirChain {
+    /// Whether `id` is open; then it becomes the innermost (those below it are closed).
+    fn find(&mut self, id: EntryId) -> bool {
+        match self.dirs.iter().rposition(|(d, _)| *d == id) {
+            Some(k) => {
+                self.dirs.truncate(k + 1);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// [`DirChain::find`], taking the handle out (to be pushed back).
+    fn take_to(&mut self, id: EntryId) -> Option<DirHandle> {
+        if self.find(id) {
+            self.dirs.pop().map(|(_, h)| h)
+        } else {
+            None
+        }
+    }
+
+    /// Open `h` (of directory `id`) as the innermost.
+    fn push(&mut self, id: EntryId, h: DirHandle) {
+        if self.dirs.len() == CHAIN_MAX {
+            self.dirs.remove(0);
+        }
+        self.dirs.push((id, h));
+    }
+
+    /// The innermost open directory (the chain is not empty).
+    fn last(&self) -> &DirHandle {
+        match self.dirs.last() {
+            Some((_, h)) => h,
+            None => unreachable!("a directory was just found or pushed"),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.dirs.clear();
     }
 }
 
