@@ -6,7 +6,9 @@
 //! - a cold random 4 KiB read (`Entry::read_at` at a pseudo-random place of a pseudo-random
 //!   file, a one-block cache, so nearly every read decodes its block), also set against one
 //!   native 64 KiB decode of the archive's blocks (libzstd on a reused context);
-//! - `extract` of the whole tree with one thread (no verification pass, files overwritten).
+//! - `extract` of the whole tree with one thread (no verification pass, files overwritten),
+//!   and against a minimal extractor over native blocks (`File::create` per file, no
+//!   temporary names or checks; `--minimal-extract ARCHIVE DEST` runs it alone).
 //!
 //! `cargo run --release -p zarkit-benches --bin read_speed [-- --tree-mib N] [--budget-ms N]
 //! [--archive PATH]` (`--archive`: measure an existing archive instead of the generated tree)
@@ -47,10 +49,64 @@ fn picks(a: &Archive, n: usize) -> Vec<(EntryId, u64)> {
         .collect()
 }
 
+/// A minimal extractor over native blocks, the yardstick of `extract`: every file of `a`
+/// in walk order, `create_dir_all` for its folder, `File::create`, and the file's bytes from
+/// its blocks (stored bytes read with one positioned read each, decoded by libzstd on a
+/// reused context, the last block kept for the next file). No checks beyond the index's,
+/// no temporary names: what a careless tool does.
+fn minimal_extract(a: &Archive, dest: &std::path::Path) -> std::io::Result<u64> {
+    use std::io::Write;
+    let mut native = NativeDecoder::new();
+    let block_size = zarkit::zar::format::BLOCK_SIZE;
+    let mut out = vec![0u8; block_size];
+    let mut have: Option<u64> = None;
+    let mut bytes = 0u64;
+    for e in a.walk() {
+        let path = dest.join(String::from_utf8_lossy(&e.path()).as_ref());
+        if e.is_dir() {
+            std::fs::create_dir_all(&path)?;
+            continue;
+        }
+        let zarkit::zar::EntryKind::File { offset, size } = e.kind() else {
+            continue;
+        };
+        let mut f = std::fs::File::create(&path)?;
+        let mut at = offset;
+        while at < offset + size {
+            let block = at / block_size as u64;
+            if have != Some(block) {
+                let stored = a.stored_block(block).map_err(std::io::Error::other)?;
+                if stored.len() == block_size {
+                    out.copy_from_slice(&stored);
+                } else {
+                    native
+                        .decompress_into(&stored, &mut out)
+                        .map_err(|_| std::io::Error::other("libzstd refused a block"))?;
+                }
+                have = Some(block);
+            }
+            let within = (at % block_size as u64) as usize;
+            let n = (block_size - within).min((offset + size - at) as usize);
+            f.write_all(&out[within..within + n])?;
+            at += n as u64;
+            bytes += n as u64;
+        }
+    }
+    Ok(bytes)
+}
+
 fn main() {
     oracle::assert_version();
     zarkit_benches::measure::settle_allocator();
     let args: Vec<String> = std::env::args().collect();
+    // `--minimal-extract ARCHIVE DEST`: only run the minimal extractor once (to time it
+    // beside `zarchive extract -j1 --no-verify`).
+    if let Some(i) = args.iter().position(|a| a == "--minimal-extract") {
+        let a = Archive::open(&args[i + 1]).expect("opens");
+        let n = minimal_extract(&a, std::path::Path::new(&args[i + 2])).expect("extracts");
+        println!("{n} bytes");
+        return;
+    }
     let mib = arg(&args, "--tree-mib").unwrap_or(64);
     let budget = Duration::from_millis(arg(&args, "--budget-ms").unwrap_or(2000));
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -178,6 +234,23 @@ fn main() {
     );
     println!(
         "| extract, 1 thread, vs the same with native blocks | {:.0} | {:.0} | {:.2} |",
+        r.ours_ns / 1e3,
+        r.native_ns / 1e3,
+        r.ratio
+    );
+    let dest_c = dir.path().join("out-minimal");
+    let r = interleaved(
+        &mut || {
+            extract(&ours, &dest_a, &xo, &mut |_| {}).expect("extracts");
+        },
+        &mut || {
+            minimal_extract(&theirs, &dest_c).expect("extracts");
+        },
+        budget * 4,
+        7,
+    );
+    println!(
+        "| extract, 1 thread, vs a minimal extractor over native blocks | {:.0} | {:.0} | {:.2} |",
         r.ours_ns / 1e3,
         r.native_ns / 1e3,
         r.ratio
