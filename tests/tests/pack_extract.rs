@@ -126,6 +126,39 @@ fn extract_refuses_to_overwrite_unless_asked() {
     );
 }
 
+/// Whole blocks of zeros are skipped over (holes) rather than written: in the middle of a
+/// file, at its end, a file of nothing else, blocks shifted against the files by an odd
+/// file before them, and over an existing longer file.
+#[test]
+fn zero_blocks_extract_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t");
+    std::fs::create_dir(&tree).unwrap();
+    let mut mixed = vec![0u8; 700_000];
+    mixed[..1000].fill(7);
+    mixed[300_000..300_010].fill(9);
+    // The files' bytes follow each other in the archive from its first block: `b_end`
+    // ends exactly at the end of a block, after two blocks of zeros.
+    std::fs::write(tree.join("a_lead.bin"), vec![5u8; 65_536 - 100]).unwrap();
+    let end = [vec![1u8; 100], vec![0u8; 2 * 65_536]].concat();
+    std::fs::write(tree.join("b_end.bin"), &end).unwrap();
+    std::fs::write(tree.join("c_odd.bin"), vec![5u8; 12_345]).unwrap();
+    std::fs::write(tree.join("d_mixed.bin"), &mixed).unwrap();
+    std::fs::write(tree.join("e_zeros.bin"), vec![0u8; 3 * 65_536 + 17]).unwrap();
+    let tail = [vec![1u8; 10], vec![0u8; 200_000]].concat();
+    std::fs::write(tree.join("f_tail.bin"), &tail).unwrap();
+    let out = dir.path().join("t.zar");
+    quiet_pack(&tree, &out, &PackOptions::new()).unwrap();
+    let a = Archive::open(&out).unwrap();
+    let dest = dir.path().join("x");
+    extract(&a, &dest, &ExtractOptions::default(), &mut |_| {}).unwrap();
+    assert_same_tree(&tree, &dest);
+    std::fs::write(dest.join("b_end.bin"), vec![3u8; 1 << 20]).unwrap();
+    let again = ExtractOptions::new().overwrite(true);
+    extract(&a, &dest, &again, &mut |_| {}).unwrap();
+    assert_same_tree(&tree, &dest);
+}
+
 #[test]
 fn extract_refuses_a_file_where_a_directory_has_its_name_even_when_overwriting() {
     for overwrite in [false, true] {

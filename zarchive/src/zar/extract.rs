@@ -5,9 +5,11 @@
 //! refused rather than followed, and each file is written to a temporary file in its final
 //! directory and renamed into place only when complete, so a failed entry leaves nothing
 //! half-written. A failed entry does not stop the others; all failures are reported.
+//! Whole 64 KiB blocks of zeros inside a file are skipped over rather than written, so
+//! they become holes where the file system has them (sparse files, as `cp` makes them).
 
 use std::collections::HashSet;
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::Path;
 
 use super::dirs::{DirHandle, Kind};
@@ -455,6 +457,14 @@ struct Placement<'x> {
     fresh: &'x HashSet<EntryId>,
 }
 
+/// Whether every byte of `piece` is zero: 32 bytes a step (the compiler vectorises the
+/// step), stopping at the first step that is not.
+fn all_zero(piece: &[u8]) -> bool {
+    let mut chunks = piece.chunks_exact(32);
+    chunks.all(|c| c.iter().fold(0u8, |a, &b| a | b) == 0)
+        && chunks.remainder().iter().all(|&b| b == 0)
+}
+
 /// Why a file is not extracted where a directory has its name.
 const DIR_IN_THE_WAY: &str = "a directory of that name exists";
 
@@ -501,9 +511,12 @@ fn extract_file(
         });
     };
     // Straight from the decoded blocks: a piece is a block's part of the file, 64 KiB
-    // at most, and a file of one block is written in one call.
+    // at most, and a file of one block is written in one call. A whole block of zeros is
+    // not written but skipped over, leaving a hole where the file system has them (as
+    // `cp --sparse=auto` does): the same bytes read back, without writing them.
     let mut w = tmp.file();
     let mut written = 0u64;
+    let mut hole = 0u64;
     // The file's bytes, block by block: `offset + size` was checked at open to lie inside
     // the present blocks.
     let until = e.blocks().end;
@@ -518,10 +531,26 @@ fn extract_file(
                 path: e.path_display(),
                 source: Box::new(err),
             })?;
-        w.write_all(&data[within..within + n])
-            .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
+        let piece = &data[within..within + n];
+        if n == BLOCK_SIZE && all_zero(piece) {
+            hole += n as u64;
+        } else {
+            if hole > 0 {
+                let skip = i64::try_from(hole).unwrap_or(i64::MAX);
+                w.seek(std::io::SeekFrom::Current(skip))
+                    .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
+                hole = 0;
+            }
+            w.write_all(piece)
+                .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
+        }
         written += n as u64;
         on_data(n as u64);
+    }
+    if hole > 0 {
+        // The file ends in zeros: its length says so.
+        w.set_len(size)
+            .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
     }
     tmp.commit(&name, overwrite)
         .map_err(|err| match err.kind() {
