@@ -250,20 +250,8 @@ fn extract_entries<'a>(
         }
         let result = if e.is_dir() {
             progress(ExtractEvent::Entry { entry: e });
-            // The parent's handle: open in the chain (the walk is depth-first), or made
-            // from the destination.
-            let parent_handle = match chain.take_to(parent) {
-                Some(h) => Ok(h),
-                None => open_dest(dest)
-                    .and_then(|d| ensure_dirs(d, &e.parent().path()))
-                    .inspect(|_| {
-                        made.insert(parent);
-                    }),
-            };
-            parent_handle.and_then(|h| {
-                let made_here = ensure_dir(&h, e.name());
-                chain.push(parent, h);
-                let (dir, created) = made_here?;
+            open_parent(&mut chain, &mut made, dest, &e).and_then(|()| {
+                let (dir, created) = ensure_dir(chain.last(), e.name())?;
                 made.insert(e.id());
                 if created {
                     fresh.insert(e.id());
@@ -276,14 +264,7 @@ fn extract_entries<'a>(
             jobs.push((i, e));
             Ok(())
         } else {
-            open_dest(dest)
-                .and_then(|d| ensure_dirs(d, &e.parent().path()))
-                .map(|h| {
-                    made.insert(parent);
-                    chain.clear();
-                    chain.push(parent, h);
-                    jobs.push((i, e));
-                })
+            open_parent(&mut chain, &mut made, dest, &e).map(|()| jobs.push((i, e)))
         };
         if let Err(err) = result {
             let shown = e.path_display();
@@ -406,6 +387,24 @@ enum FileEvent<'a> {
 fn open_dest(dest: &Path) -> Result<DirHandle, ZarError> {
     DirHandle::open(dest)
         .map_err(|e| ZarError::path_io(dest, "cannot open the destination directory", e))
+}
+
+/// Make the directory of `e`'s parent the innermost of `chain`: found there (the walk is
+/// depth first), or else made from the destination (and counted in `made`).
+fn open_parent(
+    chain: &mut DirChain,
+    made: &mut HashSet<EntryId>,
+    dest: &Path,
+    e: &Entry<'_>,
+) -> Result<(), ZarError> {
+    let parent = e.parent().id();
+    if !chain.find(parent) {
+        let h = ensure_dirs(open_dest(dest)?, &e.parent().path())?;
+        made.insert(parent);
+        chain.clear();
+        chain.push(parent, h);
+    }
+    Ok(())
 }
 
 /// Create `<start>/<archive_path>` one component at a time, refusing anything on the way
@@ -619,15 +618,6 @@ impl DirChain {
                 true
             }
             None => false,
-        }
-    }
-
-    /// [`DirChain::find`], taking the handle out (to be pushed back).
-    fn take_to(&mut self, id: EntryId) -> Option<DirHandle> {
-        if self.find(id) {
-            self.dirs.pop().map(|(_, h)| h)
-        } else {
-            None
         }
     }
 
