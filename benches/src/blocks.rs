@@ -77,10 +77,16 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The named set (`gen`, `game` or `text`).
+/// The named set (`gen`, `game` or `text`), or one shape's 12 blocks of `gen` (`gen0` text,
+/// `gen1` records, `gen2` mixed, `gen3` low-entropy), to profile them apart.
 pub fn set(name: &str) -> Vec<Vec<u8>> {
+    let shape = |k: usize| generated().into_iter().skip(k).step_by(4).collect();
     match name {
         "gen" => generated(),
+        "gen0" => shape(0),
+        "gen1" => shape(1),
+        "gen2" => shape(2),
+        "gen3" => shape(3),
         "game" => game(),
         "text" => text(),
         _ => panic!("no block set {name}"),

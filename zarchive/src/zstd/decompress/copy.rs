@@ -130,17 +130,43 @@ const MEMMOVE_MIN: usize = 512;
 /// longer matches elsewhere call it with `RUNS = false` and so call nothing out of line.
 pub(crate) const LONG_RUN: usize = MEMMOVE_MIN + 16;
 
-/// An offset below 16 widened to the smallest multiple of it of at least 16 (a division
-/// otherwise, with its fixed registers, in the hot loop).
-const WIDENED: [usize; 16] = {
-    let mut t = [16; 16];
+/// For an offset below 32: the largest multiple of it up to 32 (how far each 32-byte
+/// store of [`fill_period`] moves on) and the smallest multiple of at least 32 (how far
+/// back its pattern is read).
+const FILL_STEP: [u8; 32] = {
+    let mut t = [32; 32];
     let mut o = 1;
-    while o < 16 {
-        t[o] = o * 16usize.div_ceil(o);
+    while o < 32 {
+        t[o] = (32 / o * o) as u8;
         o += 1;
     }
     t
 };
+const FILL_BACK: [u8; 32] = {
+    let mut t = [32; 32];
+    let mut o = 1;
+    while o < 32 {
+        t[o] = (32usize.div_ceil(o) * o) as u8;
+        o += 1;
+    }
+    t
+};
+
+/// Continue a match of period `offset < 32` from `d` until `end`, writing up to 31 bytes
+/// past it: the bytes from `d - offset` on repeat every `offset`, so one 32-byte load of
+/// the same phase, made once, is stored at every multiple of the period. No store then
+/// waits on a load of bytes still in flight (a chunk copy reads what the previous chunks
+/// just wrote, one store-to-load forward per chunk). The caller has written the 32 bytes
+/// before `d` (and the period before them).
+#[inline(always)]
+fn fill_period<O: WildOut + ?Sized>(out: &mut O, mut d: usize, offset: usize, end: usize) {
+    let v = out.load::<32>(d - FILL_BACK[offset & 31] as usize);
+    let step = FILL_STEP[offset & 31] as usize;
+    while d < end {
+        out.store(d, &v);
+        d += step;
+    }
+}
 
 /// Copy the bytes from `s` on to `d` on within `out` until `d` reaches `end` exactly, as a
 /// match copy must (`s < d`, each byte from `d - s` before it), through `memmove` in
@@ -198,6 +224,13 @@ pub(crate) fn wild_copy_match<const RUNS: bool, O: WildOut + AsMut<[u8]> + ?Size
         if d >= end {
             return;
         }
+        if offset < 32 && end - dst > 64 {
+            // A long match of a short period: 16 bytes more, then a fill.
+            let v = out.load::<16>(s);
+            out.store(d, &v);
+            fill_period(out, d + 16, offset, end);
+            return;
+        }
         if offset >= 32 && end - d > 80 {
             if RUNS && end - d >= MEMMOVE_MIN {
                 // Long runs far enough back (long repeats, tiled data) go through
@@ -241,12 +274,11 @@ pub(crate) fn wild_copy_match<const RUNS: bool, O: WildOut + AsMut<[u8]> + ?Size
         s += 8;
     }
     d += 8;
-    // The distance is now at least 8: 8-byte chunks are safe. A long run widens the
-    // distance to a multiple of the period of at least 16 and copies 16 bytes at a time.
+    // The distance is now at least 8: 8-byte chunks are safe. A long run goes on as a
+    // fill once 32 bytes are written.
     if end - dst > 64 {
-        let (d, _) = chunks_until::<8, O>(out, d, s, dst + 24);
-        let dist = WIDENED[offset & 15];
-        chunks_until::<16, O>(out, d, d - dist, end);
+        let (d, _) = chunks_until::<8, O>(out, d, s, dst + 32);
+        fill_period(out, d, offset, end);
         return;
     }
     chunks_until::<8, O>(out, d, s, end);
