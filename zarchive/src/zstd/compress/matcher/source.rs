@@ -303,14 +303,10 @@ impl PaddedBuffer {
     }
 }
 
-/// Where two different 32-byte chunks first differ: from a byte mask where there is a
-/// vector unit (the chunks stay in vector registers), else from their two halves as
-/// integers (which the compiler passes through the stack).
+/// Where two different 32-byte chunks first differ, from their two halves as integers
+/// (where there is no vector unit to give a byte mask).
 #[inline(always)]
 fn first_difference(x: &[u8; 32], y: &[u8; 32]) -> usize {
-    if let Some(ne) = Sse2Unit::detect().ne_mask32(x, y) {
-        return ne.trailing_zeros() as usize;
-    }
     let half =
         |c: &[u8; 32], at: usize| u128::from_le_bytes(c[at..at + 16].try_into().expect("16 bytes"));
     let lo = half(x, 0) ^ half(y, 0);
@@ -431,10 +427,18 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
         if first != 0 || left <= 8 {
             return ((first.trailing_zeros() / 8) as usize).min(left);
         }
+        let unit = Sse2Unit::detect();
         let mut n = 8;
         while n < left {
             let (x, y) = (self.chunk32(a + n), self.chunk32(b + n));
-            if x != y {
+            // The byte mask is the round's test where there is a vector unit: the chunks
+            // then stay in registers (a whole-chunk compare first kept them on the
+            // stack, to be read back for the mask at the difference).
+            if let Some(ne) = unit.ne_mask32(&x, &y) {
+                if ne != 0 {
+                    return (n + ne.trailing_zeros() as usize).min(left);
+                }
+            } else if x != y {
                 return (n + first_difference(&x, &y)).min(left);
             }
             n += 32;
