@@ -137,9 +137,8 @@ const MEMMOVE_MIN: usize = 512;
 /// longer matches elsewhere call it with `RUNS = false` and so call nothing out of line.
 pub(crate) const LONG_RUN: usize = MEMMOVE_MIN + 16;
 
-/// For an offset below 32: the largest multiple of it up to 32 (how far each 32-byte
-/// store of [`fill_period`] moves on) and the smallest multiple of at least 32 (how far
-/// back its pattern is read).
+/// For an offset below 32, the largest multiple of it up to 32: how far each 32-byte
+/// store of [`fill_period`] moves on.
 const FILL_STEP: [u8; 32] = {
     let mut t = [32; 32];
     let mut o = 1;
@@ -149,6 +148,8 @@ const FILL_STEP: [u8; 32] = {
     }
     t
 };
+/// For an offset below 32, the smallest multiple of it of at least 32: how far back
+/// [`fill_period`] reads its pattern.
 const FILL_BACK: [u8; 32] = {
     let mut t = [32; 32];
     let mut o = 1;
