@@ -401,8 +401,7 @@ fn open_parent(
     if !chain.find(parent) {
         let h = ensure_dirs(open_dest(dest)?, &e.parent().path())?;
         made.insert(parent);
-        chain.clear();
-        chain.push(parent, h);
+        chain.reset(parent, h);
     }
     Ok(())
 }
@@ -514,6 +513,7 @@ fn extract_file(
     // not written but skipped over, leaving a hole where the file system has them (as
     // `cp --sparse=auto` does): the same bytes read back, without writing them.
     let mut w = tmp.file();
+    let cannot_write = |err| ZarError::path_io(&target, "cannot write", err);
     let mut written = 0u64;
     let mut hole = 0u64;
     // The file's bytes, block by block: `offset + size` was checked at open to lie inside
@@ -537,19 +537,17 @@ fn extract_file(
             if hole > 0 {
                 let skip = i64::try_from(hole).unwrap_or(i64::MAX);
                 w.seek(std::io::SeekFrom::Current(skip))
-                    .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
+                    .map_err(cannot_write)?;
                 hole = 0;
             }
-            w.write_all(piece)
-                .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
+            w.write_all(piece).map_err(cannot_write)?;
         }
         written += n as u64;
         on_data(n as u64);
     }
     if hole > 0 {
         // The file ends in zeros: its length says so.
-        w.set_len(size)
-            .map_err(|err| ZarError::path_io(&target, "cannot write", err))?;
+        w.set_len(size).map_err(cannot_write)?;
     }
     tmp.commit(&name, overwrite)
         .map_err(|err| match err.kind() {
@@ -594,8 +592,7 @@ fn parent_dir<'c>(
     }
     let handle = DirHandle::open(&dir)
         .map_err(|err| ZarError::path_io(&dir, "cannot open the directory", err))?;
-    chain.clear();
-    chain.push(parent.id(), handle);
+    chain.reset(parent.id(), handle);
     Ok(chain.last())
 }
 
@@ -637,8 +634,10 @@ impl DirChain {
         }
     }
 
-    fn clear(&mut self) {
+    /// Close every directory and open `h` (of directory `id`) alone: the walk jumped.
+    fn reset(&mut self, id: EntryId, h: DirHandle) {
         self.dirs.clear();
+        self.dirs.push((id, h));
     }
 }
 
