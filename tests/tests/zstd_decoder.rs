@@ -99,6 +99,33 @@ fn read_stream(src: &[u8], chunk: usize, max_window: u64) -> Result<Vec<u8>, Zst
     }
 }
 
+/// Decode through [`zstd::StreamDecoder::with_buffer`]: from the slice itself (every block
+/// in place), or through a `BufReader` of `capacity` bytes over a [`Trickle`] (the blocks
+/// its buffer holds in place, the others copied).
+fn read_buffered(src: &[u8], capacity: Option<usize>) -> Result<Vec<u8>, ZstdError> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let read = match capacity {
+        None => zstd::StreamDecoder::with_buffer(src).read_to_end(&mut out),
+        Some(cap) => {
+            let trickle = Trickle {
+                src,
+                chunk: 1000,
+                calls: 0,
+            };
+            zstd::StreamDecoder::with_buffer(std::io::BufReader::with_capacity(cap, trickle))
+                .read_to_end(&mut out)
+        }
+    };
+    match read {
+        Ok(_) => Ok(out),
+        Err(e) => {
+            let inner = e.into_inner().expect("decoder errors carry the zstd error");
+            Err(*inner.downcast::<ZstdError>().expect("a ZstdError"))
+        }
+    }
+}
+
 /// Decode through every entry point and require the same result from each.
 fn decode_all_ways(src: &[u8], expected_len: usize) -> Result<Vec<u8>, ZstdError> {
     let one = zstd::decompress(src, expected_len + 100);
@@ -118,6 +145,18 @@ fn decode_all_ways(src: &[u8], expected_len: usize) -> Result<Vec<u8>, ZstdError
                 "same error from StreamDecoder"
             ),
             _ => panic!("one-shot {one:?} vs StreamDecoder {read:?}"),
+        }
+    }
+    for capacity in [None, Some(64), Some(5000)] {
+        let read = read_buffered(src, capacity);
+        match (&one, &read) {
+            (Ok(a), Ok(b)) => assert!(a == b, "one-shot and buffered StreamDecoder agree"),
+            (Err(a), Err(b)) => assert_eq!(
+                a.to_string(),
+                b.to_string(),
+                "same error from the buffered StreamDecoder ({capacity:?})"
+            ),
+            _ => panic!("one-shot {one:?} vs buffered StreamDecoder ({capacity:?}) {read:?}"),
         }
     }
     if let Ok(v) = &one {

@@ -72,17 +72,104 @@ fn the_stream_decoder_reads_matches_from_its_previous_lap() {
         let src = generate(shape, 3 << 20, seed);
         // Level 1 without a pledged size: a 512 KiB window, a 768 KiB ring.
         let frame = stream(1, &src, &[1 << 16; 48], None);
-        let mut dec = zstd::StreamDecoder::new(&frame[..]);
-        let mut back = Vec::new();
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            let n = dec.read(&mut buf).unwrap();
-            if n == 0 {
-                break;
+        // Each block copied out of the reader, or decoded where the slice holds it.
+        for in_place in [false, true] {
+            let mut dec = if in_place {
+                zstd::StreamDecoder::with_buffer(&frame[..])
+            } else {
+                zstd::StreamDecoder::new(&frame[..])
+            };
+            let mut back = Vec::new();
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let n = dec.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                back.extend_from_slice(&buf[..n]);
             }
-            back.extend_from_slice(&buf[..n]);
+            assert!(
+                back == src,
+                "{shape:?} (in place: {in_place}): the stream decodes back"
+            );
         }
-        assert!(back == src, "{shape:?}: the stream decodes back");
+    }
+}
+
+/// A buffered reader whose buffer is the whole input, counting the bytes handed out by
+/// `read` (copied) and by `consume` (read in place).
+struct Counted<'a> {
+    src: &'a [u8],
+    copied: usize,
+    in_place: usize,
+}
+
+impl std::io::Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = std::io::Read::read(&mut self.src, buf)?;
+        self.copied += n;
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Counted<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(self.src)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.src = &self.src[n..];
+        self.in_place += n;
+    }
+}
+
+/// `StreamDecoder::with_buffer` decodes every block where the reader's buffer holds it:
+/// only the frame header and the checksum are copied; `new` copies everything, and
+/// `read_in_place` turns the former on for a decoder made otherwise, across `reset`.
+#[test]
+fn a_buffered_stream_decoder_reads_its_blocks_in_place() {
+    use std::io::Read;
+    let src = generate(Shape::Text, 1 << 20, 4);
+    let frame = stream(3, &src, &[1 << 16; 16], None);
+    let counted = || Counted {
+        src: &frame,
+        copied: 0,
+        in_place: 0,
+    };
+    let mut back = Vec::new();
+    let mut dec = zstd::StreamDecoder::with_buffer(counted());
+    dec.read_to_end(&mut back).unwrap();
+    assert!(back == src, "decodes back in place");
+    let c = dec.into_inner();
+    assert_eq!(
+        c.copied + c.in_place,
+        frame.len(),
+        "every byte consumed once"
+    );
+    assert!(c.copied <= 16, "only headers copied: {} bytes", c.copied);
+
+    let mut dec = zstd::StreamDecoder::new(counted());
+    back.clear();
+    dec.read_to_end(&mut back).unwrap();
+    assert!(back == src, "decodes back copied");
+    let c = dec.into_inner();
+    assert_eq!(
+        (c.copied, c.in_place),
+        (frame.len(), 0),
+        "new copies every block"
+    );
+
+    let mut dec = zstd::StreamDecoder::with_max_window_size(counted(), 1 << 22).read_in_place();
+    for _ in 0..2 {
+        back.clear();
+        dec.read_to_end(&mut back).unwrap();
+        assert!(back == src, "decodes back after a reset");
+        let c = dec.reset(counted());
+        assert!(
+            c.copied <= 16,
+            "in place across resets: {} bytes copied",
+            c.copied
+        );
     }
 }
 

@@ -304,7 +304,9 @@ pub struct StreamDecoder<R: std::io::Read> {
 }
 
 impl<R: std::io::Read> StreamDecoder<R> {
-    /// Decode from `src`, accepting windows up to [`MAX_WINDOW_SIZE`].
+    /// Decode from `src`, accepting windows up to [`MAX_WINDOW_SIZE`]. Each block is read
+    /// into the decoder's buffer; from a buffered reader, [`StreamDecoder::with_buffer`]
+    /// decodes blocks where they lie.
     pub fn new(src: R) -> Self {
         Self::with_max_window_size(src, MAX_WINDOW_SIZE)
     }
@@ -336,6 +338,25 @@ impl<R: std::io::Read> StreamDecoder<R> {
     /// reader. Many small streams decode faster through one decoder.
     pub fn reset(&mut self, src: R) -> R {
         self.inner.reset(src)
+    }
+}
+
+impl<R: std::io::BufRead> StreamDecoder<R> {
+    /// Decode from the buffered reader `src` (a slice, a `BufReader`), accepting windows up
+    /// to [`MAX_WINDOW_SIZE`]; see [`StreamDecoder::read_in_place`].
+    pub fn with_buffer(src: R) -> Self {
+        Self::new(src).read_in_place()
+    }
+
+    /// Decode each block where the reader's buffer holds the whole of it, instead of
+    /// copying it into a buffer of the decoder's own first (as `ZSTD_decompressStream`
+    /// decodes from its input when a whole block is there). An in-memory input always
+    /// holds its blocks; a `BufReader` holds those that fit its capacity, and the others
+    /// are copied as [`StreamDecoder::new`] copies every block. Kept across
+    /// [`StreamDecoder::reset`].
+    pub fn read_in_place(mut self) -> Self {
+        self.inner.read_in_place();
+        self
     }
 }
 

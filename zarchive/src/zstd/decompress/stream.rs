@@ -225,13 +225,31 @@ struct FrameState {
     produced: u64,
 }
 
+/// A buffered reader's buffer, for reading blocks in place (the `BufRead` methods of the
+/// reader, kept as function pointers so that [`StreamReader`] needs no `BufRead` bound).
+struct InPlace<R> {
+    peek: fn(&mut R) -> std::io::Result<&[u8]>,
+    consume: fn(&mut R, usize),
+}
+
+impl<R> Clone for InPlace<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R> Copy for InPlace<R> {}
+
 /// A `std::io::Read` adapter that decodes zstd frames (skippable frames skipped) from any
 /// reader, with memory bounded by the window: the input is read one block at a time and
-/// each block is decoded into the frame's ring buffer.
+/// each block is decoded into the frame's ring buffer. From a buffered reader whose
+/// buffer holds a whole block (a slice always does), the block is decoded where it lies.
 ///
-/// Mirrors ZSTD_decompressStream driven by a reader.
+/// Mirrors ZSTD_decompressStream driven by a reader (which also decodes a block from the
+/// caller's input when all of it is there, and buffers it otherwise).
 pub(crate) struct StreamReader<R> {
     src: R,
+    in_place: Option<InPlace<R>>,
     ctx: Box<DCtx>,
     input: Vec<u8>,
     /// Bytes of the input consumed so far (error offsets).
@@ -252,6 +270,7 @@ impl<R: std::io::Read> StreamReader<R> {
     pub(crate) fn new(src: R, ctx: Box<DCtx>) -> Self {
         StreamReader {
             src,
+            in_place: None,
             ctx,
             input: Vec::new(),
             at: 0,
@@ -264,6 +283,18 @@ impl<R: std::io::Read> StreamReader<R> {
 
     pub(crate) fn into_inner(self) -> R {
         self.src
+    }
+
+    /// Decode each block where the reader's buffer holds it whole, instead of copying it
+    /// into a buffer of our own first.
+    pub(crate) fn read_in_place(&mut self)
+    where
+        R: std::io::BufRead,
+    {
+        self.in_place = Some(InPlace {
+            peek: R::fill_buf,
+            consume: R::consume,
+        });
     }
 
     /// Start over on `src`, keeping the context and the ring buffer; returns the old input.
@@ -379,21 +410,12 @@ impl<R: std::io::Read> StreamReader<R> {
     /// Read and decode the frame's next block; after the last one, check the frame's end.
     fn next_block(&mut self, mut f: Box<FrameState>) -> std::io::Result<()> {
         let bat = self.at;
-        self.input.clear();
-        self.need(BLOCK_HEADER_SIZE, bat, "block header")?;
-        let bh = parse_block_header(&self.input, bat, f.hdr.block_max).map_err(invalid)?;
-        self.input.clear();
-        self.need(bh.stored(), bat, "block")?;
-        let Some(ring) = self.ring.as_mut() else {
-            return Err(std::io::Error::other(
-                "zstd stream decoder lost its ring buffer",
-            ));
+        let (bh, range) = match self.block_in_place(f.hdr.block_max, bat)? {
+            Some(done) => done,
+            None => self.block_copied(f.hdr.block_max, bat)?,
         };
-        let range = ring
-            .decode_block(&mut self.ctx, &bh, &self.input, bat, f.hdr.block_max)
-            .map_err(invalid)?;
         self.at += BLOCK_HEADER_SIZE + bh.stored();
-        if let Some(h) = f.hasher.as_mut() {
+        if let (Some(h), Some(ring)) = (f.hasher.as_mut(), self.ring.as_ref()) {
             h.update(&ring.buf[range.clone()]);
         }
         f.produced += range.len() as u64;
@@ -419,6 +441,56 @@ impl<R: std::io::Read> StreamReader<R> {
             self.stage = Stage::InFrame(f);
         }
         Ok(())
+    }
+
+    /// Decode the block at input offset `bat` where the reader's buffer holds it, header
+    /// and body; `None` (nothing consumed) when the reader is not buffered or its buffer
+    /// holds less.
+    fn block_in_place(
+        &mut self,
+        block_max: usize,
+        bat: usize,
+    ) -> std::io::Result<Option<(BlockHeader, std::ops::Range<usize>)>> {
+        let Some(in_place) = self.in_place else {
+            return Ok(None);
+        };
+        let buf = match (in_place.peek)(&mut self.src) {
+            Ok(buf) if buf.len() >= BLOCK_HEADER_SIZE => buf,
+            // Interrupted (the copying path retries), or too little buffered.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
+            Err(e) => return Err(e),
+            Ok(_) => return Ok(None),
+        };
+        let bh = parse_block_header(buf, bat, block_max).map_err(invalid)?;
+        let end = BLOCK_HEADER_SIZE + bh.stored();
+        let (Some(body), Some(ring)) = (buf.get(BLOCK_HEADER_SIZE..end), self.ring.as_mut()) else {
+            return Ok(None);
+        };
+        let decoded = ring.decode_block(&mut self.ctx, &bh, body, bat, block_max);
+        (in_place.consume)(&mut self.src, end);
+        Ok(Some((bh, decoded.map_err(invalid)?)))
+    }
+
+    /// Read the block at input offset `bat` into our buffer and decode it there.
+    fn block_copied(
+        &mut self,
+        block_max: usize,
+        bat: usize,
+    ) -> std::io::Result<(BlockHeader, std::ops::Range<usize>)> {
+        self.input.clear();
+        self.need(BLOCK_HEADER_SIZE, bat, "block header")?;
+        let bh = parse_block_header(&self.input, bat, block_max).map_err(invalid)?;
+        self.input.clear();
+        self.need(bh.stored(), bat, "block")?;
+        let Some(ring) = self.ring.as_mut() else {
+            return Err(std::io::Error::other(
+                "zstd stream decoder lost its ring buffer",
+            ));
+        };
+        let range = ring
+            .decode_block(&mut self.ctx, &bh, &self.input, bat, block_max)
+            .map_err(invalid)?;
+        Ok((bh, range))
     }
 }
 
