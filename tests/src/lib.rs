@@ -357,13 +357,36 @@ pub mod exercise {
         }
     }
 
-    /// Decode arbitrary bytes as zstd frames, through both decode paths.
+    /// Read a `StreamDecoder` to its end or to 16 MiB (bounds decompression bombs); the
+    /// error's text on failure.
+    fn read_capped(dec: impl std::io::Read) -> Result<Vec<u8>, String> {
+        use std::io::Read;
+        let mut out = Vec::new();
+        match dec.take(16 << 20).read_to_end(&mut out) {
+            Ok(_) => Ok(out),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Decode arbitrary bytes as zstd frames, through every decode path: one-shot,
+    /// `decompress_to`, and the `Read` adapter copying each block or reading it in place
+    /// (from the slice, and through a small `BufReader` that holds only some blocks).
     pub fn decode(bytes: &[u8]) {
+        use zarkit::zstd::StreamDecoder;
         let limited = zarkit::zstd::decompress(bytes, 1 << 20);
         let mut w = Capped { left: 16 << 20 };
         let streamed = zarkit::zstd::decode::decompress_to(bytes, &mut w);
         if let (Ok(a), Ok(n)) = (&limited, &streamed) {
             assert_eq!(a.len() as u64, *n, "both decode paths agree on the size");
+        }
+        let copied = read_capped(StreamDecoder::new(bytes));
+        let in_place = read_capped(StreamDecoder::with_buffer(bytes));
+        let small = std::io::BufReader::with_capacity(512, bytes);
+        let mixed = read_capped(StreamDecoder::with_buffer(small));
+        assert_eq!(copied, in_place, "copied and in-place blocks decode alike");
+        assert_eq!(copied, mixed, "a small buffer's blocks decode alike");
+        if let Ok(a) = &limited {
+            assert_eq!(copied.as_ref().ok(), Some(a), "the Read adapter agrees with one-shot");
         }
         // The archive reader's path: the same output with slack after it (frames of up to
         // 64 KiB decode in the fixed window there).
