@@ -386,7 +386,11 @@ pub mod exercise {
         assert_eq!(copied, in_place, "copied and in-place blocks decode alike");
         assert_eq!(copied, mixed, "a small buffer's blocks decode alike");
         if let Ok(a) = &limited {
-            assert_eq!(copied.as_ref().ok(), Some(a), "the Read adapter agrees with one-shot");
+            assert_eq!(
+                copied.as_ref().ok(),
+                Some(a),
+                "the Read adapter agrees with one-shot"
+            );
         }
         // The archive reader's path: the same output with slack after it (frames of up to
         // 64 KiB decode in the fixed window there).

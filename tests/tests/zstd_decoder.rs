@@ -126,38 +126,31 @@ fn read_buffered(src: &[u8], capacity: Option<usize>) -> Result<Vec<u8>, ZstdErr
     }
 }
 
+/// Require `other` (decoded by `how`) to be the one-shot result `one`: the same bytes, or
+/// the same error.
+fn assert_agrees(one: &Result<Vec<u8>, ZstdError>, other: &Result<Vec<u8>, ZstdError>, how: &str) {
+    match (one, other) {
+        (Ok(a), Ok(b)) => assert!(a == b, "one-shot and {how} agree"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "same error from {how}"),
+        _ => panic!("one-shot {one:?} vs {how} {other:?}"),
+    }
+}
+
 /// Decode through every entry point and require the same result from each.
 fn decode_all_ways(src: &[u8], expected_len: usize) -> Result<Vec<u8>, ZstdError> {
     let one = zstd::decompress(src, expected_len + 100);
-    let streamed = stream(src);
-    match (&one, &streamed) {
-        (Ok(a), Ok(b)) => assert_eq!(a, b, "one-shot and streaming agree"),
-        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "same error both ways"),
-        _ => panic!("one-shot {one:?} vs streaming {streamed:?}"),
-    }
+    assert_agrees(&one, &stream(src), "streaming");
     for chunk in [1, 7, 1 << 20] {
         let read = read_stream(src, chunk, decode::MAX_WINDOW_SIZE);
-        match (&one, &read) {
-            (Ok(a), Ok(b)) => assert!(a == b, "one-shot and StreamDecoder agree"),
-            (Err(a), Err(b)) => assert_eq!(
-                a.to_string(),
-                b.to_string(),
-                "same error from StreamDecoder"
-            ),
-            _ => panic!("one-shot {one:?} vs StreamDecoder {read:?}"),
-        }
+        assert_agrees(&one, &read, &format!("StreamDecoder ({chunk}-byte reads)"));
     }
     for capacity in [None, Some(64), Some(5000)] {
         let read = read_buffered(src, capacity);
-        match (&one, &read) {
-            (Ok(a), Ok(b)) => assert!(a == b, "one-shot and buffered StreamDecoder agree"),
-            (Err(a), Err(b)) => assert_eq!(
-                a.to_string(),
-                b.to_string(),
-                "same error from the buffered StreamDecoder ({capacity:?})"
-            ),
-            _ => panic!("one-shot {one:?} vs buffered StreamDecoder ({capacity:?}) {read:?}"),
-        }
+        assert_agrees(
+            &one,
+            &read,
+            &format!("StreamDecoder in place ({capacity:?})"),
+        );
     }
     if let Ok(v) = &one {
         let mut exact = vec![0u8; v.len()];
