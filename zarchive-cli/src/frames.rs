@@ -343,7 +343,10 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         }
         Box::new(file)
     };
-    let mut stream = decoder.into_stream(io::BufReader::with_capacity(1 << 17, input));
+    // Blocks the reader's buffer holds whole are decoded there, not copied again.
+    let mut stream = decoder
+        .into_stream(io::BufReader::with_capacity(1 << 17, input))
+        .read_in_place();
     let pb = output::bar(a.quiet, 0, true);
     let result = write_output(&output, a.force, true, |w| {
         let mut buf = vec![0u8; 1 << 17];
