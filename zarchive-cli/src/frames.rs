@@ -343,8 +343,9 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         }
         Box::new(file)
     };
-    // Blocks the reader's buffer holds whole are decoded there, not copied again; a 1 MiB
-    // buffer holds most of them (128 KiB: about half of a text stream's).
+    // Blocks the reader's buffer holds whole are decoded there, not copied again; 1 MiB
+    // rather than 128 KiB so that fewer blocks straddle its end (40 MB of text at L1:
+    // 563.8 -> 558.8 M instructions for the whole command).
     let mut stream = decoder
         .into_stream(io::BufReader::with_capacity(1 << 20, input))
         .read_in_place();
