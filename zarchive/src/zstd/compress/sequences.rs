@@ -284,20 +284,20 @@ fn build_ctable(
 
 /// Counts codes; returns `(largest count, highest code)` (`HIST_countFast_wksp`).
 fn count_codes(count: &mut [u32; fse::MAX_SYMBOL + 1], codes: &[u8], max: u32) -> (usize, u32) {
-    // Four interleaved tables break the increment dependency chains on frequent codes.
-    let mut tables = [[0u32; 64]; 4];
-    let chunks = codes.chunks_exact(4);
+    // Eight interleaved tables break the increment dependency chains on frequent codes
+    // (with four, a run of one code held the loop to a store-and-reload per round).
+    let mut tables = [[0u32; 64]; 8];
+    let chunks = codes.chunks_exact(8);
     for &c in chunks.remainder() {
         tables[0][c as usize & 63] += 1;
     }
     for c in chunks {
-        tables[0][c[0] as usize & 63] += 1;
-        tables[1][c[1] as usize & 63] += 1;
-        tables[2][c[2] as usize & 63] += 1;
-        tables[3][c[3] as usize & 63] += 1;
+        for (t, &c) in tables.iter_mut().zip(c) {
+            t[c as usize & 63] += 1;
+        }
     }
     for (s, slot) in count.iter_mut().enumerate() {
-        *slot = tables[0][s] + tables[1][s] + tables[2][s] + tables[3][s];
+        *slot = tables.iter().map(|t| t[s]).sum();
     }
     let (largest, max_symbol) = super::hist::summarize(&count[..=max as usize]);
     (largest as usize, max_symbol)
