@@ -66,6 +66,19 @@ fn check_goldens() {
         }
         let back = zstd::decompress(&frame, src.len()).expect("our frame decodes");
         assert_eq!(back, src, "{} L{} round trip", g.payload, g.level);
+        if src.len() == zstd::PaddedBlock::LEN {
+            // The same source read in place from a padded block.
+            let mut block = zstd::PaddedBlock::new();
+            block.copy_from_slice(&src);
+            let mut in_place = Vec::new();
+            Compressor::new(g.level)
+                .unwrap()
+                .compress_block_into(&block, &mut in_place)
+                .unwrap();
+            if frame_hash(&in_place) != g.xxh64 {
+                failures.push(format!("{} L{}: in place", g.payload, g.level));
+            }
+        }
         checked += 1;
     }
     assert!(
@@ -220,6 +233,38 @@ fn a_reused_compressor_gives_fresh_frames() {
                         .unwrap();
                     assert!(with == fresh, "level {level}: dictionary frame {i}");
                 }
+            }
+        }
+    }
+}
+
+/// A reused `Compressor` that takes some 64 KiB blocks in place ([`zstd::PaddedBlock`])
+/// and other sources by slice, of sizes that continue the tables after earlier frames and
+/// sizes that start afresh: every frame is a fresh context's, in place or not (a block
+/// read in place must leave the context as a copied one does).
+#[test]
+fn a_compressor_takes_padded_blocks_between_other_frames() {
+    let sizes = [
+        65536, 100_000, 65536, 450_000, 450_000, 65536, 1000, 65536, 65536, 131_072,
+    ];
+    for level in [-5, 1, 3, 5, 6, 9, 13, 16, 19] {
+        let mut c = Compressor::new(level).unwrap();
+        let mut block = zstd::PaddedBlock::new();
+        for round in 0..2u64 {
+            for (i, &size) in sizes.iter().enumerate() {
+                let shape = zarkit_corpus::Shape::ALL[(i + 3 * round as usize) % 12];
+                let src = zarkit_corpus::generate(shape, size, round * 100 + i as u64);
+                let mut frame = Vec::new();
+                if size == zstd::PaddedBlock::LEN && (i + round as usize).is_multiple_of(2) {
+                    block.copy_from_slice(&src);
+                    c.compress_block_into(&block, &mut frame).unwrap();
+                } else {
+                    c.compress_into(&src, &mut frame).unwrap();
+                }
+                assert!(
+                    frame == zstd::compress(&src, level).unwrap(),
+                    "level {level}, round {round}, frame {i} ({size} bytes)"
+                );
             }
         }
     }

@@ -34,6 +34,17 @@ pub trait BlockContext: Send {
         block: &[u8; BLOCK_SIZE],
         out: &mut Vec<u8>,
     ) -> Result<(), std::io::Error>;
+
+    /// [`BlockContext::compress_block`] for a block held in a [`zstd::PaddedBlock`] (the
+    /// writer's own block buffers), which a zstd context reads in place instead of copying
+    /// it first. The default compresses the block's bytes with `compress_block`.
+    fn compress_padded_block(
+        &mut self,
+        block: &zstd::PaddedBlock,
+        out: &mut Vec<u8>,
+    ) -> Result<(), std::io::Error> {
+        self.compress_block(block, out)
+    }
 }
 
 /// Stores every block raw (no compression).
@@ -126,6 +137,20 @@ impl BlockContext for ZstdContext {
         match &self.dict {
             None => self.cctx.compress_into(block, out),
             Some(dict) => self.cctx.compress_prepared_into(block, dict, out),
+        }
+        .map_err(std::io::Error::other)?;
+        Ok(())
+    }
+
+    fn compress_padded_block(
+        &mut self,
+        block: &zstd::PaddedBlock,
+        out: &mut Vec<u8>,
+    ) -> Result<(), std::io::Error> {
+        match &self.dict {
+            None => self.cctx.compress_block_into(block, out),
+            // The dictionary's content goes before the block in one buffer anyway.
+            Some(dict) => self.cctx.compress_prepared_into(&block[..], dict, out),
         }
         .map_err(std::io::Error::other)?;
         Ok(())

@@ -21,8 +21,10 @@ use super::format::BLOCK_SIZE;
 /// Blocks handed to a worker at once (512 KiB of input).
 const BATCH: usize = 8;
 
-/// A block buffer, boxed so it moves between threads without copying.
-pub(crate) type BlockBuf = Box<[u8; BLOCK_SIZE]>;
+/// A block buffer, boxed so it moves between threads without copying, with the slack a
+/// zstd context needs to read it in place.
+pub(crate) type BlockBuf = crate::zstd::PaddedBlock;
+const _: () = assert!(BlockBuf::LEN == BLOCK_SIZE);
 
 /// One finished block: the input (for reuse, and for storing raw) and the compressor output.
 pub(crate) struct Done {
@@ -60,10 +62,7 @@ pub(crate) struct Workers {
 }
 
 fn new_block() -> BlockBuf {
-    vec![0u8; BLOCK_SIZE]
-        .into_boxed_slice()
-        .try_into()
-        .expect("BLOCK_SIZE buffer")
+    BlockBuf::new()
 }
 
 impl Pipeline {
@@ -165,7 +164,7 @@ impl Pipeline {
                     None => Vec::with_capacity(BLOCK_SIZE + 512),
                 };
                 let r = ctx
-                    .compress_block(&input, &mut output)
+                    .compress_padded_block(&input, &mut output)
                     .map(|()| Done { input, output });
                 *ready = Some((seq, r));
                 Ok(())
@@ -268,7 +267,7 @@ fn worker(
                 output.clear();
                 let r = match &mut ctx {
                     Ok(c) => c
-                        .compress_block(&input, &mut output)
+                        .compress_padded_block(&input, &mut output)
                         .map(|()| Done { input, output }),
                     Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
                 };

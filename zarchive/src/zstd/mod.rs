@@ -31,6 +31,7 @@ pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u64 {
 }
 
 use common::kept;
+pub use compress::matcher::source::PaddedBlock;
 pub use compress::params;
 use compress::{block, frame, window};
 
@@ -183,6 +184,23 @@ impl Compressor {
         }
         let start = dst.len();
         frame::compress_frame(&mut self.state, &cp, src, dst);
+        Ok(dst.len() - start)
+    }
+
+    /// Compress the 64 KiB held in `block` into one frame appended to `dst`; returns the
+    /// frame's length.
+    ///
+    /// The same frame as [`Compressor::compress_into`] of the block's bytes, libzstd
+    /// 1.5.7's `ZSTD_compress(block, 65536, level)`, read where the block lies instead of
+    /// from a copy in the context (see [`PaddedBlock`]).
+    pub fn compress_block_into(
+        &mut self,
+        block: &PaddedBlock,
+        dst: &mut Vec<u8>,
+    ) -> Result<usize, ZstdError> {
+        let cp = params::cparams(self.level, PaddedBlock::LEN as u64);
+        let start = dst.len();
+        frame::compress_padded_frame(&mut self.state, &cp, block, dst);
         Ok(dst.len() - start)
     }
 }

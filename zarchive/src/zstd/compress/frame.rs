@@ -8,7 +8,7 @@ use super::ldm;
 use super::matcher::fast::AttachedTables;
 use super::matcher::lazy::{AttachedLazy, DictChains, DictTree};
 use super::matcher::opt::OptDictTree;
-use super::matcher::source::{Padded, PaddedBuffer, SMALL_MAX};
+use super::matcher::source::{Padded, PaddedBlock, PaddedBuffer, SMALL_MAX};
 use super::matcher::{Block, MatchState};
 use super::params::{self, CParams, Strategy};
 use super::presplit;
@@ -247,6 +247,32 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         );
     }
     st.continued = held;
+}
+
+/// [`compress_frame`] for a 64 KiB source the caller holds in a [`PaddedBlock`]: the same
+/// frame (a source of that size never continues after earlier frames, see
+/// [`continue_pays`]), read where it lies instead of from a copy in `st`.
+pub(crate) fn compress_padded_frame(
+    st: &mut FrameState,
+    cp: &CParams,
+    block: &PaddedBlock,
+    out: &mut Vec<u8>,
+) {
+    debug_assert!(!continue_pays(cp, PaddedBlock::LEN));
+    st.continued.clear();
+    st.plain_frames = (st.plain_frames + 1).min(GROW_AFTER);
+    let continues = st.ms.continue_after(cp, 0);
+    debug_assert!(!continues);
+    let src: &[u8] = &block[..];
+    compress_frame_after(
+        st,
+        cp,
+        split::enabled(cp),
+        src,
+        Some(block.view()),
+        FrameDict::default(),
+        out,
+    );
 }
 
 /// Whether the next frame of this shape had better continue after this one's bytes than

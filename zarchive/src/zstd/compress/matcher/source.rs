@@ -303,6 +303,70 @@ impl PaddedBuffer {
     }
 }
 
+/// A 64 KiB source (a ZAR block) in a buffer with slack after it, which
+/// [`Compressor::compress_block_into`](crate::zstd::Compressor::compress_block_into) reads
+/// in place: the match finders read it unchecked as they read the context's own padded
+/// copy of a source, without that copy. A writer that assembles its blocks here (as the
+/// ZAR writer does) saves one 64 KiB copy per block.
+///
+/// It dereferences to the block's bytes, `[u8; 65536]`; the slack is never written.
+pub struct PaddedBlock {
+    buf: Box<[u8; SMALL_LEN]>,
+}
+
+impl PaddedBlock {
+    /// The block's length in bytes.
+    pub const LEN: usize = SMALL_MAX;
+
+    /// A block of zeros.
+    pub fn new() -> Self {
+        let buf = vec![0u8; SMALL_LEN]
+            .into_boxed_slice()
+            .try_into()
+            .expect("a buffer of SMALL_LEN bytes");
+        PaddedBlock { buf }
+    }
+
+    /// The block as the finders read it.
+    pub(crate) fn view(&self) -> Padded<'_> {
+        Padded::Small(PaddedIn {
+            buf: &self.buf,
+            len: SMALL_MAX,
+        })
+    }
+}
+
+impl Default for PaddedBlock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for PaddedBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaddedBlock")
+            .field("len", &Self::LEN)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::ops::Deref for PaddedBlock {
+    type Target = [u8; SMALL_MAX];
+    fn deref(&self) -> &[u8; SMALL_MAX] {
+        self.buf
+            .first_chunk()
+            .expect("the block is at the buffer's start")
+    }
+}
+
+impl std::ops::DerefMut for PaddedBlock {
+    fn deref_mut(&mut self) -> &mut [u8; SMALL_MAX] {
+        self.buf
+            .first_chunk_mut()
+            .expect("the block is at the buffer's start")
+    }
+}
+
 /// Where two different 32-byte chunks first differ, from their two halves as integers
 /// (where there is no vector unit to give a byte mask).
 #[inline(always)]
