@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use zarkit::zar::format::{BLOCK_SIZE, FOOTER_SIZE, Footer};
 use zarkit::zar::{
-    Archive, BlockCompressor, BlockContext, PackOptions, Stored, WriterOptions, pack_dir_to,
+    Archive, ArchiveWriter, BlockCompressor, BlockContext, PackOptions, Stored, WriterOptions,
+    Zstd, pack_dir_to,
 };
 use zarkit_tests::{basic_tree_copy, sha256_hex, zar};
 
@@ -143,4 +144,98 @@ fn empty_directory_archive_matches_the_documented_160_bytes() {
     );
     let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
     assert_eq!(a.walk().count(), 0);
+}
+
+/// Files of `sizes` bytes (distinct content), in a writer with `compressor` and
+/// `threads`, their bytes handed over by `append` in chunks of odd sizes, or written into
+/// the spare space and committed a part at a time.
+fn write_files(
+    compressor: Arc<dyn BlockCompressor>,
+    threads: usize,
+    sizes: &[usize],
+    in_place: bool,
+) -> Vec<u8> {
+    let opts = WriterOptions::new().compressor(compressor).threads(threads);
+    let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+    for (i, &size) in sizes.iter().enumerate() {
+        let data = zarkit_corpus::generate(zarkit_corpus::Shape::ALL[i % 12], size, i as u64);
+        w.start_file(format!("f{i}")).unwrap();
+        let mut rest = &data[..];
+        let mut k = 0usize;
+        while !rest.is_empty() {
+            k += 1;
+            let chunk = (k * 7919) % 30_000 + 1;
+            if in_place {
+                let spare = w.spare();
+                assert!(!spare.is_empty());
+                let n = chunk.min(spare.len()).min(rest.len());
+                spare[..n].copy_from_slice(&rest[..n]);
+                // Bytes written past the committed ones are not part of the archive.
+                let past = (n + 5).min(spare.len());
+                spare[n..past].fill(0xEE);
+                w.commit(n).unwrap();
+                rest = &rest[n..];
+            } else {
+                let n = chunk.min(rest.len());
+                w.append(&rest[..n]).unwrap();
+                rest = &rest[n..];
+            }
+        }
+    }
+    w.finish().unwrap().0
+}
+
+#[test]
+fn bytes_committed_in_place_give_the_archive_append_gives() {
+    let sizes = [0, 1, 65535, 65536, 65537, 200_000, 3, 131_072, 70_001];
+    for threads in [1, 3] {
+        for compressor in [
+            Arc::new(Stored) as Arc<dyn BlockCompressor>,
+            Arc::new(Zstd::new(1).unwrap()),
+            Arc::new(Zstd::new(6).unwrap()),
+        ] {
+            let appended = write_files(compressor.clone(), threads, &sizes, false);
+            let in_place = write_files(compressor.clone(), threads, &sizes, true);
+            assert!(
+                appended == in_place,
+                "{} with {threads} threads",
+                compressor.describe()
+            );
+            let a = Archive::from_reader(std::io::Cursor::new(in_place)).unwrap();
+            for (i, &size) in sizes.iter().enumerate() {
+                let want =
+                    zarkit_corpus::generate(zarkit_corpus::Shape::ALL[i % 12], size, i as u64);
+                assert_eq!(read_all(&a, &format!("f{i}")), want, "f{i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_commit_past_the_spare_space_or_before_a_file_is_refused() {
+    let opts = WriterOptions::new().compressor(Arc::new(Stored));
+    let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+    let err = w.commit(1).unwrap_err().to_string();
+    assert!(err.contains("before any file"), "{err}");
+    w.start_file("data.bin").unwrap();
+    w.append(b"abc").unwrap();
+    let room = w.spare().len();
+    assert_eq!(room, BLOCK_SIZE - 3);
+    let err = w.commit(room + 1).unwrap_err().to_string();
+    assert!(
+        err.contains("data.bin") && err.contains(&format!("holds {room}")),
+        "{err}"
+    );
+    // Nothing was added: the writer goes on.
+    w.spare()[..2].copy_from_slice(b"de");
+    w.commit(2).unwrap();
+    let archive = w.finish().unwrap().0;
+    let a = Archive::from_reader(std::io::Cursor::new(archive)).unwrap();
+    assert_eq!(read_all(&a, "data.bin"), b"abcde");
+}
+
+fn read_all(a: &Archive, path: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    a.open_file(path).unwrap().read_to_end(&mut out).unwrap();
+    out
 }

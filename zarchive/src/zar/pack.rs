@@ -303,7 +303,6 @@ pub(crate) fn write_items<W: Write>(
         }
     };
     let mut writer = ArchiveWriter::with_options(out, &writer_opts)?;
-    let mut buf = vec![0u8; 1 << 16];
     for item in items {
         let shown = String::from_utf8_lossy(&item.archive_path);
         progress(PackEvent::Entry { path: &shown });
@@ -320,7 +319,8 @@ pub(crate) fn write_items<W: Write>(
         writer.start_file(&item.archive_path).map_err(on_path)?;
         let mut read = 0u64;
         loop {
-            let n = match reader.read(&mut buf) {
+            // Read straight into the block being filled (no copy in between).
+            let n = match reader.read(writer.spare()) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -331,7 +331,7 @@ pub(crate) fn write_items<W: Write>(
                     });
                 }
             };
-            writer.append(&buf[..n])?;
+            writer.commit(n)?;
             read += n as u64;
             progress(PackEvent::Data(n as u64));
         }

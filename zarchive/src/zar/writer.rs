@@ -308,10 +308,10 @@ impl<W: Write> ArchiveWriter<W> {
     ) -> Result<u64, ZarError> {
         let path = path.as_ref();
         self.start_file(path)?;
-        let mut buf = vec![0u8; BLOCK_SIZE];
         let mut total = 0u64;
         loop {
-            let n = match data.read(&mut buf) {
+            // Read straight into the block being filled (see `spare`).
+            let n = match data.read(self.spare()) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -322,7 +322,7 @@ impl<W: Write> ArchiveWriter<W> {
                     ));
                 }
             };
-            self.append(&buf[..n])?;
+            self.commit(n)?;
             total += n as u64;
         }
         Ok(total)
@@ -330,24 +330,7 @@ impl<W: Write> ArchiveWriter<W> {
 
     /// Append bytes to the current file. Mirrors zarchivewriter.cpp `AppendData`.
     pub fn append(&mut self, mut data: &[u8]) -> Result<(), ZarError> {
-        let Some(file) = self.current_file else {
-            return Err(ZarError::Entry {
-                path: String::new(),
-                reason: "data written before any file was started".into(),
-            });
-        };
-        if self.failed {
-            return Err(ZarError::WriterFailed);
-        }
-        if self.stream_pos + data.len() as u64 > MAX_FILE_SIZE {
-            return Err(ZarError::Limit(format!(
-                "more than {MAX_FILE_SIZE} bytes of file data (48-bit offsets)"
-            )));
-        }
-        if let WKind::File { size, .. } = &mut self.entries[file as usize].kind {
-            *size += data.len() as u64;
-        }
-        self.stream_pos += data.len() as u64;
+        self.count_file_bytes(data.len())?;
         while !data.is_empty() {
             let n = data.len().min(BLOCK_SIZE - self.pending_len);
             self.pending[self.pending_len..self.pending_len + n].copy_from_slice(&data[..n]);
@@ -357,6 +340,80 @@ impl<W: Write> ArchiveWriter<W> {
                 self.flush_block()?;
             }
         }
+        Ok(())
+    }
+
+    /// The free part of the block being filled (never empty), for a reader to write the
+    /// current file's next bytes into; [`ArchiveWriter::commit`] then adds them. Saves the
+    /// copy [`ArchiveWriter::append`] makes:
+    ///
+    /// ```no_run
+    /// # fn demo(w: &mut zarkit::zar::ArchiveWriter<std::fs::File>, mut r: std::fs::File)
+    /// # -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::io::Read;
+    /// w.start_file("data.bin")?;
+    /// loop {
+    ///     let n = r.read(w.spare())?;
+    ///     if n == 0 {
+    ///         break;
+    ///     }
+    ///     w.commit(n)?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// Bytes written here and not committed are not part of the archive.
+    pub fn spare(&mut self) -> &mut [u8] {
+        &mut self.pending[self.pending_len..]
+    }
+
+    /// Add the first `n` bytes of [`ArchiveWriter::spare`] to the current file, as
+    /// [`ArchiveWriter::append`] adds its bytes. Fails, adding nothing, when `n` is more
+    /// than that space holds, when no file was started, and past the format's limit.
+    pub fn commit(&mut self, n: usize) -> Result<(), ZarError> {
+        let room = BLOCK_SIZE - self.pending_len;
+        if n > room {
+            return Err(ZarError::Entry {
+                path: self.current_path(),
+                reason: format!("{n} bytes committed where the spare space holds {room}"),
+            });
+        }
+        self.count_file_bytes(n)?;
+        self.pending_len += n;
+        if self.pending_len == BLOCK_SIZE {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    /// The current file's name as errors show it (empty before any file).
+    fn current_path(&self) -> String {
+        self.current_file.map_or_else(String::new, |id| {
+            names::display(&self.entries[id as usize].name)
+        })
+    }
+
+    /// Count `n` more bytes of the current file, within the format's limit.
+    fn count_file_bytes(&mut self, n: usize) -> Result<(), ZarError> {
+        let Some(file) = self.current_file else {
+            return Err(ZarError::Entry {
+                path: String::new(),
+                reason: "data written before any file was started".into(),
+            });
+        };
+        if self.failed {
+            return Err(ZarError::WriterFailed);
+        }
+        if self.stream_pos + n as u64 > MAX_FILE_SIZE {
+            return Err(ZarError::Limit(format!(
+                "more than {MAX_FILE_SIZE} bytes of file data (48-bit offsets)"
+            )));
+        }
+        if let WKind::File { size, .. } = &mut self.entries[file as usize].kind {
+            *size += n as u64;
+        }
+        self.stream_pos += n as u64;
         Ok(())
     }
 
