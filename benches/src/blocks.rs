@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use zarkit::zstd::{BLOCK_SLACK, Compressor, Decoder};
+use zarkit::zstd::{BLOCK_SLACK, Compressor, Decoder, PaddedBlock};
 use zarkit_corpus::{Shape, generate};
 
 use crate::measure::interleaved;
@@ -150,12 +150,23 @@ pub fn decode_blocks_row_with(
 
 /// Compressing every block of a set at `level` as a ZAR packer does: our reused
 /// [`Compressor`] against a reused native context (`ZSTD_compressCCtx`), one frame per
-/// block; the frames are checked equal first.
+/// block; the frames are checked equal first. Ours reads each block where the packer
+/// holds it, a [`PaddedBlock`] ([`Compressor::compress_block_into`]), as native reads
+/// its slice.
 pub fn compress_blocks_row(name: &str, level: i32) -> Row {
     let mut ours = Compressor::new(level).expect("a level the encoder implements");
-    compress_blocks_row_with(name, level, move |block, out| {
-        ours.compress_into(block, out).expect("ours compresses");
-    })
+    compress_blocks_row_in(
+        name,
+        level,
+        |b| {
+            let mut block = PaddedBlock::new();
+            block.copy_from_slice(b);
+            block
+        },
+        move |block, out| {
+            ours.compress_block_into(block, out).expect("ours compresses");
+        },
+    )
 }
 
 /// [`compress_blocks_row`] with `compress` in our place: it appends a block's frame to
@@ -165,15 +176,25 @@ pub fn compress_blocks_row_with(
     level: i32,
     mut compress: impl FnMut(&[u8], &mut Vec<u8>) + 'static,
 ) -> Row {
-    let blocks = set(name);
-    assert!(!blocks.is_empty(), "block set {name} is empty");
-    let blocks2 = blocks.clone();
+    compress_blocks_row_in(name, level, <[u8]>::to_vec, move |b, out| compress(b, out))
+}
+
+/// [`compress_blocks_row_with`] on our side's own copy of each block, made by `hold`.
+fn compress_blocks_row_in<T: 'static>(
+    name: &str,
+    level: i32,
+    hold: impl Fn(&[u8]) -> T,
+    mut compress: impl FnMut(&T, &mut Vec<u8>) + 'static,
+) -> Row {
+    let blocks2 = set(name);
+    assert!(!blocks2.is_empty(), "block set {name} is empty");
+    let blocks: Vec<T> = blocks2.iter().map(|b| hold(b)).collect();
     let mut native = oracle::NativeCompressor::new(None, level);
     let (mut out, mut out2) = (Vec::with_capacity(2 * BLOCK), Vec::with_capacity(2 * BLOCK));
-    for b in &blocks {
+    for (ours, b) in blocks.iter().zip(&blocks2) {
         out.clear();
         out2.clear();
-        compress(b, &mut out);
+        compress(ours, &mut out);
         native.compress(b, &mut out2);
         assert!(out == out2, "{name} L{level}: the frame equals libzstd's");
     }
