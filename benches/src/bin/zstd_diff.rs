@@ -12,8 +12,9 @@
 //! every window size (see `long_range`); no corpus, edge or random inputs.
 //!
 //! Inputs: (a) the frozen corpus payloads, (b) generated inputs of every shape at the edge
-//! sizes and at N random sizes up to 256 KiB. Every frame of ours must also decode (ruzstd
-//! through our facade, and the oracle's ZSTD_decompress) back to the input.
+//! sizes and at N random sizes up to 256 KiB. Every frame of ours must also decode (our
+//! decoder, and the oracle's ZSTD_decompress) back to the input. Sources of
+//! exactly 64 KiB are also compressed in place from a `PaddedBlock` and compared.
 //! Exits non-zero on any mismatch or decode failure.
 
 use std::collections::BTreeMap;
@@ -89,6 +90,8 @@ struct Tally {
     /// Frames whose window exceeds what the project's decoder accepts, or above
     /// [`FACADE_DECODE_MAX`] (checked by libzstd only).
     libzstd_decode_only: usize,
+    /// 64 KiB sources also compressed in place (and compared).
+    in_place: usize,
 }
 
 fn main() -> ExitCode {
@@ -289,6 +292,20 @@ fn run(
                     }
                 }
             }
+            // A 64 KiB source also read in place from a padded block (the ZAR writer's path,
+            // `Compressor::compress_block_into`): the same frame.
+            if src.len() == zstd::PaddedBlock::LEN {
+                let mut block = zstd::PaddedBlock::new();
+                block.copy_from_slice(src);
+                let mut in_place = Vec::new();
+                let made = zstd::Compressor::new(level)
+                    .and_then(|mut c| c.compress_block_into(&block, &mut in_place));
+                t.in_place += 1;
+                if made.is_err() || in_place != expected {
+                    ok = false;
+                    println!("MISMATCH {name} L{level}: in place (PaddedBlock): {made:?}");
+                }
+            }
             // Every frame of ours must decode, with both decoders; the project's decoder only
             // where the frame's window fits its limit (`decode::MAX_WINDOW_SIZE`).
             let window = (1u64 << zstd::params::cparams(level, src.len() as u64).window_log)
@@ -307,10 +324,10 @@ fn run(
                 .map(|_| back == *src)
             {
                 ok = false;
-                println!("DECODE (ruzstd) {name} L{level}: {e}");
+                println!("DECODE (ours) {name} L{level}: {e}");
             } else if back != *src {
                 ok = false;
-                println!("DECODE (ruzstd) {name} L{level}: wrong content");
+                println!("DECODE (ours) {name} L{level}: wrong content");
             }
             match oracle::decompress(&ours, src.len()) {
                 Ok(d) if d == *src => {}
@@ -336,8 +353,8 @@ fn run(
     );
     for (level, t) in &tallies {
         println!(
-            "level {level:>7}: identical {}/{}   (refused as unsupported for the size: {}; decoded by libzstd only: {})",
-            t.identical, t.total, t.unsupported, t.libzstd_decode_only
+            "level {level:>7}: identical {}/{}   (refused as unsupported for the size: {}; decoded by libzstd only: {}; 64 KiB also in place: {})",
+            t.identical, t.total, t.unsupported, t.libzstd_decode_only, t.in_place
         );
     }
     if failures > 0 {

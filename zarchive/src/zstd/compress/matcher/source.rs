@@ -310,6 +310,7 @@ impl PaddedBuffer {
 /// ZAR writer does) saves one 64 KiB copy per block.
 ///
 /// It dereferences to the block's bytes, `[u8; 65536]`; the slack is never written.
+#[derive(Clone)]
 pub struct PaddedBlock {
     buf: Box<[u8; SMALL_LEN]>,
 }
