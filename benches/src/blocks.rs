@@ -164,7 +164,8 @@ pub fn compress_blocks_row(name: &str, level: i32) -> Row {
             block
         },
         move |block, out| {
-            ours.compress_block_into(block, out).expect("ours compresses");
+            ours.compress_block_into(block, out)
+                .expect("ours compresses");
         },
     )
 }
