@@ -147,12 +147,13 @@ impl BlockContext for ZstdContext {
         block: &zstd::PaddedBlock,
         out: &mut Vec<u8>,
     ) -> Result<(), std::io::Error> {
-        match &self.dict {
-            None => self.cctx.compress_block_into(block, out),
+        if self.dict.is_some() {
             // The dictionary's content goes before the block in one buffer anyway.
-            Some(dict) => self.cctx.compress_prepared_into(&block[..], dict, out),
+            return self.compress_block(block, out);
         }
-        .map_err(std::io::Error::other)?;
+        self.cctx
+            .compress_block_into(block, out)
+            .map_err(std::io::Error::other)?;
         Ok(())
     }
 }

@@ -61,10 +61,6 @@ pub(crate) struct Workers {
     spare: Vec<(BlockBuf, Vec<u8>)>,
 }
 
-fn new_block() -> BlockBuf {
-    BlockBuf::new()
-}
-
 impl Pipeline {
     /// Start a pipeline with `threads` compression contexts.
     pub(crate) fn new(
@@ -120,7 +116,7 @@ impl Pipeline {
             Pipeline::Threads(w) => w.spare.pop().map(|(b, _)| b),
             Pipeline::Inline { spare_input, .. } => spare_input.take(),
         }
-        .unwrap_or_else(new_block)
+        .unwrap_or_else(BlockBuf::new)
     }
 
     /// Hand back a finished block's buffers for reuse.
