@@ -25,3 +25,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .map(|b| format!("{b:02x}"))
         .collect()
 }
+
+/// With the `correct-overflow-often` feature (`scripts/correct-often.sh`): print how many
+/// index overflow corrections our encoder made in this run, so that the run shows it
+/// exercised them. Without the feature, nothing.
+pub fn report_overflow_corrections() {
+    #[cfg(feature = "correct-overflow-often")]
+    println!(
+        "index overflow corrections made by ours (correct-overflow-often): {}",
+        zarkit::zstd::overflow_corrections()
+    );
+}

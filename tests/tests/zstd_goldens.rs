@@ -155,21 +155,15 @@ fn unimplemented_levels_are_typed_errors() {
     let window = 512 * 1024;
     let big = vec![7u8; window + 1];
     assert!(zstd::compress(&big, 1).is_ok());
-    // Level 22 above 64 MiB turns on long-distance matching, as in libzstd.
-    assert_eq!(zstd::max_source_size(22), zstd::MAX_SOURCE_SIZE);
-    assert_eq!(zstd::max_source_size(21), zstd::MAX_SOURCE_SIZE);
-    // Index overflow correction is checked for fast, dfast, greedy, lazy and lazy2 (levels <= 12).
-    for level in [-131072, -1, 1, 2, 3, 4, 5, 6, 7, 8, 12] {
+    // Every level takes sources of any size: past 3500 MiB the window's indices are corrected
+    // as libzstd corrects them (level 22 above 64 MiB also turns on long-distance matching).
+    for level in [
+        -131072, -1, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 15, 16, 19, 21, 22,
+    ] {
         assert_eq!(zstd::max_source_size(level), usize::MAX, "L{level}");
     }
-    for level in [13, 15, 16, 19] {
-        assert_eq!(
-            zstd::max_source_size(level),
-            zstd::MAX_SOURCE_SIZE,
-            "L{level}"
-        );
-    }
     assert_eq!(zstd::max_source_size(23), 0);
+    assert_eq!(zstd::max_source_size(-131073), 0);
 }
 
 proptest! {

@@ -37,6 +37,12 @@ struct Tally {
 }
 
 fn main() -> ExitCode {
+    let code = check();
+    zarkit_benches::report_overflow_corrections();
+    code
+}
+
+fn check() -> ExitCode {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().collect();
     let value = |name: &str| {

@@ -156,6 +156,12 @@ fn check_huge(size: usize, levels: &[i32], long: Option<u32>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    let code = check();
+    zarkit_benches::report_overflow_corrections();
+    code
+}
+
+fn check() -> ExitCode {
     oracle::assert_version();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |name: &str| {

@@ -1,9 +1,10 @@
 //! The zstd codec, in safe Rust.
 //!
 //! The encoder reproduces libzstd 1.5.7's one-shot `ZSTD_compress(src, level)` byte for byte
-//! at every level from -131072 to 22; a level outside that range, or an input larger than a
-//! level supports (see [`max_source_size`]), is a typed error ([`ZstdError::UnsupportedLevel`],
-//! [`ZstdError::UnsupportedLevelForSize`]), never a silent fallback to another level.
+//! at every level from -131072 to 22 and for inputs of any size; a level outside that range,
+//! or a combination of input and dictionary this encoder does not implement, is a typed
+//! error ([`ZstdError::UnsupportedLevel`], [`ZstdError::UnsupportedLevelForSize`]), never a
+//! silent fallback to another level.
 //! Decoding goes through [`decode`] (our decoder, with or without a [`DecoderDictionary`]).
 //!
 //! The code is laid out like libzstd's `lib/`: `common` (the format's constants and sequence
@@ -84,43 +85,40 @@ thread_local! {
 /// block): larger sources size their tables and buffers to megabytes.
 const ONE_SHOT_KEPT_MAX: usize = 64 << 10;
 
-/// Largest source [`Compressor`] accepts at the levels not checked past it (see [`max_source_size`]):
-/// up to here libzstd never corrects (rebases) its `u32` window indices, which it does once a
-/// block would end beyond index 3500 MiB (`ZSTD_CURRENT_MAX`, `ZSTD_overflowCorrectIfNeeded`).
-/// The margin covers the start index and btultra2's first-block shift. Larger sources are
-/// accepted at the levels whose strategy was checked through a correction.
+/// Largest source plus dictionary content [`Compressor`] accepts in one frame with a
+/// dictionary: up to here libzstd never corrects (rebases) its `u32` window indices, which
+/// it does once a block would end beyond index 3500 MiB (`ZSTD_CURRENT_MAX`,
+/// `ZSTD_overflowCorrectIfNeeded`). The margin covers the start index and btultra2's
+/// first-block shift. Without a dictionary, sources of any size are accepted at every level
+/// (see [`max_source_size`]).
 pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX
     - window::WINDOW_START_INDEX as u64
     - block::BLOCK_SIZE_MAX as u64) as usize;
 
+/// The index overflow corrections the encoder made in this process so far; only with the
+/// `correct-overflow-often` feature, which checks them against a libzstd built with
+/// `ZSTD_WINDOW_OVERFLOW_CORRECT_FREQUENTLY=1` (`benches/scripts/correct-often.sh`).
+#[cfg(feature = "correct-overflow-often")]
+#[doc(hidden)]
+pub fn overflow_corrections() -> u64 {
+    window::CORRECTIONS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// `ZSTD_resolveEnableLdm`: windowLog from which btopt and above enable LDM.
 const LDM_MIN_WINDOW_LOG: u32 = 27;
-/// Strategies whose frames were checked byte-identical through an index overflow correction
-/// (`zstd_diff --huge --sizes 3501M+1` at levels -5, 1, 3, 5, 6 and 8); the others
-/// (btlazy2 and the optimal parser, too slow to check that far so far) are refused above
-/// [`MAX_SOURCE_SIZE`].
-const OVERFLOW_CORRECTION_CHECKED: &[Strategy] = &[
-    Strategy::Fast,
-    Strategy::DFast,
-    Strategy::Greedy,
-    Strategy::Lazy,
-    Strategy::Lazy2,
-];
-
-/// Largest source [`Compressor::compress_into`] accepts at `level`: unlimited where the
-/// index overflow correction was checked, else [`MAX_SOURCE_SIZE`]. Larger sources are
-/// refused with [`ZstdError::UnsupportedLevelForSize`]. Zero for a level that is not
-/// implemented. (Level 22 above 64 MiB turns on long-distance matching, as in libzstd.)
+/// Largest source [`Compressor::compress_into`] accepts at `level`: any size (`usize::MAX`)
+/// at every implemented level, zero for a level that is not implemented. Past 3500 MiB
+/// libzstd corrects (rebases) its `u32` window indices, and so does this encoder, checked
+/// at every strategy against the oracle: at full scale (`zstd_diff --huge --sizes 3501M+1`)
+/// for levels -5 to 8, and with the correction made as often as libzstd's
+/// `ZSTD_WINDOW_OVERFLOW_CORRECT_FREQUENTLY` build makes it
+/// (`benches/scripts/correct-often.sh`) at every level. (Level 22 above 64 MiB turns on
+/// long-distance matching, as in libzstd.)
 pub fn max_source_size(level: i32) -> usize {
-    if !is_level_supported(level) {
-        return 0;
-    }
-    // Every source above 256 KiB uses the same row; above 1 GiB the window is not shrunk.
-    let cp = params::cparams(level, MAX_SOURCE_SIZE as u64);
-    if OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy) {
+    if is_level_supported(level) {
         usize::MAX
     } else {
-        MAX_SOURCE_SIZE
+        0
     }
 }
 
@@ -171,17 +169,10 @@ impl Compressor {
 
     /// Compress `src` into one frame appended to `dst`; returns the frame's length.
     ///
-    /// The frame is byte-identical to libzstd 1.5.7's `ZSTD_compress(src, level)`. Sources
-    /// larger than [`max_source_size`] are refused with
-    /// [`ZstdError::UnsupportedLevelForSize`].
+    /// The frame is byte-identical to libzstd 1.5.7's `ZSTD_compress(src, level)`, for
+    /// sources of any size (see [`max_source_size`]).
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
-        if !size_supported(&cp, src.len()) {
-            return Err(ZstdError::UnsupportedLevelForSize {
-                level: self.level,
-                size: src.len(),
-            });
-        }
         let start = dst.len();
         frame::compress_frame(&mut self.state, &cp, src, dst);
         Ok(dst.len() - start)
@@ -353,22 +344,14 @@ fn dict_size_supported(
     Ok(())
 }
 
-/// Whether a source of `len` bytes with the (adjusted) parameters `cp` is encoded
-/// byte-identically (see [`max_source_size`]): the window slides past `2^windowLog` as in
-/// libzstd at every size; indices are corrected only for the strategies checked that far.
-fn size_supported(cp: &CParams, len: usize) -> bool {
-    len <= MAX_SOURCE_SIZE || OVERFLOW_CORRECTION_CHECKED.contains(&cp.strategy)
-}
-
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
 /// parser (`btopt`, `btultra`, `btultra2`) for some sizes, with libzstd's post-block
-/// splitter from 64 KiB + 1 on. Every level is implemented for every source up to
-/// [`max_source_size`].
+/// splitter from 64 KiB + 1 on. Every level is implemented for sources of any size.
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
 /// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,
-/// level 3) and 1 to 22. Some sizes may still be refused by [`Compressor::compress_into`]
-/// with [`ZstdError::UnsupportedLevelForSize`] (see [`MAX_SUPPORTED_LEVEL`]).
+/// level 3) and 1 to 22, for sources of any size; with a dictionary, some sizes are
+/// refused with [`ZstdError::UnsupportedLevelForSize`] (see [`MAX_SOURCE_SIZE`]).
 pub fn is_level_supported(level: i32) -> bool {
     (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
 }

@@ -23,6 +23,18 @@ pub(crate) const HASH_READ_SIZE: usize = 8;
 /// (`ZSTD_CURRENT_MAX`, 3500 MiB).
 pub(crate) const CURRENT_MAX: u64 = 3500 << 20;
 
+/// Whether indices are also corrected where libzstd built with
+/// `ZSTD_WINDOW_OVERFLOW_CORRECT_FREQUENTLY=1` corrects them (the `correct-overflow-often`
+/// feature, for checking only): as soon as the block start lies a cycle and a window above
+/// the start index (`ZSTD_window_canOverflowCorrect`), so that inputs of a few MiB exercise
+/// the correction that otherwise first runs past 3500 MiB.
+pub(crate) const CORRECT_OFTEN: bool = cfg!(feature = "correct-overflow-often");
+
+/// Corrections made by every window of the process (with `correct-overflow-often` only),
+/// so that a check can tell that it exercised them.
+#[cfg(feature = "correct-overflow-often")]
+pub(crate) static CORRECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Index of source position `pos` in a window that was never moved.
 #[inline(always)]
 pub(crate) fn index_of(pos: usize) -> u32 {
@@ -58,6 +70,9 @@ pub(crate) struct Window {
     /// How far below libzstd's every index lies after [`Window::shift_down`] (a multiple of
     /// the cycle size; 0 in one-shot frames). Only the overflow test and correction see it.
     virt: u64,
+    /// Corrections made so far (`nbOverflowCorrections`): spaces out the early corrections
+    /// of [`CORRECT_OFTEN`].
+    corrections: u32,
 }
 
 impl Window {
@@ -71,6 +86,7 @@ impl Window {
             loaded_dict_end: 0,
             max_dist: 1 << window_log,
             virt: 0,
+            corrections: 0,
         }
     }
 
@@ -168,7 +184,8 @@ impl Window {
     }
 
     /// Mirrors ZSTD_overflowCorrectIfNeeded's test and ZSTD_window_correctOverflow for the
-    /// block `start..end` (finder positions): when the block would end past [`CURRENT_MAX`],
+    /// block `start..end` (finder positions): when the block would end past [`CURRENT_MAX`]
+    /// (or, with [`CORRECT_OFTEN`], where [`Window::can_correct_early`] says so),
     /// lowers every index by a multiple of `1 << cycle_log` so that the block starts at
     /// `max(maxDist, cycleSize)` plus its offset in the cycle, and returns the correction
     /// (the caller reduces its tables and `nextToUpdate`) and how far the finder positions
@@ -179,9 +196,14 @@ impl Window {
         end: usize,
         cycle_log: u32,
     ) -> Option<(u32, usize)> {
-        if self.base as u64 + end as u64 + self.virt <= CURRENT_MAX {
+        let due = self.base as u64 + end as u64 + self.virt > CURRENT_MAX
+            || (CORRECT_OFTEN && self.can_correct_early(start, cycle_log));
+        if !due {
             return None;
         }
+        self.corrections += 1;
+        #[cfg(feature = "correct-overflow-often")]
+        CORRECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let cycle_size = 1u32 << cycle_log;
         let curr = self.index(start);
         // `virt` is a multiple of the cycle size: libzstd's index has the same cycle offset.
@@ -224,6 +246,24 @@ impl Window {
         self.origin += moved;
         self.base = WINDOW_START_INDEX;
         Some((correction, moved))
+    }
+
+    /// Mirrors ZSTD_window_canOverflowCorrect for the block starting at finder position
+    /// `start`: whether its index (libzstd's) lies above a cycle, a window and the start
+    /// index, times the corrections made so far plus one, and above the end of a loaded
+    /// dictionary's reach. Only [`CORRECT_OFTEN`] asks.
+    fn can_correct_early(&self, start: usize, cycle_log: u32) -> bool {
+        let cycle_size = 1u32 << cycle_log;
+        // libzstd's indices are `u32` (`virt` only ever lowers ours below them).
+        let curr = self.libzstd_index(start) as u32;
+        let min = cycle_size + self.max_dist.max(cycle_size) + WINDOW_START_INDEX;
+        let adjusted = min.wrapping_mul(self.corrections + 1).max(min);
+        let loaded_dict_end = if self.loaded_dict_end == 0 {
+            0
+        } else {
+            (self.loaded_dict_end as u64 + self.virt) as u32
+        };
+        curr > adjusted && curr > self.max_dist.wrapping_add(loaded_dict_end)
     }
 
     /// Hand the finder positions below [`Window::origin`] back to the caller: it drops
@@ -440,6 +480,41 @@ mod tests {
             }
         }
         assert_eq!(Window::new(20).block_limits(1000).max_dist, u32::MAX);
+    }
+
+    #[test]
+    fn early_corrections_wait_for_a_cycle_and_a_window_times_the_corrections_made() {
+        // ZSTD_window_canOverflowCorrect with a 1 KiB window and 512-byte cycles: the block
+        // start's index must pass 512 + 1024 + 2, then twice that after one correction.
+        let mut w = Window::new(10);
+        assert!(!w.can_correct_early(1536, 9), "index 1538 is not past 1538");
+        assert!(w.can_correct_early(1537, 9));
+        w.corrections = 1;
+        assert!(
+            !w.can_correct_early(3074, 9),
+            "index 3076 is not past 2 x 1538"
+        );
+        assert!(w.can_correct_early(3075, 9));
+        // A dictionary still in reach (its end, index 4002, within a window) holds it back.
+        let d = Window::with_dict(10, 4000);
+        assert!(!d.can_correct_early(5024, 9));
+        assert!(d.can_correct_early(5025, 9));
+    }
+
+    #[test]
+    fn a_block_ending_past_3500_mib_lowers_every_index_by_whole_cycles() {
+        let mut w = Window::new(10);
+        w.forget_prefix(CURRENT_MAX as u32 - 2000);
+        // Position 1998 has index 3500 MiB: a block ending there needs no correction.
+        assert_eq!(w.correct_overflow_if_needed(1000, 1998, 9), None);
+        // The block's start, index 3500 MiB - 998, keeps its place in the 512-byte cycle
+        // (26) and lands a window above it: 26 + 1024.
+        let (correction, moved) = w.correct_overflow_if_needed(1000, 1999, 9).unwrap();
+        assert_eq!(correction, CURRENT_MAX as u32 - 2048);
+        assert_eq!(moved, 0, "the positions stay; the base comes down");
+        assert_eq!(w.index(1000), 1050);
+        assert_eq!(w.low_limit(), 50);
+        assert!(!w.dict_loaded());
     }
 
     #[test]

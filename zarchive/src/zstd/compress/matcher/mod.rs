@@ -191,7 +191,10 @@ impl MatchState {
     /// libzstd's reused contexts skip the clearing too (`ZSTDirp_continue`), with other
     /// bytes (a salted row hash); this keeps a fresh context's.
     pub(crate) fn continue_after(&mut self, cp: &CParams, start: usize) -> bool {
+        // Checking the index correction (`CORRECT_OFTEN`) needs libzstd's fresh indices:
+        // continued ones lie above them.
         let continues = start > 0
+            && !super::window::CORRECT_OFTEN
             && self.plain == Some(*cp)
             && matches!(
                 self.finder,
