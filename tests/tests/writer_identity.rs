@@ -234,6 +234,80 @@ fn a_commit_past_the_spare_space_or_before_a_file_is_refused() {
     assert_eq!(read_all(&a, "data.bin"), b"abcde");
 }
 
+/// A reader that hands out at most `step` bytes a call, is interrupted every other call,
+/// and fails after `fail_after` bytes when that is set.
+struct Awkward<'a> {
+    data: &'a [u8],
+    step: usize,
+    calls: usize,
+    fail_after: Option<usize>,
+    given: usize,
+}
+
+impl Read for Awkward<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls.is_multiple_of(2) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        if self.fail_after.is_some_and(|at| self.given >= at) {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = self.step.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        self.given += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn add_file_retries_interrupted_reads_and_names_the_file_a_read_fails_in() {
+    let data = zarkit_corpus::generate(zarkit_corpus::Shape::Text, 150_000, 5);
+    let opts = WriterOptions::new().compressor(Arc::new(Zstd::new(3).unwrap()));
+    let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+    for (name, step) in [("a", 1000), ("b", 65_536), ("c", 1 << 20)] {
+        let r = Awkward {
+            data: &data,
+            step,
+            calls: 0,
+            fail_after: None,
+            given: 0,
+        };
+        assert_eq!(w.add_file(name, r).unwrap(), data.len() as u64);
+    }
+    let r = Awkward {
+        data: &data,
+        step: 7000,
+        calls: 0,
+        fail_after: Some(70_000),
+        given: 0,
+    };
+    let err = w.add_file("broken.bin", r).unwrap_err().to_string();
+    assert!(
+        err.contains("broken.bin") && err.contains("the disk went away"),
+        "{err}"
+    );
+    let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+    for name in ["a", "b", "c"] {
+        w.start_file(name).unwrap();
+        w.append(&data).unwrap();
+    }
+    let appended = w.finish().unwrap().0;
+    let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+    for name in ["a", "b", "c"] {
+        let r = Awkward {
+            data: &data,
+            step: 3333,
+            calls: 0,
+            fail_after: None,
+            given: 0,
+        };
+        w.add_file(name, r).unwrap();
+    }
+    assert!(w.finish().unwrap().0 == appended);
+}
+
 fn read_all(a: &Archive, path: &str) -> Vec<u8> {
     let mut out = Vec::new();
     a.open_file(path).unwrap().read_to_end(&mut out).unwrap();

@@ -320,18 +320,13 @@ pub(crate) fn write_items<W: Write>(
         let mut read = 0u64;
         loop {
             // Read straight into the block being filled (no copy in between).
-            let n = match reader.read(writer.spare()) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    return Err(match &item.data {
-                        ItemData::Disk { path, .. } => ZarError::path_io(path, "cannot read", e),
-                        _ => ZarError::from_read(&shown, e),
-                    });
-                }
-            };
-            writer.commit(n)?;
+            let n = writer.read_into_file(&mut reader, |e| match &item.data {
+                ItemData::Disk { path, .. } => ZarError::path_io(path, "cannot read", e),
+                _ => ZarError::from_read(&shown, e),
+            })?;
+            if n == 0 {
+                break;
+            }
             read += n as u64;
             progress(PackEvent::Data(n as u64));
         }

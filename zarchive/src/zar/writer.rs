@@ -310,22 +310,39 @@ impl<W: Write> ArchiveWriter<W> {
         self.start_file(path)?;
         let mut total = 0u64;
         loop {
-            // Read straight into the block being filled (see `spare`).
-            let n = match data.read(self.spare()) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    return Err(ZarError::io(
-                        format!("cannot read the data of {}", names::display(path)),
-                        e,
-                    ));
-                }
-            };
-            self.commit(n)?;
+            let n = self.read_into_file(&mut data, |e| {
+                ZarError::io(
+                    format!("cannot read the data of {}", names::display(path)),
+                    e,
+                )
+            })?;
+            if n == 0 {
+                return Ok(total);
+            }
             total += n as u64;
         }
-        Ok(total)
+    }
+
+    /// One read of `data` straight into the block being filled (see
+    /// [`ArchiveWriter::spare`]), retried when interrupted, and its bytes committed to the
+    /// current file; returns their number, 0 at the end of `data`. A read error becomes
+    /// `read_error`'s.
+    pub(crate) fn read_into_file(
+        &mut self,
+        data: &mut impl Read,
+        read_error: impl FnOnce(io::Error) -> ZarError,
+    ) -> Result<usize, ZarError> {
+        let n = loop {
+            match data.read(self.spare()) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(read_error(e)),
+            }
+        };
+        if n > 0 {
+            self.commit(n)?;
+        }
+        Ok(n)
     }
 
     /// Append bytes to the current file. Mirrors zarchivewriter.cpp `AppendData`.
