@@ -75,11 +75,16 @@ fn check() -> ExitCode {
     let mut rng = SplitMix64::new(seed);
     let mut tallies: BTreeMap<i32, Tally> = BTreeMap::new();
     let mut failures = 0usize;
+    // Index overflow corrections in the frames with a dictionary (`correct-overflow-often`).
+    let mut dict_corrections = 0u64;
     for i in 0..cases {
         let case = dict_cases::random(&mut rng, i, max_size);
         for &level in &levels {
             let t = tallies.entry(level).or_default();
-            match dict_cases::check_entry(&case, level, entry) {
+            let before = corrections();
+            let outcome = dict_cases::check_entry(&case, level, entry);
+            dict_corrections += corrections() - before;
+            match outcome {
                 Outcome::Identical(len, named) => {
                     t.total += 1;
                     t.named += named as usize;
@@ -114,6 +119,9 @@ fn check() -> ExitCode {
             t.identical, t.total, t.named, t.unsupported, t.with_dict, t.without
         );
     }
+    if cfg!(feature = "correct-overflow-often") {
+        println!("index overflow corrections in the frames with a dictionary: {dict_corrections}");
+    }
     if failures > 0 {
         println!("FAILED: {failures} frame(s) differ or do not decode");
         ExitCode::FAILURE
@@ -121,4 +129,12 @@ fn check() -> ExitCode {
         println!("OK: all frames identical and decodable");
         ExitCode::SUCCESS
     }
+}
+
+/// Index overflow corrections our encoder made so far (0 without `correct-overflow-often`).
+fn corrections() -> u64 {
+    #[cfg(feature = "correct-overflow-often")]
+    return zarkit::zstd::overflow_corrections();
+    #[cfg(not(feature = "correct-overflow-often"))]
+    0
 }

@@ -17,10 +17,9 @@ pub enum ZstdError {
         /// The limit in bytes.
         limit: usize,
     },
-    /// The level is implemented, but not for a source of this size with a dictionary:
-    /// source and dictionary above [`super::MAX_SOURCE_SIZE`], or level 22 above 64 MiB
-    /// (libzstd turns on long-distance matching there, which this encoder does not combine
-    /// with a dictionary).
+    /// The level is implemented, but not for a source of this size with a dictionary: level
+    /// 22 above 64 MiB (libzstd turns on long-distance matching there, which this encoder
+    /// does not combine with a dictionary's content).
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize {
         /// The compression level asked for.

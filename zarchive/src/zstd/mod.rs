@@ -32,9 +32,9 @@ pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u64 {
 }
 
 use common::kept;
+use compress::frame;
 pub use compress::matcher::source::PaddedBlock;
 pub use compress::params;
-use compress::{block, frame, window};
 
 pub use decode::{
     BLOCK_SLACK, Decoder, DecoderDictionary, StreamDecoder, decompress, decompress_exact,
@@ -85,23 +85,13 @@ thread_local! {
 /// block): larger sources size their tables and buffers to megabytes.
 const ONE_SHOT_KEPT_MAX: usize = 64 << 10;
 
-/// Largest source plus dictionary content [`Compressor`] accepts in one frame with a
-/// dictionary: up to here libzstd never corrects (rebases) its `u32` window indices, which
-/// it does once a block would end beyond index 3500 MiB (`ZSTD_CURRENT_MAX`,
-/// `ZSTD_overflowCorrectIfNeeded`). The margin covers the start index and btultra2's
-/// first-block shift. Without a dictionary, sources of any size are accepted at every level
-/// (see [`max_source_size`]).
-pub const MAX_SOURCE_SIZE: usize = (window::CURRENT_MAX
-    - window::WINDOW_START_INDEX as u64
-    - block::BLOCK_SIZE_MAX as u64) as usize;
-
 /// The index overflow corrections the encoder made in this process so far; only with the
 /// `correct-overflow-often` feature, which checks them against a libzstd built with
 /// `ZSTD_WINDOW_OVERFLOW_CORRECT_FREQUENTLY=1` (`benches/scripts/correct-often.sh`).
 #[cfg(feature = "correct-overflow-often")]
 #[doc(hidden)]
 pub fn overflow_corrections() -> u64 {
-    window::CORRECTIONS.load(std::sync::atomic::Ordering::Relaxed)
+    compress::window::CORRECTIONS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// `ZSTD_resolveEnableLdm`: windowLog from which btopt and above enable LDM.
@@ -207,9 +197,9 @@ impl Compressor {
     /// number is raw content (the frame then names no dictionary ID); one below 8 bytes is
     /// ignored, as libzstd ignores it. A formatted dictionary (as `zstd --train` writes it)
     /// also seeds the entropy tables and repeat offsets, and the frame names its ID; one
-    /// whose header is damaged is refused with [`ZstdError::BadDictionary`]. The combined
-    /// size of dictionary and source is bounded by [`MAX_SOURCE_SIZE`], and sources that
-    /// would turn on long-distance matching (level 22 above 64 MiB) are refused with
+    /// whose header is damaged is refused with [`ZstdError::BadDictionary`]. Sources of any
+    /// size are accepted, but for those that would turn on long-distance matching (level 22
+    /// above 64 MiB), refused with
     /// [`ZstdError::UnsupportedLevelForSize`]: this encoder does not combine it with a
     /// dictionary.
     pub fn compress_with_dict_into(
@@ -281,8 +271,7 @@ impl Compressor {
     /// level))` at every level: small sources read the dictionary's tables in place
     /// (attached, the dictMatchState finders), larger ones get a copy of them, the largest
     /// load the dictionary again. Sources that would turn on long-distance matching with a
-    /// dictionary that has content, or with the dictionary exceed [`MAX_SOURCE_SIZE`], are
-    /// refused (an empty dictionary at level 22 keeps the window of an unknown size, 2^27,
+    /// dictionary that has content are refused (an empty dictionary at level 22 keeps the window of an unknown size, 2^27,
     /// and with it long-distance matching: those frames are made).
     pub fn compress_prepared_into(
         &mut self,
@@ -326,7 +315,7 @@ impl Compressor {
 
 /// Refuse a source that with its dictionary (of `dict_len` bytes) and the parameters `cp`
 /// would turn on long-distance matching (not implemented together with a dictionary's
-/// content) or pass [`MAX_SOURCE_SIZE`]. An empty dictionary has no content: its frames
+/// content). An empty dictionary has no content: its frames
 /// are plain ones with the dictionary's parameters, long-distance matching included where
 /// they turn it on (an empty CDict at level 22 keeps the 2^27 window of an unknown size).
 fn dict_size_supported(
@@ -335,7 +324,7 @@ fn dict_size_supported(
     src_len: usize,
     dict_len: usize,
 ) -> Result<(), ZstdError> {
-    if (uses_ldm(cp) && dict_len > 0) || src_len.saturating_add(dict_len) > MAX_SOURCE_SIZE {
+    if uses_ldm(cp) && dict_len > 0 {
         return Err(ZstdError::UnsupportedLevelForSize {
             level,
             size: src_len,
@@ -350,8 +339,9 @@ fn dict_size_supported(
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
 /// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,
-/// level 3) and 1 to 22, for sources of any size; with a dictionary, some sizes are
-/// refused with [`ZstdError::UnsupportedLevelForSize`] (see [`MAX_SOURCE_SIZE`]).
+/// level 3) and 1 to 22, for sources of any size; with a dictionary that has content, level
+/// 22 above 64 MiB is refused with [`ZstdError::UnsupportedLevelForSize`] (libzstd turns on
+/// long-distance matching there, which this encoder does not combine with a dictionary).
 pub fn is_level_supported(level: i32) -> bool {
     (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
 }
