@@ -100,7 +100,7 @@ const LDM_MIN_WINDOW_LOG: u32 = 27;
 /// at every implemented level, zero for a level that is not implemented. Past 3500 MiB
 /// libzstd corrects (rebases) its `u32` window indices, and so does this encoder, checked
 /// at every strategy against the oracle: at full scale (`zstd_diff --huge --sizes 3501M+1`)
-/// for levels -5 to 8, and with the correction made as often as libzstd's
+/// at levels -5 to 8, 13 and 16, and with the correction made as often as libzstd's
 /// `ZSTD_WINDOW_OVERFLOW_CORRECT_FREQUENTLY` build makes it
 /// (`benches/scripts/correct-often.sh`) at every level. (Level 22 above 64 MiB turns on
 /// long-distance matching, as in libzstd.)
@@ -198,10 +198,9 @@ impl Compressor {
     /// ignored, as libzstd ignores it. A formatted dictionary (as `zstd --train` writes it)
     /// also seeds the entropy tables and repeat offsets, and the frame names its ID; one
     /// whose header is damaged is refused with [`ZstdError::BadDictionary`]. Sources of any
-    /// size are accepted, but for those that would turn on long-distance matching (level 22
-    /// above 64 MiB), refused with
-    /// [`ZstdError::UnsupportedLevelForSize`]: this encoder does not combine it with a
-    /// dictionary.
+    /// size are accepted, except those that would turn on long-distance matching (level 22
+    /// above 64 MiB), which are refused with [`ZstdError::UnsupportedLevelForSize`]: this
+    /// encoder does not combine it with a dictionary.
     pub fn compress_with_dict_into(
         &mut self,
         src: &[u8],
@@ -270,9 +269,10 @@ impl Compressor {
     /// `ZSTD_compress_usingCDict(cctx, dst, cap, src, len, ZSTD_createCDict(dict, size,
     /// level))` at every level: small sources read the dictionary's tables in place
     /// (attached, the dictMatchState finders), larger ones get a copy of them, the largest
-    /// load the dictionary again. Sources that would turn on long-distance matching with a
-    /// dictionary that has content are refused (an empty dictionary at level 22 keeps the window of an unknown size, 2^27,
-    /// and with it long-distance matching: those frames are made).
+    /// load the dictionary again. Sources of any size are accepted, except those that would
+    /// turn on long-distance matching with a dictionary that has content (an empty
+    /// dictionary at level 22 keeps the window of an unknown size, 2^27, and with it
+    /// long-distance matching: those frames are made).
     pub fn compress_prepared_into(
         &mut self,
         src: &[u8],
@@ -315,9 +315,9 @@ impl Compressor {
 
 /// Refuse a source that with its dictionary (of `dict_len` bytes) and the parameters `cp`
 /// would turn on long-distance matching (not implemented together with a dictionary's
-/// content). An empty dictionary has no content: its frames
-/// are plain ones with the dictionary's parameters, long-distance matching included where
-/// they turn it on (an empty CDict at level 22 keeps the 2^27 window of an unknown size).
+/// content). An empty dictionary has no content: its frames are plain ones with the
+/// dictionary's parameters, long-distance matching included where they turn it on (an
+/// empty CDict at level 22 keeps the 2^27 window of an unknown size).
 fn dict_size_supported(
     cp: &CParams,
     level: i32,
