@@ -26,13 +26,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// With the `correct-overflow-often` feature (`scripts/correct-often.sh`): print how many
-/// index overflow corrections our encoder made in this run, so that the run shows it
-/// exercised them. Without the feature, nothing.
-pub fn report_overflow_corrections() {
+/// The index overflow corrections our encoder made in this run: counted with the
+/// `correct-overflow-often` feature (`scripts/correct-often.sh`), 0 without it.
+pub fn overflow_corrections() -> u64 {
     #[cfg(feature = "correct-overflow-often")]
-    println!(
-        "index overflow corrections made by ours (correct-overflow-often): {}",
-        zarkit::zstd::overflow_corrections()
-    );
+    return zarkit::zstd::overflow_corrections();
+    #[cfg(not(feature = "correct-overflow-often"))]
+    0
+}
+
+/// With the `correct-overflow-often` feature: print [`overflow_corrections`], so that the
+/// run shows it exercised them. Without the feature, nothing.
+pub fn report_overflow_corrections() {
+    if cfg!(feature = "correct-overflow-often") {
+        println!(
+            "index overflow corrections made by ours (correct-overflow-often): {}",
+            overflow_corrections()
+        );
+    }
 }

@@ -81,9 +81,9 @@ fn check() -> ExitCode {
         let case = dict_cases::random(&mut rng, i, max_size);
         for &level in &levels {
             let t = tallies.entry(level).or_default();
-            let before = corrections();
+            let before = zarkit_benches::overflow_corrections();
             let outcome = dict_cases::check_entry(&case, level, entry);
-            dict_corrections += corrections() - before;
+            dict_corrections += zarkit_benches::overflow_corrections() - before;
             match outcome {
                 Outcome::Identical(len, named) => {
                     t.total += 1;
@@ -129,12 +129,4 @@ fn check() -> ExitCode {
         println!("OK: all frames identical and decodable");
         ExitCode::SUCCESS
     }
-}
-
-/// Index overflow corrections our encoder made so far (0 without `correct-overflow-often`).
-fn corrections() -> u64 {
-    #[cfg(feature = "correct-overflow-often")]
-    return zarkit::zstd::overflow_corrections();
-    #[cfg(not(feature = "correct-overflow-often"))]
-    0
 }
