@@ -1,10 +1,13 @@
 //! Profiling loop: compresses (or decodes) one corpus payload at one level many times, with
 //! our codec or the native oracle, for `perf record` / `perf stat`.
 //!
-//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native | peer] [decode | dict | fresh]`
+//! `cargo run --release -p zarkit-benches --bin zstd_prof -- <payload> <level> [iterations] [native | peer] [decode | dict | fresh | padded]`
 //!
 //! `peer` runs mzstd 0.2.9 instead (plain compression and decoding, reused or `fresh`; not
 //! `dict`), to profile a peer on the same loop.
+//!
+//! With `padded`, ours compresses each 64 KiB source (a block set's blocks) from a
+//! `PaddedBlock`, as the packer and the gate's block rows do.
 //!
 //! With `dict`, every source is compressed with a prepared raw 8 KiB dictionary. With
 //! `fresh`, every frame is made (or decoded) by a one-shot call, `zstd::compress` against
@@ -143,6 +146,30 @@ fn main() {
         let config = mzstd::EncoderConfig::default()
             .with_level(mzstd::Level::try_from(level).expect("a level mzstd takes"));
         let mut peer_enc = mzstd::Compressor::new(config).expect("an mzstd compressor");
+        // With `padded`, ours reads each 64 KiB source where a ZAR packer holds it, a
+        // `PaddedBlock` (`Compressor::compress_block_into`, the gate's block rows), instead
+        // of copying it into the compressor's padded buffer.
+        let padded = args.iter().skip(4).any(|s| s == "padded");
+        if padded && !native && !peer && !fresh {
+            let blocks: Vec<zarkit::zstd::PaddedBlock> = sources
+                .iter()
+                .map(|src| {
+                    let mut b = zarkit::zstd::PaddedBlock::new();
+                    b.copy_from_slice(src);
+                    b
+                })
+                .collect();
+            for _ in 0..iterations {
+                for b in &blocks {
+                    out.clear();
+                    n = ours.compress_block_into(b, &mut out).expect("compresses");
+                }
+            }
+            let secs = start.elapsed().as_secs_f64();
+            let mib = (total * iterations) as f64 / secs / (1024.0 * 1024.0);
+            println!("{name} L{level} compress in place {who}: {n} bytes, {mib:.2} MiB/s");
+            return;
+        }
         for _ in 0..iterations {
             for src in &sources {
                 out.clear();
