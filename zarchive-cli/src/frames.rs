@@ -2,6 +2,7 @@
 //! tool's conventions for output files (kept unless `-f`, never the input itself, removed
 //! when the operation fails).
 
+use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -18,12 +19,24 @@ pub struct CompressArgs {
     /// Input file, or `-` for standard input.
     input: PathBuf,
     /// Output file, or `-` for standard output (default: INPUT.zst; standard output when
-    /// the input is `-`).
-    #[arg(short, long)]
+    /// the input is `-`); the next argument is taken as it is, as `zstd -o` takes it.
+    #[arg(short, long, allow_hyphen_values = true)]
     output: Option<PathBuf>,
-    /// zstd level, from -131072 to 22.
+    /// zstd level, from -131072 to 22. The `zstd` tool's forms work too: `-1` .. `-19`
+    /// (`-20` .. `-22` with `--ultra`) and `--fast[=N]` (level -N, 1 when bare); the last
+    /// level given wins.
     #[arg(short, long, default_value = "3", allow_hyphen_values = true)]
     level: String,
+    /// Let `-20` .. `-22` reach levels above 19, as `zstd --ultra` (without it they mean
+    /// 19, as in `zstd`, with a warning); `-l` takes those levels without it.
+    #[arg(long)]
+    ultra: bool,
+    /// Write to standard output, as `zstd -c` (the same as `-o -`).
+    #[arg(short = 'c', long = "stdout", conflicts_with = "output")]
+    stdout: bool,
+    /// Keep the input file, as `zstd -k` (it is always kept).
+    #[arg(short, long)]
+    keep: bool,
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
@@ -77,9 +90,16 @@ pub struct DecompressArgs {
     /// Input file, or `-` for standard input.
     input: PathBuf,
     /// Output file, or `-` for standard output (default: INPUT without its `.zst`;
-    /// standard output when the input is `-`).
-    #[arg(short, long)]
+    /// standard output when the input is `-`); the next argument is taken as it is, as
+    /// `zstd -o` takes it.
+    #[arg(short, long, allow_hyphen_values = true)]
     output: Option<PathBuf>,
+    /// Write to standard output, as `zstd -dc` (the same as `-o -`).
+    #[arg(short = 'c', long = "stdout", conflicts_with = "output")]
+    stdout: bool,
+    /// Keep the input file, as `zstd -k` (it is always kept).
+    #[arg(short, long)]
+    keep: bool,
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
@@ -118,6 +138,88 @@ pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
     n.checked_mul(1 << shift)
         .ok_or_else(|| format!("{s:?} is too large"))
 }
+
+/// The `zstd` tool's level forms in the arguments of `zarchive compress` (`args[2..]`),
+/// rewritten for the parser, which takes levels through `--level`: `-N` (digits only)
+/// becomes `--level=N` and `--fast[=N]` `--level=-N` (N from 1, 1 when bare). As in
+/// `zstd`, `-20` .. `-22` need `--ultra` (given anywhere): without it such a level, if it
+/// is the last one given, becomes 19 with a warning on stderr. Values of the options that
+/// take one (`-o`, `-l`, `-D` and their long names) and everything after `--` are left
+/// as they are; anything else is the parser's to judge. `--fast=0` and a factor that is
+/// not a number are refused; a factor above the fastest level's means that level.
+pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>, Failure> {
+    const TAKES_VALUE: [&str; 6] = ["-o", "--output", "-l", "--level", "-D", "--dict"];
+    let mut ultra = false;
+    // The last level given: its argument's index, and the `-N` form's level.
+    let mut last: Option<(usize, Option<u32>)> = None;
+    let mut i = 2;
+    while i < args.len() {
+        let Some(a) = args[i].to_str() else {
+            i += 1;
+            continue;
+        };
+        if a == "--" {
+            break;
+        }
+        if TAKES_VALUE.contains(&a) {
+            if a == "-l" || a == "--level" {
+                last = Some((i + 1, None));
+            }
+            i += 2;
+            continue;
+        }
+        if a == "--ultra" {
+            ultra = true;
+        } else if a.starts_with("--level=") || (a.starts_with("-l") && !a.starts_with("--")) {
+            last = Some((i, None));
+        } else if let Some(digits) = a.strip_prefix('-')
+            && !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            // More digits than a level has: left to the level's own range check.
+            let n = digits.parse::<u32>().ok();
+            args[i] = format!("--level={digits}").into();
+            last = Some((i, n));
+        } else if a == "--fast" {
+            args[i] = "--level=-1".into();
+            last = Some((i, None));
+        } else if let Some(n) = a.strip_prefix("--fast=") {
+            // As `zstd`: a factor above the fastest level's is that level's; 0 is refused.
+            let fastest = u64::from(zstd::MIN_LEVEL.unsigned_abs());
+            let digits = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+            // Digits past u64 are above the fastest level's factor too.
+            let factor = if digits {
+                n.parse::<u64>().unwrap_or(u64::MAX)
+            } else {
+                0
+            };
+            if factor == 0 {
+                return Err(fail(
+                    EXIT_USAGE,
+                    format!("invalid {a}: the factor is a number from 1 to {fastest}"),
+                ));
+            }
+            let n = factor.min(fastest);
+            args[i] = format!("--level=-{n}").into();
+            last = Some((i, None));
+        }
+        i += 1;
+    }
+    if let Some((i, Some(n))) = last
+        && n > ULTRA_FREE_MAX
+        && n <= zstd::MAX_LEVEL as u32
+        && !ultra
+    {
+        eprintln!(
+            "zarchive: warning: level {n} needs --ultra, as with zstd: level {ULTRA_FREE_MAX} used (or give -l {n})"
+        );
+        args[i] = format!("--level={ULTRA_FREE_MAX}").into();
+    }
+    Ok(args)
+}
+
+/// The highest level `zstd`'s `-N` reaches without `--ultra` (`ZSTDCLI_CLEVEL_MAX`).
+const ULTRA_FREE_MAX: u32 = 19;
 
 /// Refuse to write over the input: `zarchive compress x -o x` would destroy it.
 fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
@@ -175,7 +277,8 @@ fn write_output(
 /// Run `zarchive compress`.
 pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     let level = parse_level(&a.level, false)?;
-    let output = a.output.clone().unwrap_or_else(|| {
+    let output = a.output.clone().or(a.stdout.then(|| PathBuf::from("-")));
+    let output = output.unwrap_or_else(|| {
         if is_dash(&a.input) {
             PathBuf::from("-")
         } else {
@@ -289,7 +392,7 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Run `zarchive decompress`.
 pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
-    let output = match a.output.clone() {
+    let output = match a.output.clone().or(a.stdout.then(|| PathBuf::from("-"))) {
         Some(o) => o,
         None if is_dash(&a.input) => PathBuf::from("-"),
         None => match a.input.to_str().and_then(|s| s.strip_suffix(".zst")) {

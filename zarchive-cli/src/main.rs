@@ -69,6 +69,7 @@ enum Command {
     #[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
     Mount(mount::MountArgs),
     /// Compress a file into one zstd frame, streamed as `zstd --single-thread` does (`-` for stdin/stdout).
+    #[command(args_override_self = true)]
     Compress(frames::CompressArgs),
     /// Decompress standard zstd frames (`-` for stdin/stdout).
     Decompress(frames::DecompressArgs),
@@ -107,6 +108,18 @@ fn main() -> ExitCode {
         let _ = Cli::command().write_help(&mut std::io::stderr());
         return ExitCode::from(EXIT_USAGE);
     }
+    // `compress` takes the `zstd` tool's level forms (`-19`, `--fast=5`) too.
+    let args = if args.get(1).is_some_and(|a| a == "compress") {
+        match frames::zstd_level_forms(args) {
+            Ok(args) => args,
+            Err(f) => {
+                eprintln!("zarchive: {}", f.message);
+                return ExitCode::from(f.code);
+            }
+        }
+    } else {
+        args
+    };
     let result = match legacy_form(&args) {
         Some(r) => r,
         None => match Cli::try_parse_from(&args) {

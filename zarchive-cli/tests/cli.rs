@@ -585,6 +585,133 @@ fn compress_streams_as_the_zstd_tool_does_with_bounded_memory() {
     assert_eq!(got[4] & 4, 4);
 }
 
+/// `compress` takes the `zstd` tool's level forms beside `-l`: `-N`, `--fast[=N]`, `--ultra`
+/// for `-20` .. `-22` (without it they mean 19, with a warning, as in `zstd`), the last
+/// level given winning; `-c` writes to standard output; option values and arguments after
+/// `--` are never taken for levels.
+#[test]
+fn compress_takes_the_zstd_tools_level_forms() {
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("in.txt");
+    // Numbered lines with earlier stretches of 1.5-2.5 KB repeated: matches longer than
+    // level 19's target length (256), so that level 22 (999) parses differently.
+    let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+    let mut data: Vec<u8> = Vec::new();
+    let mut i = 0u64;
+    while data.len() < 700_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if i % 50 == 49 && data.len() > 5000 {
+            let from = ((x >> 10) % (data.len() as u64 - 3000)) as usize;
+            let len = 1500 + (x % 1000) as usize;
+            data.extend_from_within(from..from + len);
+        }
+        data.extend_from_slice(format!("record {i:06} value {:04}\n", x % 10000).as_bytes());
+        i += 1;
+    }
+    std::fs::write(&input, &data).unwrap();
+    // The frame `compress ARGS... in.txt -c` writes, and its stderr.
+    let frame = |args: &[&str]| {
+        let mut all: Vec<&std::ffi::OsStr> = vec!["compress".as_ref()];
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        all.extend([input.as_os_str(), "-c".as_ref()]);
+        let o = common::zarchive(&all);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        (o.stdout, err)
+    };
+    let level = |l: i32| zstd_tool_frame(&data, l, true);
+    assert!(frame(&["-7"]).0 == level(7), "-7");
+    assert!(frame(&["--fast=4"]).0 == level(-4), "--fast=4");
+    assert!(frame(&["--fast"]).0 == level(-1), "--fast");
+    assert!(
+        frame(&["--fast=9999999"]).0 == level(zarkit::zstd::MIN_LEVEL),
+        "a factor past the fastest level's"
+    );
+    assert!(
+        frame(&["-l", "5", "-9"]).0 == level(9),
+        "the last level wins"
+    );
+    assert!(
+        frame(&["-9", "-l", "5"]).0 == level(5),
+        "the last level wins"
+    );
+    assert_eq!(
+        frame(&["-l", "-2"]).0,
+        level(-2),
+        "-l's value is not a level form"
+    );
+    assert!(level(19) != level(22), "the input tells 19 from 22");
+    let (capped, warning) = frame(&["-22"]);
+    assert!(capped == level(19), "-22 without --ultra is 19, as in zstd");
+    assert!(warning.contains("--ultra"), "{warning}");
+    for args in [&["-22", "--ultra"], &["--ultra", "-22"]] {
+        let (got, quiet) = frame(args);
+        assert!(got == level(22), "{args:?}");
+        assert!(quiet.is_empty(), "{quiet}");
+    }
+    assert_eq!(
+        frame(&["-22", "-l", "19"]).1,
+        "",
+        "the capped level is not the last"
+    );
+    assert_eq!(
+        frame(&["-l", "22"]).0,
+        level(22),
+        "-l takes 22 without --ultra"
+    );
+
+    // Refused: a factor of 0 or not a number, `-c` with `-o`.
+    for bad in ["--fast=0", "--fast=x", "--fast="] {
+        let o = run!("compress", &input, bad, "-c");
+        assert_eq!(code(&o), 2, "{bad}");
+        assert!(stderr(&o).contains("--fast"), "{}", stderr(&o));
+    }
+    let o = run!("compress", &input, "-c", "-o", d.path().join("x"));
+    assert_eq!(code(&o), 2);
+
+    // An output named `-5` and an input named `-19` (after `--`) are paths.
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["compress", "in.txt", "-o", "-5", "-19"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::read(d.path().join("-5")).unwrap() == level(19),
+        "-5"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["compress", "-o", "-5", "-f", "-l", "2", "--", "-19"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "no file named -19: {}", stderr(&o));
+    assert!(stderr(&o).contains("-19"), "{}", stderr(&o));
+    std::fs::write(d.path().join("-19"), &data).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["compress", "-f", "-l", "2", "--", "-19"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::read(d.path().join("-19.zst")).unwrap() == level(2),
+        "-19.zst"
+    );
+    // `decompress -c` writes to standard output, the file named `-19.zst` read as it is.
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["decompress", "-c", "-k", "--", "-19.zst"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout == data, "decompress -c");
+    let o = run!("decompress", d.path().join("-19.zst"), "-c", "-o", "x");
+    assert_eq!(code(&o), 2, "-c with -o");
+}
+
 /// `compress --long[=W]` streams as `zstd --single-thread --long=W` (the oracle test
 /// `long_distance_matching_matches_the_oracle` in `zarkit-benches` checks the library's
 /// bytes against libzstd's), finds repeats beyond the level's own window, and a frame whose
