@@ -16,8 +16,11 @@ use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 /// Arguments of `zarchive compress`.
 #[derive(Args, Debug)]
 pub struct CompressArgs {
-    /// Input file, or `-` for standard input.
-    input: PathBuf,
+    /// Input files, or `-` for standard input: each is compressed to INPUT.zst, as `zstd
+    /// FILE...` does (a failed one is named and the others go on), or all into the one
+    /// output of `-o` or `-c`, frame after frame.
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
     /// Output file, or `-` for standard output (default: INPUT.zst; standard output when
     /// the input is `-`); the next argument is taken as it is, as `zstd -o` takes it.
     #[arg(short, long, allow_hyphen_values = true)]
@@ -87,8 +90,11 @@ const READ_SIZE: usize = 1 << 17;
 /// Arguments of `zarchive decompress`.
 #[derive(Args, Debug)]
 pub struct DecompressArgs {
-    /// Input file, or `-` for standard input.
-    input: PathBuf,
+    /// Input files, or `-` for standard input: each is decompressed to INPUT without its
+    /// `.zst`, as `zstd -d FILE...` does (a failed one is named and the others go on), or
+    /// all into the one output of `-o` or `-c`, one after the other.
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
     /// Output file, or `-` for standard output (default: INPUT without its `.zst`;
     /// standard output when the input is `-`); the next argument is taken as it is, as
     /// `zstd -o` takes it.
@@ -274,23 +280,80 @@ fn write_output(
     file.commit()
 }
 
+/// Where the outputs of `compress` and `decompress` go: each input's own file (named by
+/// `name`), or one output for all (`-o`, `-c`), frame after frame as `zstd` writes them.
+/// Runs `one` for each input and its output; with several inputs and an output each, a
+/// failed input is reported and the others go on, and the command fails at the end.
+fn each_input(
+    inputs: &[PathBuf],
+    output: Option<PathBuf>,
+    force: bool,
+    to_terminal_ok: bool,
+    name: impl Fn(&Path) -> Result<PathBuf, Failure>,
+    mut one: impl FnMut(&Path, &mut dyn Write, &Path) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    if inputs.iter().filter(|p| is_dash(p)).count() > 1 {
+        return Err(fail(
+            EXIT_USAGE,
+            "standard input (`-`) given more than once",
+        ));
+    }
+    let exists = |output: &Path| {
+        if !is_dash(output) && !force && output.symlink_metadata().is_ok() {
+            Err(Failure::from(zarkit::zar::ZarError::Exists {
+                path: output.to_path_buf(),
+            }))
+        } else {
+            Ok(())
+        }
+    };
+    if let Some(output) = output {
+        for input in inputs {
+            refuse_same_file(input, &output)?;
+        }
+        exists(&output)?;
+        return write_output(&output, force, to_terminal_ok, |w| {
+            inputs.iter().try_for_each(|input| one(input, w, &output))
+        });
+    }
+    let mut failed: Option<(u8, usize)> = None;
+    for input in inputs {
+        let result = name(input).and_then(|output| {
+            refuse_same_file(input, &output)?;
+            exists(&output)?;
+            write_output(&output, force, to_terminal_ok, |w| one(input, w, &output))
+        });
+        match result {
+            Ok(()) => {}
+            Err(f) if inputs.len() == 1 => return Err(f),
+            Err(f) => {
+                eprintln!("zarchive: {}", f.message);
+                let (code, n) = failed.unwrap_or((f.code, 0));
+                failed = Some((code, n + 1));
+            }
+        }
+    }
+    match failed {
+        None => Ok(()),
+        Some((code, n)) => Err(fail(
+            code,
+            format!("{n} of {} inputs failed (named above)", inputs.len()),
+        )),
+    }
+}
+
+/// How an input is named in messages.
+fn shown(input: &Path) -> String {
+    if is_dash(input) {
+        "standard input".to_string()
+    } else {
+        input.display().to_string()
+    }
+}
+
 /// Run `zarchive compress`.
 pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     let level = parse_level(&a.level, false)?;
-    let output = a.output.clone().or(a.stdout.then(|| PathBuf::from("-")));
-    let output = output.unwrap_or_else(|| {
-        if is_dash(&a.input) {
-            PathBuf::from("-")
-        } else {
-            let mut name = a.input.clone().into_os_string();
-            name.push(".zst");
-            PathBuf::from(name)
-        }
-    });
-    refuse_same_file(&a.input, &output)?;
-    if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
-        return Err(zarkit::zar::ZarError::Exists { path: output }.into());
-    }
     let mut encoder = match &a.dict {
         Some(path) => {
             let bytes = std::fs::read(path)
@@ -307,18 +370,45 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     encoder
         .set_long_distance_matching(a.long.long)
         .map_err(|e| fail(EXIT_USAGE, format!("--long: {e}")))?;
-    let shown = if is_dash(&a.input) {
-        "standard input".to_string()
-    } else {
-        a.input.display().to_string()
+    let output = a.output.clone().or(a.stdout.then(|| PathBuf::from("-")));
+    let name = |input: &Path| {
+        Ok(if is_dash(input) {
+            PathBuf::from("-")
+        } else {
+            let mut name = input.as_os_str().to_owned();
+            name.push(".zst");
+            PathBuf::from(name)
+        })
     };
+    each_input(
+        &a.inputs,
+        output,
+        a.force,
+        false,
+        name,
+        |input, w, output| compress_one(&mut encoder, input, w, output, a.quiet),
+    )
+}
+
+/// Compress `input` into one frame written to `w` (the output `output`), with the reads
+/// and calls of `zstd --single-thread`.
+fn compress_one(
+    encoder: &mut zstd::StreamEncoder,
+    input: &Path,
+    w: &mut dyn Write,
+    output: &Path,
+    quiet: bool,
+) -> Result<(), Failure> {
+    // A frame an earlier input left unfinished is dropped.
+    encoder.reset();
+    let shown = shown(input);
     // A regular file's size is pledged, and its last read ends the frame, as `zstd` does;
     // anything else (standard input, a pipe) is ended by an empty last call.
-    let (mut input, size): (Box<dyn Read>, Option<u64>) = if is_dash(&a.input) {
+    let (mut input, size): (Box<dyn Read>, Option<u64>) = if is_dash(input) {
         (Box::new(io::stdin().lock()), None)
     } else {
-        let file = std::fs::File::open(&a.input)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
+        let file =
+            std::fs::File::open(input).map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
         let meta = file
             .metadata()
             .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
@@ -348,8 +438,8 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         ),
         other => fail(EXIT_USAGE, format!("{shown}: {other}")),
     };
-    let pb = output::bar(a.quiet, size.unwrap_or(0), true);
-    let result = write_output(&output, a.force, false, |w| {
+    let pb = output::bar(quiet, size.unwrap_or(0), true);
+    let result = (|| {
         let mut chunk = vec![0u8; READ_SIZE];
         let mut frame = Vec::new();
         let mut total = 0u64;
@@ -371,7 +461,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
                 return Ok(());
             }
         }
-    });
+    })();
     pb.finish_and_clear();
     result
 }
@@ -392,57 +482,72 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Run `zarchive decompress`.
 pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
-    let output = match a.output.clone().or(a.stdout.then(|| PathBuf::from("-"))) {
-        Some(o) => o,
-        None if is_dash(&a.input) => PathBuf::from("-"),
-        None => match a.input.to_str().and_then(|s| s.strip_suffix(".zst")) {
-            Some(stem) if !stem.is_empty() && !stem.ends_with('/') => PathBuf::from(stem),
-            _ => {
-                return Err(fail(
-                    EXIT_USAGE,
-                    format!(
-                        "{}: no .zst suffix to remove, so no output name to derive; give it with -o",
-                        a.input.display()
-                    ),
-                ));
-            }
-        },
-    };
-    refuse_same_file(&a.input, &output)?;
-    if !is_dash(&output) && !a.force && output.symlink_metadata().is_ok() {
-        return Err(zarkit::zar::ZarError::Exists { path: output }.into());
-    }
-    let mut decoder = zstd::Decoder::new();
     // `zstd -d --long=W` raises the limit to 2^W unless `--memory` says otherwise.
     let memory = a
         .memory
         .or(a.long.long.map(|w| 1u64 << w))
         .unwrap_or(1 << LONG_DEFAULT_WINDOW_LOG);
-    decoder.set_max_window_size(memory);
-    if let Some(path) = &a.dict {
-        let bytes = std::fs::read(path)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
-        let dict = zstd::DecoderDictionary::new(&bytes)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
-        decoder.set_dictionary(Some(&dict));
-    }
-    let shown = if is_dash(&a.input) {
-        "standard input".to_string()
-    } else {
-        a.input.display().to_string()
+    let dict = match &a.dict {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            let dict = zstd::DecoderDictionary::new(&bytes)
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            Some(dict)
+        }
+        None => None,
     };
+    let output = a.output.clone().or(a.stdout.then(|| PathBuf::from("-")));
+    let name = |input: &Path| {
+        if is_dash(input) {
+            return Ok(PathBuf::from("-"));
+        }
+        match input.to_str().and_then(|s| s.strip_suffix(".zst")) {
+            Some(stem) if !stem.is_empty() && !stem.ends_with('/') => Ok(PathBuf::from(stem)),
+            _ => Err(fail(
+                EXIT_USAGE,
+                format!(
+                    "{}: no .zst suffix to remove, so no output name to derive; give it with -o",
+                    input.display()
+                ),
+            )),
+        }
+    };
+    each_input(
+        &a.inputs,
+        output,
+        a.force,
+        true,
+        name,
+        |input, w, output| {
+            let mut decoder = zstd::Decoder::new();
+            decoder.set_max_window_size(memory);
+            if let Some(dict) = &dict {
+                decoder.set_dictionary(Some(dict));
+            }
+            decompress_one(decoder, input, w, output, a.quiet)
+        },
+    )
+}
+
+/// Decode the frames of `input` with `decoder`, writing to `w` (the output `output`).
+fn decompress_one(
+    decoder: zstd::Decoder,
+    input: &Path,
+    w: &mut dyn Write,
+    output: &Path,
+    quiet: bool,
+) -> Result<(), Failure> {
+    let shown = shown(input);
     // The input streams through the decoder: memory is the frames' windows, whatever the
     // input's size.
-    let input: Box<dyn Read> = if is_dash(&a.input) {
+    let input: Box<dyn Read> = if is_dash(input) {
         Box::new(io::stdin().lock())
     } else {
-        let file = std::fs::File::open(&a.input)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", a.input.display())))?;
+        let file =
+            std::fs::File::open(input).map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
         if file.metadata().is_ok_and(|m| m.is_dir()) {
-            return Err(fail(
-                EXIT_FAILURE,
-                format!("{}: is a directory", a.input.display()),
-            ));
+            return Err(fail(EXIT_FAILURE, format!("{shown}: is a directory")));
         }
         Box::new(file)
     };
@@ -452,8 +557,8 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     let mut stream = decoder
         .into_stream(io::BufReader::with_capacity(1 << 20, input))
         .read_in_place();
-    let pb = output::bar(a.quiet, 0, true);
-    let result = write_output(&output, a.force, true, |w| {
+    let pb = output::bar(quiet, 0, true);
+    let result = (|| {
         let mut buf = vec![0u8; 1 << 17];
         loop {
             let n = match stream.read(&mut buf) {
@@ -467,7 +572,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             pb.inc(n as u64);
         }
         Ok(())
-    });
+    })();
     pb.finish_and_clear();
     result
 }

@@ -68,7 +68,7 @@ enum Command {
     /// Mount an archive as a read-only file system (FUSE) until Ctrl-C.
     #[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
     Mount(mount::MountArgs),
-    /// Compress a file into one zstd frame, streamed as `zstd --single-thread` does (`-` for stdin/stdout).
+    /// Compress files, each into one zstd frame, streamed as `zstd --single-thread` does (`-` for stdin/stdout).
     #[command(args_override_self = true)]
     Compress(frames::CompressArgs),
     /// Decompress standard zstd frames (`-` for stdin/stdout).

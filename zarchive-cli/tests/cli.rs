@@ -712,6 +712,78 @@ fn compress_takes_the_zstd_tools_level_forms() {
     assert_eq!(code(&o), 2, "-c with -o");
 }
 
+/// Several inputs, as `zstd FILE...` and `zstd -d FILE...`: each to its own output, a failed
+/// one named while the others go on (exit 1), or all into the one output of `-o` or `-c`,
+/// frame after frame.
+#[test]
+fn compress_and_decompress_take_several_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("a.txt"), d.path().join("b.txt"));
+    let a_data = b"the first file, the first file, the first file\n".repeat(300);
+    let b_data = b"and the second one\n".repeat(1000);
+    std::fs::write(&a, &a_data).unwrap();
+    std::fs::write(&b, &b_data).unwrap();
+    let missing = d.path().join("missing.txt");
+    let o = run!("compress", &a, &missing, &b, "-l", "5");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("missing.txt"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 of 3 inputs failed"),
+        "{}",
+        stderr(&o)
+    );
+    let a_frame = std::fs::read(d.path().join("a.txt.zst")).unwrap();
+    let b_frame = std::fs::read(d.path().join("b.txt.zst")).unwrap();
+    assert!(a_frame == zstd_tool_frame(&a_data, 5, true), "a.txt.zst");
+    assert!(b_frame == zstd_tool_frame(&b_data, 5, true), "b.txt.zst");
+    assert!(!d.path().join("missing.txt.zst").exists());
+
+    // Existing outputs are kept, each named.
+    let o = run!("compress", &a, &b, "-l", "5");
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("a.txt.zst") && stderr(&o).contains("b.txt.zst"));
+    // One output for all: the frames one after the other.
+    let both = d.path().join("both.zst");
+    let o = run!("compress", &a, &b, "-l", "5", "-o", &both);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(&both).unwrap() == [a_frame.clone(), b_frame.clone()].concat());
+    let o = run!("compress", "-l", "5", "-c", &b, &a);
+    assert!(o.stdout == [b_frame, a_frame].concat(), "-c");
+    // Standard input at most once.
+    let o = run!("compress", "-", "-", "-c");
+    assert_eq!(code(&o), 2);
+
+    // Decompress each beside its frame, or all into one output.
+    std::fs::remove_file(&a).unwrap();
+    std::fs::remove_file(&b).unwrap();
+    let o = run!(
+        "decompress",
+        d.path().join("a.txt.zst"),
+        d.path().join("b.txt.zst")
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(&a).unwrap() == a_data && std::fs::read(&b).unwrap() == b_data);
+    let o = run!("decompress", &both, "-c");
+    assert!(
+        o.stdout == [a_data.clone(), b_data.clone()].concat(),
+        "both.zst"
+    );
+    let joined = d.path().join("joined");
+    let o = run!(
+        "decompress",
+        d.path().join("b.txt.zst"),
+        d.path().join("a.txt.zst"),
+        "-o",
+        &joined
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(&joined).unwrap() == [b_data, a_data].concat());
+    // A failure into one output leaves none.
+    let o = run!("decompress", &both, &missing, "-o", d.path().join("none"));
+    assert_eq!(code(&o), 1);
+    assert!(!d.path().join("none").exists());
+}
+
 /// `compress --long[=W]` streams as `zstd --single-thread --long=W` (the oracle test
 /// `long_distance_matching_matches_the_oracle` in `zarkit-benches` checks the library's
 /// bytes against libzstd's), finds repeats beyond the level's own window, and a frame whose
