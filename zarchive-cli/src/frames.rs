@@ -37,9 +37,13 @@ pub struct CompressArgs {
     /// Write to standard output, as `zstd -c` (the same as `-o -`).
     #[arg(short = 'c', long = "stdout", conflicts_with = "output")]
     stdout: bool,
-    /// Keep the input file, as `zstd -k` (it is always kept).
-    #[arg(short, long)]
+    /// Keep the input file, as `zstd -k` (the default).
+    #[arg(short, long, overrides_with = "remove")]
     keep: bool,
+    /// Remove each input file once its output is complete, as `zstd --rm` (not when the
+    /// output is standard output: then the inputs are kept, with a note).
+    #[arg(long = "rm", overrides_with = "keep")]
+    remove: bool,
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
@@ -103,9 +107,13 @@ pub struct DecompressArgs {
     /// Write to standard output, as `zstd -dc` (the same as `-o -`).
     #[arg(short = 'c', long = "stdout", conflicts_with = "output")]
     stdout: bool,
-    /// Keep the input file, as `zstd -k` (it is always kept).
-    #[arg(short, long)]
+    /// Keep the input file, as `zstd -k` (the default).
+    #[arg(short, long, overrides_with = "remove")]
     keep: bool,
+    /// Remove each input file once its output is complete, as `zstd --rm` (not when the
+    /// output is standard output: then the inputs are kept, with a note).
+    #[arg(long = "rm", overrides_with = "keep")]
+    remove: bool,
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
@@ -283,11 +291,14 @@ fn write_output(
 /// Where the outputs of `compress` and `decompress` go: each input's own file (named by
 /// `name`), or one output for all (`-o`, `-c`), frame after frame as `zstd` writes them.
 /// Runs `one` for each input and its output; with several inputs and an output each, a
-/// failed input is reported and the others go on, and the command fails at the end.
+/// failed input is reported and the others go on, and the command fails at the end. With
+/// `remove` (`--rm`), an input file is removed once its output file is complete (for one
+/// output, once all of it is).
 fn each_input(
     inputs: &[PathBuf],
     output: Option<PathBuf>,
     force: bool,
+    remove: bool,
     to_terminal_ok: bool,
     name: impl Fn(&Path) -> Result<PathBuf, Failure>,
     mut one: impl FnMut(&Path, &mut dyn Write, &Path) -> Result<(), Failure>,
@@ -307,21 +318,41 @@ fn each_input(
             Ok(())
         }
     };
+    // An input is removed only where its data went to a file that is now complete.
+    let remove_input = |input: &Path, output: &Path| {
+        if !remove || is_dash(input) || is_dash(output) {
+            return Ok(());
+        }
+        std::fs::remove_file(input).map_err(|e| {
+            fail(
+                EXIT_FAILURE,
+                format!("{}: could not remove it (--rm): {e}", input.display()),
+            )
+        })
+    };
+    let to_stdout = output.as_deref().is_some_and(is_dash);
+    if remove && to_stdout && inputs.iter().any(|p| !is_dash(p)) {
+        eprintln!("zarchive: note: --rm ignored for the inputs written to standard output");
+    }
     if let Some(output) = output {
         for input in inputs {
             refuse_same_file(input, &output)?;
         }
         exists(&output)?;
-        return write_output(&output, force, to_terminal_ok, |w| {
+        write_output(&output, force, to_terminal_ok, |w| {
             inputs.iter().try_for_each(|input| one(input, w, &output))
-        });
+        })?;
+        return inputs
+            .iter()
+            .try_for_each(|input| remove_input(input, &output));
     }
     let mut failed: Option<(u8, usize)> = None;
     for input in inputs {
         let result = name(input).and_then(|output| {
             refuse_same_file(input, &output)?;
             exists(&output)?;
-            write_output(&output, force, to_terminal_ok, |w| one(input, w, &output))
+            write_output(&output, force, to_terminal_ok, |w| one(input, w, &output))?;
+            remove_input(input, &output)
         });
         match result {
             Ok(()) => {}
@@ -384,6 +415,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         &a.inputs,
         output,
         a.force,
+        a.remove,
         false,
         name,
         |input, w, output| compress_one(&mut encoder, input, w, output, a.quiet),
@@ -517,6 +549,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         &a.inputs,
         output,
         a.force,
+        a.remove,
         true,
         name,
         |input, w, output| {

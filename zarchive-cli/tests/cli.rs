@@ -777,11 +777,41 @@ fn compress_and_decompress_take_several_inputs() {
         &joined
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(std::fs::read(&joined).unwrap() == [b_data, a_data].concat());
+    assert!(std::fs::read(&joined).unwrap() == [b_data.clone(), a_data.clone()].concat());
     // A failure into one output leaves none.
     let o = run!("decompress", &both, &missing, "-o", d.path().join("none"));
     assert_eq!(code(&o), 1);
     assert!(!d.path().join("none").exists());
+
+    // --rm removes an input once its output is complete, never one that failed or went to
+    // standard output; -k after it keeps them.
+    let o = run!("compress", "-f", "--rm", &a, &missing, &b);
+    assert_eq!(code(&o), 1);
+    assert!(!a.exists() && !b.exists(), "removed after their outputs");
+    let o = run!("decompress", "--rm", d.path().join("a.txt.zst"), "-c");
+    assert!(o.stdout == a_data, "to stdout");
+    assert!(stderr(&o).contains("--rm ignored"), "{}", stderr(&o));
+    assert!(
+        d.path().join("a.txt.zst").exists(),
+        "kept: the output was stdout"
+    );
+    let o = run!("decompress", "--rm", "-k", d.path().join("a.txt.zst"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(a.exists() && d.path().join("a.txt.zst").exists(), "-k wins");
+    let bad = d.path().join("bad.zst");
+    std::fs::write(&bad, b"not a zstd frame").unwrap();
+    let o = run!("decompress", "--rm", &bad);
+    assert_eq!(code(&o), 1);
+    assert!(
+        bad.exists() && !d.path().join("bad").exists(),
+        "a failed input is kept"
+    );
+    let o = run!("decompress", "--rm", d.path().join("b.txt.zst"), "-o", &b);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        b.exists() && !d.path().join("b.txt.zst").exists(),
+        "-o then --rm"
+    );
 }
 
 /// `compress --long[=W]` streams as `zstd --single-thread --long=W` (the oracle test
