@@ -249,6 +249,24 @@ fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A writer that counts the bytes handed to it.
+struct Counted<W> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Write `produce`'s bytes to `output`: standard output, or a file that appears only when
 /// complete (so a failure leaves no partial output and keeps an existing file intact).
 fn write_output(
@@ -265,16 +283,20 @@ fn write_output(
                 "refusing to write compressed data to a terminal; redirect standard output or give -o",
             ));
         }
-        let mut w = io::BufWriter::new(stdout.lock());
+        let mut w = Counted {
+            inner: io::BufWriter::new(stdout.lock()),
+            written: 0,
+        };
         match produce(&mut w) {
-            Err(f) => {
-                // What was written already cannot be taken back; say so.
+            // What was written already cannot be taken back; say so.
+            Err(f) if w.written > 0 => {
                 let _ = w.flush();
                 return Err(fail(
                     f.code,
                     format!("{} (the output written so far is incomplete)", f.message),
                 ));
             }
+            Err(f) => return Err(f),
             Ok(()) => return output::ignore_broken_pipe(w.flush()),
         }
     }

@@ -140,10 +140,27 @@ fn decompress_reports_garbage_in_plain_words() {
     let d = tempfile::tempdir().unwrap();
     let input = d.path().join("junk.zst");
     std::fs::write(&input, b"this is not zstd at all").unwrap();
-    let o = run!("decompress", input);
+    let o = run!("decompress", &input);
     assert_eq!(code(&o), 1);
     let e = stderr(&o);
     assert!(!e.contains("BadMagicNumber") && !e.contains('{'), "{e}");
+    // To standard output: nothing was written, so nothing is said to be incomplete ...
+    let o = run!("decompress", &input, "-c");
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+    assert!(!stderr(&o).contains("incomplete"), "{}", stderr(&o));
+    // ... unlike a good frame followed by garbage.
+    let mut after = zarkit::zstd::compress(b"the first frame decodes", 3).unwrap();
+    after.extend_from_slice(b"garbage");
+    std::fs::write(&input, &after).unwrap();
+    let o = run!("decompress", &input, "-c");
+    assert_eq!(code(&o), 1);
+    assert_eq!(o.stdout, b"the first frame decodes");
+    assert!(
+        stderr(&o).contains("the output written so far is incomplete"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 // 3. compress and decompress keep existing files unless -f, and never overwrite the input.
