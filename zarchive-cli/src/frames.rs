@@ -34,16 +34,8 @@ pub struct CompressArgs {
     /// 19, as in `zstd`, with a warning); `-l` takes those levels without it.
     #[arg(long)]
     ultra: bool,
-    /// Write to standard output, as `zstd -c` (the same as `-o -`).
-    #[arg(short = 'c', long = "stdout", conflicts_with = "output")]
-    stdout: bool,
-    /// Keep the input file, as `zstd -k` (the default).
-    #[arg(short, long, overrides_with = "remove")]
-    keep: bool,
-    /// Remove each input file once its output is complete, as `zstd --rm` (not when the
-    /// output is standard output: then the inputs are kept, with a note).
-    #[arg(long = "rm", overrides_with = "keep")]
-    remove: bool,
+    #[command(flatten)]
+    dest: Destination,
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
@@ -64,6 +56,29 @@ pub struct CompressArgs {
     dict: Option<PathBuf>,
     #[command(flatten)]
     long: LongArg,
+}
+
+/// `-c`, `-k` and `--rm`, shared by `compress` and `decompress` with the `zstd` tool's
+/// meaning.
+#[derive(Args, Debug)]
+struct Destination {
+    /// Write to standard output, as `zstd -c` (the same as `-o -`).
+    #[arg(short = 'c', long = "stdout", conflicts_with = "output")]
+    stdout: bool,
+    /// Keep the input files, as `zstd -k` (the default).
+    #[arg(short, long, overrides_with = "remove")]
+    keep: bool,
+    /// Remove each input file once its output is complete, as `zstd --rm` (not when the
+    /// output is standard output: then the inputs are kept, with a note).
+    #[arg(long = "rm", overrides_with = "keep")]
+    remove: bool,
+}
+
+impl Destination {
+    /// The one output of `-o OUTPUT` or `-c`, if either was given.
+    fn single(&self, output: &Option<PathBuf>) -> Option<PathBuf> {
+        output.clone().or(self.stdout.then(|| PathBuf::from("-")))
+    }
 }
 
 /// `--long[=WINDOWLOG]`, shared by `compress` and `decompress` with the `zstd` tool's meaning.
@@ -104,16 +119,8 @@ pub struct DecompressArgs {
     /// `zstd -o` takes it.
     #[arg(short, long, allow_hyphen_values = true)]
     output: Option<PathBuf>,
-    /// Write to standard output, as `zstd -dc` (the same as `-o -`).
-    #[arg(short = 'c', long = "stdout", conflicts_with = "output")]
-    stdout: bool,
-    /// Keep the input file, as `zstd -k` (the default).
-    #[arg(short, long, overrides_with = "remove")]
-    keep: bool,
-    /// Remove each input file once its output is complete, as `zstd --rm` (not when the
-    /// output is standard output: then the inputs are kept, with a note).
-    #[arg(long = "rm", overrides_with = "keep")]
-    remove: bool,
+    #[command(flatten)]
+    dest: Destination,
     /// Replace the output file if it exists.
     #[arg(short, long)]
     force: bool,
@@ -423,7 +430,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     encoder
         .set_long_distance_matching(a.long.long)
         .map_err(|e| fail(EXIT_USAGE, format!("--long: {e}")))?;
-    let output = a.output.clone().or(a.stdout.then(|| PathBuf::from("-")));
+    let output = a.dest.single(&a.output);
     let name = |input: &Path| {
         Ok(if is_dash(input) {
             PathBuf::from("-")
@@ -437,7 +444,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         &a.inputs,
         output,
         a.force,
-        a.remove,
+        a.dest.remove,
         false,
         name,
         |input, w, output| compress_one(&mut encoder, input, w, output, a.quiet),
@@ -551,7 +558,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    let output = a.output.clone().or(a.stdout.then(|| PathBuf::from("-")));
+    let output = a.dest.single(&a.output);
     let name = |input: &Path| {
         if is_dash(input) {
             return Ok(PathBuf::from("-"));
@@ -571,7 +578,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         &a.inputs,
         output,
         a.force,
-        a.remove,
+        a.dest.remove,
         true,
         name,
         |input, w, output| {

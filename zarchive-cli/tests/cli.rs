@@ -672,40 +672,31 @@ fn compress_takes_the_zstd_tools_level_forms() {
     assert_eq!(code(&o), 2);
 
     // An output named `-5` and an input named `-19` (after `--`) are paths.
-    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .current_dir(d.path())
-        .args(["compress", "in.txt", "-o", "-5", "-19"])
-        .output()
-        .unwrap();
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .current_dir(d.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = in_dir(&["compress", "in.txt", "-o", "-5", "-19"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
         std::fs::read(d.path().join("-5")).unwrap() == level(19),
         "-5"
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .current_dir(d.path())
-        .args(["compress", "-o", "-5", "-f", "-l", "2", "--", "-19"])
-        .output()
-        .unwrap();
+    let o = in_dir(&["compress", "-o", "-5", "-f", "-l", "2", "--", "-19"]);
     assert_eq!(code(&o), 1, "no file named -19: {}", stderr(&o));
     assert!(stderr(&o).contains("-19"), "{}", stderr(&o));
     std::fs::write(d.path().join("-19"), &data).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .current_dir(d.path())
-        .args(["compress", "-f", "-l", "2", "--", "-19"])
-        .output()
-        .unwrap();
+    let o = in_dir(&["compress", "-f", "-l", "2", "--", "-19"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
         std::fs::read(d.path().join("-19.zst")).unwrap() == level(2),
         "-19.zst"
     );
     // `decompress -c` writes to standard output, the file named `-19.zst` read as it is.
-    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .current_dir(d.path())
-        .args(["decompress", "-c", "-k", "--", "-19.zst"])
-        .output()
-        .unwrap();
+    let o = in_dir(&["decompress", "-c", "-k", "--", "-19.zst"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(o.stdout == data, "decompress -c");
     let o = run!("decompress", d.path().join("-19.zst"), "-c", "-o", "x");
