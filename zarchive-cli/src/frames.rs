@@ -110,7 +110,7 @@ const READ_SIZE: usize = 1 << 17;
 #[derive(Args, Debug)]
 pub struct DecompressArgs {
     /// Input files, or `-` for standard input: each is decompressed to INPUT without its
-    /// `.zst`, as `zstd -d FILE...` does (a failed one is named and the others go on), or
+    /// `.zst` (NAME.tzst to NAME.tar), as `zstd -d FILE...` does (a failed one is named and the others go on), or
     /// all into the one output of `-o` or `-c`, one after the other.
     #[arg(required = true, num_args = 1.., value_name = "INPUT")]
     inputs: Vec<PathBuf>,
@@ -563,12 +563,24 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         if is_dash(input) {
             return Ok(PathBuf::from("-"));
         }
-        match input.to_str().and_then(|s| s.strip_suffix(".zst")) {
-            Some(stem) if !stem.is_empty() && !stem.ends_with('/') => Ok(PathBuf::from(stem)),
+        // As `zstd -d`: `NAME.zst` gives `NAME`, and `NAME.tzst` `NAME.tar`.
+        let s = input.to_str();
+        let named = match (
+            s.and_then(|s| s.strip_suffix(".zst")),
+            s.and_then(|s| s.strip_suffix(".tzst")),
+        ) {
+            (Some(stem), _) => Some((stem, "")),
+            (_, Some(stem)) => Some((stem, ".tar")),
+            _ => None,
+        };
+        match named {
+            Some((stem, tail)) if !stem.is_empty() && !stem.ends_with('/') => {
+                Ok(PathBuf::from(format!("{stem}{tail}")))
+            }
             _ => Err(fail(
                 EXIT_USAGE,
                 format!(
-                    "{}: no .zst suffix to remove, so no output name to derive; give it with -o",
+                    "{}: no .zst (or .tzst) suffix to remove, so no output name to derive; give it with -o",
                     input.display()
                 ),
             )),

@@ -769,6 +769,13 @@ fn compress_and_decompress_take_several_inputs() {
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(std::fs::read(&joined).unwrap() == [b_data.clone(), a_data.clone()].concat());
+    // NAME.tzst decompresses to NAME.tar, as with `zstd -d`.
+    std::fs::copy(&both, d.path().join("t.tzst")).unwrap();
+    let o = run!("decompress", d.path().join("t.tzst"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::read(d.path().join("t.tar")).unwrap() == [a_data.clone(), b_data.clone()].concat()
+    );
     // A failure into one output leaves none.
     let o = run!("decompress", &both, &missing, "-o", d.path().join("none"));
     assert_eq!(code(&o), 1);
