@@ -564,15 +564,10 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             return Ok(PathBuf::from("-"));
         }
         // As `zstd -d`: `NAME.zst` gives `NAME`, and `NAME.tzst` `NAME.tar`.
-        let s = input.to_str();
-        let named = match (
-            s.and_then(|s| s.strip_suffix(".zst")),
-            s.and_then(|s| s.strip_suffix(".tzst")),
-        ) {
-            (Some(stem), _) => Some((stem, "")),
-            (_, Some(stem)) => Some((stem, ".tar")),
-            _ => None,
-        };
+        let named = input.to_str().and_then(|s| {
+            (s.strip_suffix(".zst").map(|stem| (stem, "")))
+                .or_else(|| s.strip_suffix(".tzst").map(|stem| (stem, ".tar")))
+        });
         match named {
             Some((stem, tail)) if !stem.is_empty() && !stem.ends_with('/') => {
                 Ok(PathBuf::from(format!("{stem}{tail}")))
