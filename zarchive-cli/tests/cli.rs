@@ -812,6 +812,92 @@ fn compress_and_decompress_take_several_inputs() {
     );
 }
 
+/// `-r`, as `zstd -r` / `zstd -dr`: every file under a directory, each beside itself;
+/// symbolic links met in the walk are not followed (a loop would never end); what
+/// `decompress -r` cannot name an output for is left alone. Also `--exclude-compressed`,
+/// an empty input's message, and a name that is not UTF-8.
+#[test]
+fn compress_and_decompress_walk_directories_with_r() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir_all(t.join("s")).unwrap();
+    std::fs::create_dir_all(d.path().join("empty")).unwrap();
+    let a_data = b"a file at the top of the tree\n".repeat(100);
+    let b_data = b"a file one directory down\n".repeat(200);
+    std::fs::write(t.join("a.txt"), &a_data).unwrap();
+    std::fs::write(t.join("s/b.txt"), &b_data).unwrap();
+    std::fs::write(t.join("old.gz"), b"not really gzip").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("..", t.join("s/loop")).unwrap();
+
+    // Without -r a directory is refused, with the hint.
+    let o = run!("compress", &t);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("is a directory") && stderr(&o).contains("-r"));
+
+    let o = run!("compress", "-r", &t, "-l", "4");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(t.join("a.txt.zst")).unwrap() == zstd_tool_frame(&a_data, 4, true));
+    assert!(std::fs::read(t.join("s/b.txt.zst")).unwrap() == zstd_tool_frame(&b_data, 4, true));
+    assert!(
+        t.join("old.gz.zst").exists(),
+        "zstd -r compresses every file"
+    );
+    #[cfg(unix)]
+    assert!(
+        stderr(&o).contains("loop: a symbolic link, not followed"),
+        "{}",
+        stderr(&o)
+    );
+    // The outputs of the first walk are inputs of the next, unless excluded.
+    std::fs::remove_file(t.join("old.gz.zst")).unwrap();
+    let o = run!("compress", "-r", &t, "-f", "--exclude-compressed");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!t.join("old.gz.zst").exists() && !t.join("a.txt.zst.zst").exists());
+    assert!(t.join("a.txt.zst").exists());
+    // A directory with no file in it: nothing to do, said.
+    let o = run!("compress", "-r", d.path().join("empty"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no files to compress"));
+
+    // Decompress the tree back; the file with no .zst suffix is left alone, counted.
+    std::fs::remove_file(t.join("a.txt")).unwrap();
+    std::fs::remove_file(t.join("s/b.txt")).unwrap();
+    let o = run!("decompress", "-r", &t, "--rm");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(t.join("a.txt")).unwrap() == a_data);
+    assert!(std::fs::read(t.join("s/b.txt")).unwrap() == b_data);
+    assert!(!t.join("a.txt.zst").exists(), "--rm");
+    assert!(
+        stderr(&o).contains("1 file under the directories given has no .zst"),
+        "{}",
+        stderr(&o)
+    );
+
+    // An empty input holds no frame: said so, not as a truncated frame.
+    std::fs::write(d.path().join("nothing.zst"), b"").unwrap();
+    let o = run!("decompress", d.path().join("nothing.zst"));
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("nothing.zst: empty: no zstd frame"),
+        "{}",
+        stderr(&o)
+    );
+
+    // The output name is derived from the bytes of the input's, UTF-8 or not.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let stem = d.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+        let mut frame = stem.clone().into_os_string();
+        frame.push(".zst");
+        std::fs::write(&frame, zstd_tool_frame(&a_data, 3, true)).unwrap();
+        let o = run!("decompress", &frame);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert!(std::fs::read(&stem).unwrap() == a_data);
+    }
+}
+
 /// `compress --long[=W]` streams as `zstd --single-thread --long=W` (the oracle test
 /// `long_distance_matching_matches_the_oracle` in `zarkit-benches` checks the library's
 /// bytes against libzstd's), finds repeats beyond the level's own window, and a frame whose
