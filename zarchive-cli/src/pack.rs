@@ -373,7 +373,10 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
     let mut inputs = vec![a.archive.clone()];
     inputs.extend(a.inputs.iter().cloned());
     let banner = format!("Updating {}", a.archive.display());
-    merge_into(&inputs, &a.archive, &opts, a.write.quiet, &banner)
+    // Through a symbolic link, the archive it names is updated, not the link replaced.
+    let target = std::fs::canonicalize(&a.archive)
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", a.archive.display())))?;
+    merge_into(&inputs, &target, &opts, a.write.quiet, &banner)
 }
 
 /// Merge `inputs` (directories and archives, later ones win) into `out`, with progress and

@@ -243,9 +243,13 @@ impl ZarError {
         what: impl Into<String>,
         source: io::Error,
     ) -> ZarError {
+        // A temporary file's error (the `tempfile` crate's) names its own random path
+        // after the reason: the message names the path that matters already.
+        let text = source.to_string();
+        let text = text.split(" at path \"").next().unwrap_or_default();
         ZarError::Path {
             path: path.into(),
-            reason: format!("{}: {source}", what.into()),
+            reason: format!("{}: {text}", what.into()),
             source: Some(source),
         }
     }

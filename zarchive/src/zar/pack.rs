@@ -222,9 +222,21 @@ pub(crate) fn write_atomically(
     };
     let tmp = super::atomic::temp_builder(&format!(".{}.", name.to_string_lossy()))
         .tempfile_in(&parent)
-        .map_err(|e| {
-            ZarError::path_io(&parent, "cannot create a temporary file for the archive", e)
-        })?;
+        .map_err(|e| ZarError::path_io(out, "cannot create the archive", e))?;
+    // An archive replaced keeps its permissions (a private one stays private).
+    if let Ok(old) = std::fs::metadata(out)
+        && old.is_file()
+    {
+        tmp.as_file()
+            .set_permissions(old.permissions())
+            .map_err(|e| {
+                ZarError::path_io(
+                    out,
+                    "cannot give the new archive the old one's permissions",
+                    e,
+                )
+            })?;
+    }
     // Never pack the archive into itself: skip the target and the temporary file.
     let canonical_parent = parent
         .canonicalize()
