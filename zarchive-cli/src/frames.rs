@@ -287,12 +287,60 @@ impl<W: Write> Write for Counted<W> {
     }
 }
 
-/// Write `produce`'s bytes to `output`: standard output, or a file that appears only when
-/// complete (so a failure leaves no partial output and keeps an existing file intact).
+/// Whether `output` exists and is neither a regular file nor a directory (a device such as
+/// `/dev/null`, a FIFO), after symbolic links: written into where it is, as `zstd` does,
+/// never replaced by a file and never refused for existing.
+fn is_special(output: &Path) -> bool {
+    !is_dash(output) && std::fs::metadata(output).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The permissions and times of the regular file `input`, for its output (as `zstd` gives
+/// an output its input's mode and modification time); `None` for anything else.
+fn stat_of(input: &Path) -> Option<std::fs::Metadata> {
+    if is_dash(input) {
+        return None;
+    }
+    std::fs::metadata(input).ok().filter(|m| m.is_file())
+}
+
+/// Give `file` the permission bits (not set-id or sticky) and the access and modification
+/// times of `from`.
+fn transfer_stat(
+    file: &std::fs::File,
+    from: &std::fs::Metadata,
+    output: &Path,
+) -> Result<(), Failure> {
+    let failed = |e: io::Error| {
+        fail(
+            EXIT_FAILURE,
+            format!("{}: cannot set its mode and times: {e}", output.display()),
+        )
+    };
+    let mut perm = from.permissions();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        perm.set_mode(perm.mode() & 0o777);
+    }
+    file.set_permissions(perm).map_err(failed)?;
+    let mut times = std::fs::FileTimes::new();
+    if let Ok(t) = from.modified() {
+        times = times.set_modified(t);
+    }
+    if let Ok(t) = from.accessed() {
+        times = times.set_accessed(t);
+    }
+    file.set_times(times).map_err(failed)
+}
+
+/// Write `produce`'s bytes to `output`: standard output, a device or FIFO written where it
+/// is, or a file that appears only when complete (so a failure leaves no partial output
+/// and keeps an existing file intact), with the mode and times of `stat` when given.
 fn write_output(
     output: &Path,
     force: bool,
     binary_to_terminal_ok: bool,
+    stat: Option<&std::fs::Metadata>,
     produce: impl FnOnce(&mut dyn Write) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     if is_dash(output) {
@@ -320,12 +368,26 @@ fn write_output(
             Ok(()) => return output::ignore_broken_pipe(w.flush()),
         }
     }
+    if is_special(output) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(output)
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+        let mut w = io::BufWriter::new(file);
+        produce(&mut w)?;
+        return w
+            .flush()
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())));
+    }
     let mut file = OutputFile::create(output, force)?;
     {
         let mut w = io::BufWriter::new(file.file());
         produce(&mut w)?;
         w.flush()
             .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+    }
+    if let Some(stat) = stat {
+        transfer_stat(file.file(), stat, output)?;
     }
     file.commit()
 }
@@ -351,8 +413,15 @@ fn each_input(
             "standard input (`-`) given more than once",
         ));
     }
+    if inputs.iter().any(|p| is_dash(p)) && io::stdin().is_terminal() {
+        // As `zstd`: nothing sensible is typed in, and the command would wait for ever.
+        return Err(fail(
+            EXIT_USAGE,
+            "refusing to read from a terminal; redirect standard input",
+        ));
+    }
     let exists = |output: &Path| {
-        if !is_dash(output) && !force && output.symlink_metadata().is_ok() {
+        if !is_dash(output) && !force && output.symlink_metadata().is_ok() && !is_special(output) {
             Err(Failure::from(zarkit::zar::ZarError::Exists {
                 path: output.to_path_buf(),
             }))
@@ -360,9 +429,17 @@ fn each_input(
             Ok(())
         }
     };
-    // An input is removed only where its data went to a file that is now complete.
+    // An input is removed only where its data went to a file that is now complete, and
+    // only a regular file (never a device or FIFO given as an input).
     let remove_input = |input: &Path, output: &Path| {
-        if !remove || is_dash(input) || is_dash(output) {
+        if !remove || is_dash(input) || is_dash(output) || is_special(output) {
+            return Ok(());
+        }
+        if !std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
+            eprintln!(
+                "zarchive: note: {}: not a regular file, so not removed (--rm)",
+                input.display()
+            );
             return Ok(());
         }
         std::fs::remove_file(input).map_err(|e| {
@@ -381,19 +458,34 @@ fn each_input(
             refuse_same_file(input, &output)?;
         }
         exists(&output)?;
-        write_output(&output, force, to_terminal_ok, |w| {
+        // One input's output takes its mode and times; several inputs' have their own.
+        let stat = match inputs {
+            [input] => stat_of(input),
+            _ => None,
+        };
+        write_output(&output, force, to_terminal_ok, stat.as_ref(), |w| {
             inputs.iter().try_for_each(|input| one(input, w, &output))
         })?;
+        if remove && inputs.len() > 1 && !to_stdout {
+            // As `zstd`: the inputs of one joined output are not removed.
+            eprintln!(
+                "zarchive: note: --rm ignored: several inputs went into one output, which cannot give any of them back alone"
+            );
+            return Ok(());
+        }
         return inputs
             .iter()
             .try_for_each(|input| remove_input(input, &output));
     }
-    let mut failed: Option<(u8, usize)> = None;
+    let mut failed = 0usize;
     for input in inputs {
         let result = name(input).and_then(|output| {
             refuse_same_file(input, &output)?;
             exists(&output)?;
-            write_output(&output, force, to_terminal_ok, |w| one(input, w, &output))?;
+            let stat = stat_of(input);
+            write_output(&output, force, to_terminal_ok, stat.as_ref(), |w| {
+                one(input, w, &output)
+            })?;
             remove_input(input, &output)
         });
         match result {
@@ -401,15 +493,15 @@ fn each_input(
             Err(f) if inputs.len() == 1 => return Err(f),
             Err(f) => {
                 eprintln!("zarchive: {}", f.message);
-                let (code, n) = failed.unwrap_or((f.code, 0));
-                failed = Some((code, n + 1));
+                failed += 1;
             }
         }
     }
+    // As `zstd`: an input that could not be done is a failure (1), whatever its reason.
     match failed {
-        None => Ok(()),
-        Some((code, n)) => Err(fail(
-            code,
+        0 => Ok(()),
+        n => Err(fail(
+            EXIT_FAILURE,
             format!("{n} of {} inputs failed (named above)", inputs.len()),
         )),
     }
@@ -713,9 +805,23 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         if is_dash(input) {
             return Ok(PathBuf::from("-"));
         }
+        // What is wrong with the input itself comes first (a missing file, a link loop).
+        match std::fs::metadata(input) {
+            Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", input.display()))),
+            Ok(m) if m.is_dir() => {
+                return Err(fail(
+                    EXIT_FAILURE,
+                    format!(
+                        "{}: is a directory (the .zst files under it with -r)",
+                        input.display()
+                    ),
+                ));
+            }
+            Ok(_) => {}
+        }
         decompressed_name(input).ok_or_else(|| {
             fail(
-                EXIT_USAGE,
+                EXIT_FAILURE,
                 format!(
                     "{}: no .zst (or .tzst) suffix to remove, so no output name to derive; give it with -o",
                     input.display()

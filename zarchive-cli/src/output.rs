@@ -173,9 +173,12 @@ impl OutputFile {
             b.permissions(std::fs::Permissions::from_mode(0o666));
         }
         let tmp = b.tempfile_in(dir).map_err(|e| {
+            // The `tempfile` crate's error ends with its random name: the target says more.
+            let text = e.to_string();
+            let text = text.split(" at path \"").next().unwrap_or_default();
             fail(
                 EXIT_FAILURE,
-                format!("{}: cannot create a temporary file: {e}", dir.display()),
+                format!("{}: cannot create it: {text}", target.display()),
             )
         })?;
         Ok(OutputFile {

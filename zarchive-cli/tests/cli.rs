@@ -1070,3 +1070,123 @@ fn update_keeps_the_archives_dictionary() {
     let o = run!("info", archive);
     assert!(!stdout(&o).contains("dictionary:"), "{}", stdout(&o));
 }
+
+/// Found by a hostile session: `--rm` removed a FIFO given as an input, and all the inputs
+/// joined into one `-o` output; an existing device as the output was refused without `-f`
+/// and replaced by a file with it; outputs took the ordinary mode instead of the input's
+/// (a private file's frame was world-readable) and the current time; a batch with an input
+/// that had no `.zst` suffix exited 2; `update` through a symbolic link replaced the link
+/// and made a private archive world-readable; a missing output directory was reported
+/// with the temporary file's random name.
+#[cfg(unix)]
+#[test]
+fn outputs_and_removals_keep_what_zstd_keeps() {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n);
+    let data = b"private data, private data, private data\n".repeat(50);
+    std::fs::write(p("s"), &data).unwrap();
+    std::fs::set_permissions(p("s"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(978_307_200);
+    std::fs::File::options()
+        .write(true)
+        .open(p("s"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+
+    // The output takes the input's mode and modification time, both ways.
+    let o = run!("compress", "-q", p("s"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = std::fs::metadata(p("s.zst")).unwrap();
+    assert_eq!(m.mode() & 0o777, 0o600);
+    assert_eq!(m.modified().unwrap(), old);
+    std::fs::rename(p("s"), p("s.orig")).unwrap();
+    let o = run!("decompress", "-q", p("s.zst"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = std::fs::metadata(p("s")).unwrap();
+    assert_eq!((m.mode() & 0o777, m.modified().unwrap()), (0o600, old));
+    assert!(std::fs::read(p("s")).unwrap() == data);
+
+    // A device as the output is written into, without -f, and stays a device.
+    let o = run!("decompress", p("s.zst"), "-o", "/dev/null");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+
+    // --rm leaves a FIFO given as an input where it is.
+    let fifo = p("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, b"through a pipe").unwrap())
+    };
+    let o = run!("compress", "--rm", &fifo);
+    writer.join().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(stderr(&o).contains("not a regular file, so not removed"));
+
+    // Inputs joined into one output are not removed (as zstd).
+    std::fs::write(p("a"), b"a").unwrap();
+    std::fs::write(p("b"), b"b").unwrap();
+    let o = run!("compress", "--rm", p("a"), p("b"), "-o", p("ab.zst"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(p("a").exists() && p("b").exists() && p("ab.zst").exists());
+
+    // Any input that could not be done makes the batch exit 1, as zstd.
+    let o = run!("decompress", p("s.zst"), p("a"), "-f");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 of 2 inputs failed"));
+
+    // A missing directory is named by the output's path, not a temporary file's.
+    let o = run!("compress", p("a"), "-o", p("nodir/a.zst"));
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("nodir/a.zst: cannot create it"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("partial") && !stderr(&o).contains("at path"));
+
+    // `update` through a link updates the archive it names and keeps its mode.
+    std::fs::create_dir_all(p("store")).unwrap();
+    std::fs::create_dir_all(p("t")).unwrap();
+    std::fs::create_dir_all(p("u")).unwrap();
+    std::fs::write(p("t/one"), b"1").unwrap();
+    std::fs::write(p("u/two"), b"2").unwrap();
+    let archive = p("store/game.zar");
+    assert_eq!(code(&run!("pack", "-q", p("t"), "-o", &archive)), 0);
+    std::fs::set_permissions(&archive, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::os::unix::fs::symlink(&archive, p("game.zar")).unwrap();
+    let o = run!("update", "-q", p("game.zar"), p("u"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(p("game.zar"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::metadata(&archive).unwrap().mode() & 0o777, 0o600);
+    let o = run!("list", &archive);
+    assert!(
+        stdout(&o).contains("one") && stdout(&o).contains("two"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -304,7 +304,8 @@ fn full_extract_checks_the_hash_and_partial_extract_does_not() {
     assert!(help.contains("--no-verify"), "{help}");
 }
 
-// 9. decompress creates files with the process umask, like compress and extract.
+// 9. decompress creates files with the process umask, like compress and extract (an
+// output now takes its input's mode, which for a new input is that too).
 #[cfg(unix)]
 #[test]
 fn decompress_output_gets_the_ordinary_file_mode() {
@@ -318,7 +319,7 @@ fn decompress_output_gets_the_ordinary_file_mode() {
     let z = d.path().join("m.txt.zst");
     assert_eq!(code(&run!("decompress", z)), 0);
     let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, reference, "0666 less the umask, as any new file");
+    assert_eq!(mode, reference, "the input's mode: 0666 less the umask");
     assert_eq!(
         std::fs::metadata(&z).unwrap().permissions().mode() & 0o777,
         reference
