@@ -208,6 +208,7 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
             )));
         }
     };
+    remove_partial_files_on_signal();
     Some(if input.is_dir() {
         pack::run(pack::PackArgs::positional(input, output))
     } else if input.is_file() {
@@ -223,7 +224,31 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
     })
 }
 
+/// The exit status after Ctrl-C (128 + SIGINT, as shells report it).
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// On Ctrl-C or a termination signal, remove the temporary files being written (an archive,
+/// extracted files, a frame's output), which destructors would have removed on any other
+/// way out, then exit: nothing partial is left behind, hidden or not.
+fn remove_partial_files_on_signal() {
+    // Without a handler (one already set) the signal ends the process as before.
+    let _ = ctrlc::set_handler(|| {
+        if zarkit::zar::remove_partial_files() > 0 {
+            eprintln!("zarchive: interrupted; the unfinished output was removed");
+        } else {
+            eprintln!("zarchive: interrupted");
+        }
+        std::process::exit(EXIT_INTERRUPTED);
+    });
+}
+
 fn run(cmd: Command) -> Result<(), Failure> {
+    #[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
+    if !matches!(cmd, Command::Mount(_)) {
+        remove_partial_files_on_signal();
+    }
+    #[cfg(not(all(feature = "mount", any(target_os = "linux", target_os = "macos"))))]
+    remove_partial_files_on_signal();
     match cmd {
         Command::Pack(a) => pack::run(a),
         Command::Merge(a) => pack::merge(a),

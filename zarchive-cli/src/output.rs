@@ -138,6 +138,8 @@ pub struct OutputFile {
     tmp: tempfile::NamedTempFile,
     target: PathBuf,
     overwrite: bool,
+    /// Listed for removal should the program be stopped by a signal (see `main`).
+    _partial: zarkit::zar::PartialFile,
 }
 
 impl OutputFile {
@@ -182,6 +184,7 @@ impl OutputFile {
             )
         })?;
         Ok(OutputFile {
+            _partial: zarkit::zar::PartialFile::new(tmp.path()),
             tmp,
             target: target.to_path_buf(),
             overwrite,

@@ -1190,3 +1190,67 @@ fn outputs_and_removals_keep_what_zstd_keeps() {
         stdout(&o)
     );
 }
+
+/// Found by a hostile session: Ctrl-C (or `kill`) during `compress`, `decompress` or
+/// `pack` left the hidden temporary output (`.NAME.XXXXXX.partial`) behind, as large as
+/// what was written so far. Now a signal removes it before the process exits with 130.
+#[cfg(unix)]
+#[test]
+fn a_signal_leaves_no_partial_output() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("input");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let partials = || {
+        std::fs::read_dir(d.path())
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().ends_with(".partial")
+            })
+            .count()
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .arg("compress")
+        .arg(&fifo)
+        .arg("-o")
+        .arg(d.path().join("out.zst"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Some input, and the pipe kept open: `compress` waits for the rest with its output
+    // begun.
+    let mut pipe = std::fs::File::options().write(true).open(&fifo).unwrap();
+    pipe.write_all(&[7u8; 100_000]).unwrap();
+    let started = std::time::Instant::now();
+    while partials() == 0 {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "no temporary output appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    drop(pipe);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(partials(), 0, "a temporary output was left behind");
+    assert!(!d.path().join("out.zst").exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}

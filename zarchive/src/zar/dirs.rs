@@ -259,10 +259,12 @@ impl DirHandle {
             let name = OsString::from(format!("{prefix}{:016x}.partial", h.finish()));
             match self.create_new(&name) {
                 Ok(file) => {
+                    let partial = super::atomic::PartialFile::new(&self.path.join(&name));
                     return Ok(TempFile {
                         dir: self,
                         name,
                         file: Some(file),
+                        _partial: partial,
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -359,6 +361,8 @@ pub(crate) struct TempFile<'a> {
     dir: &'a DirHandle,
     name: OsString,
     file: Option<File>,
+    /// Listed for `remove_partial_files` until dropped (after the rename or the removal).
+    _partial: super::atomic::PartialFile,
 }
 
 impl TempFile<'_> {

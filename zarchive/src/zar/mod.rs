@@ -22,6 +22,7 @@ mod verify;
 mod writer;
 pub mod wua;
 
+pub use atomic::{PartialFile, remove_partial_files};
 pub use compressor::{
     BlockCompressor, BlockContext, BlockDecodeContext, BlockDecompressor, REFERENCE_LEVEL, Stored,
     Zstd, ZstdDecompressor, ZstdWithDictionary,

@@ -223,6 +223,7 @@ pub(crate) fn write_atomically(
     let tmp = super::atomic::temp_builder(&format!(".{}.", name.to_string_lossy()))
         .tempfile_in(&parent)
         .map_err(|e| ZarError::path_io(out, "cannot create the archive", e))?;
+    let _partial = super::atomic::PartialFile::new(tmp.path());
     // An archive replaced keeps its permissions (a private one stays private).
     if let Ok(old) = std::fs::metadata(out)
         && old.is_file()
