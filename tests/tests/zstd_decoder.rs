@@ -736,14 +736,36 @@ fn reserved_fields_are_refused() {
         decode_all_ways(&bad, 100),
         Err(ZstdError::Malformed { .. })
     ));
-    // Trailing bytes after the last frame.
+    // Trailing bytes after the last frame: fewer than a magic number's four are a cut
+    // frame only when they begin a magic number (zstd's or a skippable frame's); others
+    // are no zstd data, as `zstd` says of both ("unknown header").
+    for (tail, cut) in [
+        (&b"xy"[..], false),
+        (&b"x"[..], false),
+        (&[0x28, 0xB5][..], true),
+        (&[0x28, 0xB5, 0x2F][..], true),
+        (&[0x28, 0xB6][..], false),
+        (&[0x5C, 0x2A, 0x4D][..], true),
+        (&[0x5C, 0x2B][..], false),
+    ] {
+        let mut trailing = frame.clone();
+        trailing.extend_from_slice(tail);
+        let got = decode_all_ways(&trailing, 100);
+        let at = frame.len();
+        if cut {
+            assert!(
+                matches!(got, Err(ZstdError::Truncated { at: a, .. }) if a == at),
+                "{tail:x?}: {got:?}"
+            );
+        } else {
+            assert!(
+                matches!(got, Err(ZstdError::UnknownFrame { at: a, .. }) if a == at),
+                "{tail:x?}: {got:?}"
+            );
+        }
+    }
     let mut trailing = frame.clone();
-    trailing.extend_from_slice(b"xy");
-    assert!(matches!(
-        decode_all_ways(&trailing, 100),
-        Err(ZstdError::Truncated { .. })
-    ));
-    trailing.extend_from_slice(b"zzzz");
+    trailing.extend_from_slice(b"xyzzzz");
     assert!(matches!(
         decode_all_ways(&trailing, 100),
         Err(ZstdError::UnknownFrame { .. })

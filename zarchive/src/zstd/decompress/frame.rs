@@ -70,9 +70,7 @@ pub(crate) enum FrameKind {
 ///
 /// Mirrors the magic-number part of ZSTD_decompressMultiFrame and readSkippableFrameSize.
 pub(crate) fn frame_kind(src: &[u8], at: usize) -> Result<FrameKind, ZstdError> {
-    let m = src
-        .get(..4)
-        .ok_or(ZstdError::Truncated { at, what: "frame" })?;
+    let m = src.get(..4).ok_or_else(|| short_frame_start(src, at))?;
     let magic = u32::from_le_bytes([m[0], m[1], m[2], m[3]]);
     if magic == MAGIC_NUMBER {
         return Ok(FrameKind::Zstd);
@@ -92,6 +90,30 @@ pub(crate) fn frame_kind(src: &[u8], at: usize) -> Result<FrameKind, ZstdError> 
         return Ok(FrameKind::Skippable(size));
     }
     Err(ZstdError::UnknownFrame { at, magic })
+}
+
+/// The error for the fewer than 4 bytes `rest` where a frame's magic number belongs (at
+/// byte `at`): a cut frame when they begin a zstd or skippable magic number, else no zstd
+/// data at all (their value padded with zero bytes), where `zstd` says "unknown header"
+/// for both.
+pub(crate) fn short_frame_start(rest: &[u8], at: usize) -> ZstdError {
+    let zstd = MAGIC_NUMBER.to_le_bytes();
+    let skippable = SKIPPABLE_START.to_le_bytes();
+    let begins = |magic: &[u8; 4], first_mask: u8| {
+        rest.iter()
+            .zip(magic)
+            .enumerate()
+            .all(|(i, (&b, &m))| if i == 0 { b & first_mask == m } else { b == m })
+    };
+    if begins(&zstd, 0xFF) || begins(&skippable, 0xF0) {
+        return ZstdError::Truncated { at, what: "frame" };
+    }
+    let mut magic = [0u8; 4];
+    magic[..rest.len().min(4)].copy_from_slice(&rest[..rest.len().min(4)]);
+    ZstdError::UnknownFrame {
+        at,
+        magic: u32::from_le_bytes(magic),
+    }
 }
 
 /// Parse the header of the zstd frame at `src[0]` (magic included; at byte `at`), and

@@ -353,7 +353,8 @@ impl<R: std::io::Read> StreamReader<R> {
             return Ok(());
         }
         if got < 4 {
-            return Err(invalid(ZstdError::Truncated { at, what: "frame" }));
+            let rest = &self.input[..got];
+            return Err(invalid(super::frame::short_frame_start(rest, at)));
         }
         let magic =
             u32::from_le_bytes([self.input[0], self.input[1], self.input[2], self.input[3]]);
