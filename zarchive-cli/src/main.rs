@@ -209,10 +209,23 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
         }
     };
     remove_partial_files_on_signal();
+    // This form takes no options: an existing output is never replaced, and the hint names
+    // the subcommand that can.
+    let no_force = |r: Result<(), Failure>, sub: &str| {
+        r.map_err(|mut f| {
+            if let Some(m) = f.message.strip_suffix(output::REPLACE_HINT) {
+                f.message = format!("{m}; `zarchive {sub} -f` replaces it");
+            }
+            f
+        })
+    };
     Some(if input.is_dir() {
-        pack::run(pack::PackArgs::positional(input, output))
+        no_force(pack::run(pack::PackArgs::positional(input, output)), "pack")
     } else if input.is_file() {
-        read::extract(read::ExtractArgs::positional(input, output))
+        no_force(
+            read::extract(read::ExtractArgs::positional(input, output)),
+            "extract",
+        )
     } else {
         Err(fail(
             EXIT_USAGE,

@@ -14,11 +14,14 @@ pub fn count(n: u64, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
+/// What [`explain`] adds to an "already exists" error.
+pub const REPLACE_HINT: &str = "; use -f to replace it";
+
 /// The message for a library error, with the command-line option that changes the outcome
 /// where there is one.
 pub fn explain(e: &ZarError) -> String {
     match e {
-        ZarError::Exists { .. } => format!("{e}; use -f to replace it"),
+        ZarError::Exists { .. } => format!("{e}{REPLACE_HINT}"),
         ZarError::UnstorableName { .. } => {
             format!("{e}; use --skip-invalid-names to leave such names out")
         }

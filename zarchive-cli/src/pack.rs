@@ -226,11 +226,15 @@ fn default_output(dir: &Path) -> Result<PathBuf, Failure> {
 
 /// Run `zarchive pack`.
 pub fn run(a: PackArgs) -> Result<(), Failure> {
-    if !a.dir.is_dir() {
-        return Err(fail(
-            EXIT_FAILURE,
-            format!("{}: not a directory", a.dir.display()),
-        ));
+    match std::fs::metadata(&a.dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(fail(
+                EXIT_FAILURE,
+                format!("{}: not a directory", a.dir.display()),
+            ));
+        }
+        Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", a.dir.display()))),
     }
     let opts = a.write.options(a.force)?;
     let to_stdout = a.output.as_deref().is_some_and(output::is_dash);

@@ -644,3 +644,53 @@ fn compress_with_a_dictionary_round_trips_and_the_frame_needs_it() {
     );
     assert!(!out.exists());
 }
+
+// 11. Messages a hostile session found misleading: a missing archive named twice, a
+// directory given a hint about streams, the reference-tool form suggesting an option it
+// refuses, "1 bytes", a missing input directory called "not a directory".
+#[test]
+fn messages_name_the_real_problem() {
+    let d = tempfile::tempdir().unwrap();
+    let missing = d.path().join("nonexist.zar");
+    let o = run!("list", &missing);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("nonexist.zar: cannot open it:"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        stderr(&o).matches("nonexist.zar").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
+    let o = run!("list", d.path());
+    assert!(
+        stderr(&o).contains("is a directory, not an archive"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("stream"), "{}", stderr(&o));
+    let tiny = d.path().join("one.zar");
+    std::fs::write(&tiny, b"x").unwrap();
+    let o = run!("list", &tiny);
+    assert!(stderr(&o).contains("the file is 1 byte,"), "{}", stderr(&o));
+    let o = run!("pack", d.path().join("nodir"), "-o", d.path().join("x.zar"));
+    assert_eq!(code(&o), 1);
+    assert!(!stderr(&o).contains("not a directory"), "{}", stderr(&o));
+
+    // `zarchive DIR` twice: the form takes no -f, so the hint names the subcommand.
+    let tree = d.path().join("t");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::write(tree.join("a"), b"a").unwrap();
+    assert_eq!(code(&run!(&tree)), 0);
+    let o = run!(&tree);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("`zarchive pack -f` replaces it"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("use -f"), "{}", stderr(&o));
+}

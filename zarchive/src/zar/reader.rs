@@ -89,22 +89,16 @@ impl OpenOptions {
         // would only give a misleading "too small".
         match std::fs::metadata(path) {
             Ok(m) if !m.is_file() => {
-                let what = if m.is_dir() {
-                    "a directory"
+                let reason = if m.is_dir() {
+                    "is a directory, not an archive"
                 } else {
-                    "not a regular file (a pipe, socket or device)"
+                    "is not a regular file (a pipe, socket or device); an archive is read at random positions and must be a file (read a stream into memory and open that instead)"
                 };
-                return Err(ZarError::path(
-                    path,
-                    format!(
-                        "is {what}; an archive is read at random positions and must be a file (read a stream into memory and open that instead)"
-                    ),
-                ));
+                return Err(ZarError::path(path, reason));
             }
             _ => {}
         }
-        let file = File::open(path)
-            .map_err(|e| ZarError::io(format!("cannot open {}", path.display()), e))?;
+        let file = File::open(path).map_err(|e| ZarError::path_io(path, "cannot open it", e))?;
         let source: Box<dyn ReadAt> = match self.mmap.then(|| Mapped::map(&file)) {
             Some(Ok(map)) => Box::new(MmapSource::new(map, file)),
             _ => Box::new(
@@ -278,7 +272,8 @@ impl Archive {
         if len < (FOOTER_SIZE + NODE_SIZE) as u64 {
             return Err(ZarError::NotAnArchive {
                 reason: format!(
-                    "the file is {len} bytes, too small to hold a root node and the 144-byte footer"
+                    "the file is {len} byte{}, too small to hold a root node and the 144-byte footer",
+                    if len == 1 { "" } else { "s" }
                 ),
             });
         }
