@@ -348,7 +348,7 @@ fn write_output(
         if !binary_to_terminal_ok && stdout.is_terminal() {
             return Err(fail(
                 EXIT_USAGE,
-                "refusing to write compressed data to a terminal; redirect standard output or give -o",
+                "refusing to write compressed data to a terminal; redirect standard output, give -o, or force it with -f",
             ));
         }
         let mut w = Counted {
@@ -666,7 +666,8 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         output,
         a.force,
         a.dest.remove,
-        false,
+        // As `zstd`: compressed data goes to a terminal only when forced.
+        a.force,
         name,
         |input, w, output| compress_one(&mut encoder, input, w, output, a.quiet),
     );
