@@ -1120,13 +1120,7 @@ fn outputs_and_removals_keep_what_zstd_keeps() {
 
     // --rm leaves a FIFO given as an input where it is.
     let fifo = p("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    make_fifo(&fifo);
     let writer = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::write(fifo, b"through a pipe").unwrap())
@@ -1200,13 +1194,7 @@ fn a_signal_leaves_no_partial_output() {
     use std::io::Write;
     let d = tempfile::tempdir().unwrap();
     let fifo = d.path().join("input");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    make_fifo(&fifo);
     let partials = || {
         std::fs::read_dir(d.path())
             .unwrap()

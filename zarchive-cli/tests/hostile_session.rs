@@ -397,13 +397,7 @@ fn level_22_above_64_mib_compresses_and_a_long_window_below_the_dictionarys_is_r
 fn a_fifo_is_not_called_a_zero_byte_archive_and_stdin_archives_work() {
     let d = tempfile::tempdir().unwrap();
     let fifo = d.path().join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    make_fifo(&fifo);
     let o = run!("list", fifo);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));

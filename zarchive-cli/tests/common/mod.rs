@@ -33,6 +33,13 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Make a FIFO at `path` (with the system's `mkfifo`: the tests use no `unsafe`).
+#[cfg(unix)]
+pub fn make_fifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 /// A ZAR fixture of the test crate.
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
