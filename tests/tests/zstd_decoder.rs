@@ -894,6 +894,33 @@ fn output_larger_than_the_buffer_is_too_large() {
         zstd::decompress(&nosize, 69_999),
         Err(ZstdError::TooLarge { limit: 69_999 })
     ));
+    // The `Vec` API decodes with room past the output: the limit is still the caller's,
+    // to the byte, with and without a content size, for frames below and above 64 KiB.
+    let small_data = sample(30_000, 9);
+    let small = zstd::compress(&small_data, 3).unwrap();
+    let mut small_nosize = header(None, false, 0x40, (0, 0), false);
+    small_nosize.extend_from_slice(blocks_of(&small));
+    for (frame, data) in [
+        (&frame, &data),
+        (&nosize, &data),
+        (&small, &small_data),
+        (&small_nosize, &small_data),
+    ] {
+        let n = data.len();
+        for limit in [n - 64, n - 63, n - 1] {
+            assert!(
+                matches!(zstd::decompress(frame, limit), Err(ZstdError::TooLarge { limit: l }) if l == limit),
+                "{n} bytes, limit {limit}"
+            );
+        }
+        for limit in [n, n + 1, n + 64, usize::MAX >> 8] {
+            assert_eq!(
+                &zstd::decompress(frame, limit).unwrap(),
+                data,
+                "limit {limit}"
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
