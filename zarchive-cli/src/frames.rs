@@ -432,7 +432,15 @@ fn each_input(
     // An input is removed only where its data went to a file that is now complete, and
     // only a regular file (never a device or FIFO given as an input).
     let remove_input = |input: &Path, output: &Path| {
-        if !remove || is_dash(input) || is_dash(output) || is_special(output) {
+        if !remove || is_dash(input) || is_dash(output) {
+            return Ok(());
+        }
+        if is_special(output) {
+            // `-o /dev/null`: the data went nowhere it can be read back from.
+            eprintln!(
+                "zarchive: note: {}: not removed (--rm): the output is not a regular file",
+                input.display()
+            );
             return Ok(());
         }
         if !std::fs::metadata(input).is_ok_and(|m| m.is_file()) {

@@ -1108,14 +1108,21 @@ fn outputs_and_removals_keep_what_zstd_keeps() {
     assert_eq!((m.mode() & 0o777, m.modified().unwrap()), (0o600, old));
     assert!(std::fs::read(p("s")).unwrap() == data);
 
-    // A device as the output is written into, without -f, and stays a device.
-    let o = run!("decompress", p("s.zst"), "-o", "/dev/null");
+    // A device as the output is written into, without -f, and stays a device; with
+    // --rm the input stays too (nothing can be read back from there).
+    let o = run!("decompress", p("s.zst"), "-o", "/dev/null", "--rm");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
         std::fs::metadata("/dev/null")
             .unwrap()
             .file_type()
             .is_char_device()
+    );
+    assert!(p("s.zst").exists(), "--rm into /dev/null");
+    assert!(
+        stderr(&o).contains("the output is not a regular file"),
+        "{}",
+        stderr(&o)
     );
 
     // --rm leaves a FIFO given as an input where it is.

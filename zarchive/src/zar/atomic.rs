@@ -82,10 +82,10 @@ impl Drop for PartialFile {
 
 /// Remove every temporary file this process is writing: the archive [`pack_dir`] or
 /// [`merge`] has not finished, the files [`extract`] has not moved into place, and those
-/// listed with [`PartialFile`]. For a program stopped by a
-/// signal (Ctrl-C), whose destructors do not run: call it from the signal's handler, then
-/// exit. Files already moved into place are not touched (their temporary names are gone).
-/// Returns how many were removed.
+/// listed with [`PartialFile`]. For a program stopped by a signal (Ctrl-C), whose
+/// destructors do not run: call it from the signal's handler, then exit. Files already
+/// moved into place are not touched (their temporary names are gone). Returns how many
+/// were removed.
 pub fn remove_partial_files() -> usize {
     partials()
         .drain(..)
