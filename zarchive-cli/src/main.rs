@@ -256,12 +256,14 @@ fn remove_partial_files_on_signal() {
 }
 
 fn run(cmd: Command) -> Result<(), Failure> {
+    // `mount` handles Ctrl-C itself (it unmounts); it writes no files.
     #[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
-    if !matches!(cmd, Command::Mount(_)) {
+    let mount = matches!(cmd, Command::Mount(_));
+    #[cfg(not(all(feature = "mount", any(target_os = "linux", target_os = "macos"))))]
+    let mount = false;
+    if !mount {
         remove_partial_files_on_signal();
     }
-    #[cfg(not(all(feature = "mount", any(target_os = "linux", target_os = "macos"))))]
-    remove_partial_files_on_signal();
     match cmd {
         Command::Pack(a) => pack::run(a),
         Command::Merge(a) => pack::merge(a),

@@ -177,15 +177,10 @@ impl OutputFile {
             use std::os::unix::fs::PermissionsExt;
             b.permissions(std::fs::Permissions::from_mode(0o666));
         }
-        let tmp = b.tempfile_in(dir).map_err(|e| {
-            // The `tempfile` crate's error ends with its random name: the target says more.
-            let text = e.to_string();
-            let text = text.split(" at path \"").next().unwrap_or_default();
-            fail(
-                EXIT_FAILURE,
-                format!("{}: cannot create it: {text}", target.display()),
-            )
-        })?;
+        // Named by the target, not by the temporary file's random name.
+        let tmp = b
+            .tempfile_in(dir)
+            .map_err(|e| ZarError::path_io(target, "cannot create it", e))?;
         Ok(OutputFile {
             _partial: zarkit::zar::PartialFile::new(tmp.path()),
             tmp,
