@@ -7,6 +7,7 @@ use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use zarkit::zar::names::display_path;
 use zarkit::zstd;
 
 use crate::output::{self, OutputFile, count, is_dash};
@@ -262,7 +263,7 @@ fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
             EXIT_USAGE,
             format!(
                 "{}: the output is the input file itself; refusing to overwrite it",
-                output.display()
+                display_path(&output)
             ),
         ));
     }
@@ -313,7 +314,10 @@ fn transfer_stat(
     let failed = |e: io::Error| {
         fail(
             EXIT_FAILURE,
-            format!("{}: cannot set its mode and times: {e}", output.display()),
+            format!(
+                "{}: cannot set its mode and times: {e}",
+                display_path(&output)
+            ),
         )
     };
     let mut perm = from.permissions();
@@ -372,19 +376,19 @@ fn write_output(
         let file = std::fs::OpenOptions::new()
             .write(true)
             .open(output)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
         let mut w = io::BufWriter::new(file);
         produce(&mut w)?;
         return w
             .flush()
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())));
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))));
     }
     let mut file = OutputFile::create(output, force)?;
     {
         let mut w = io::BufWriter::new(file.file());
         produce(&mut w)?;
         w.flush()
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
     }
     if let Some(stat) = stat {
         transfer_stat(file.file(), stat, output)?;
@@ -439,21 +443,21 @@ fn each_input(
             // `-o /dev/null`: the data went nowhere it can be read back from.
             eprintln!(
                 "zarchive: note: {}: not removed (--rm): the output is not a regular file",
-                input.display()
+                display_path(&input)
             );
             return Ok(());
         }
         if !std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
             eprintln!(
                 "zarchive: note: {}: not a regular file, so not removed (--rm)",
-                input.display()
+                display_path(&input)
             );
             return Ok(());
         }
         std::fs::remove_file(input).map_err(|e| {
             fail(
                 EXIT_FAILURE,
-                format!("{}: could not remove it (--rm): {e}", input.display()),
+                format!("{}: could not remove it (--rm): {e}", display_path(&input)),
             )
         })
     };
@@ -520,7 +524,7 @@ fn shown(input: &Path) -> String {
     if is_dash(input) {
         "standard input".to_string()
     } else {
-        input.display().to_string()
+        display_path(&input)
     }
 }
 
@@ -585,7 +589,7 @@ fn expand_directories(
                 Err(e) => {
                     eprintln!(
                         "zarchive: {}: could not read the directory: {e}",
-                        path.display()
+                        display_path(&path)
                     );
                     unreadable += 1;
                     continue;
@@ -596,14 +600,14 @@ fn expand_directories(
                 if kind.is_symlink() {
                     eprintln!(
                         "zarchive: note: {}: a symbolic link, not followed (-r)",
-                        path.display()
+                        display_path(&path)
                     );
                 } else if kind.is_dir() || kind.is_file() {
                     pending.push((path, kind.is_dir()));
                 } else {
                     eprintln!(
                         "zarchive: note: {}: not a regular file, skipped (-r)",
-                        path.display()
+                        display_path(&path)
                     );
                 }
             }
@@ -633,9 +637,9 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     let mut encoder = match &a.dict {
         Some(path) => {
             let bytes = std::fs::read(path)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
             let dict = zstd::EncoderDictionary::new(&bytes, level)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
             zstd::StreamEncoder::with_dictionary(&dict)
         }
         None => zstd::StreamEncoder::new(level).map_err(|e| fail(EXIT_USAGE, e.to_string()))?,
@@ -750,7 +754,7 @@ fn compress_one(
                 encoder.compress(&chunk[..n], &mut frame).map_err(failed)?;
             }
             w.write_all(&frame)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
             frame.clear();
             if last {
                 return Ok(());
@@ -785,9 +789,9 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     let dict = match &a.dict {
         Some(path) => {
             let bytes = std::fs::read(path)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
             let dict = zstd::DecoderDictionary::new(&bytes)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
             Some(dict)
         }
         None => None,
@@ -816,13 +820,13 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         }
         // What is wrong with the input itself comes first (a missing file, a link loop).
         match std::fs::metadata(input) {
-            Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", input.display()))),
+            Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", display_path(&input)))),
             Ok(m) if m.is_dir() => {
                 return Err(fail(
                     EXIT_FAILURE,
                     format!(
                         "{}: is a directory (the .zst files under it with -r)",
-                        input.display()
+                        display_path(&input)
                     ),
                 ));
             }
@@ -833,7 +837,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
                 EXIT_FAILURE,
                 format!(
                     "{}: no .zst (or .tzst) suffix to remove, so no output name to derive; give it with -o",
-                    input.display()
+                    display_path(&input)
                 ),
             )
         })
@@ -911,7 +915,7 @@ fn decompress_one(
                 Err(e) => return Err(decode_failure(&shown, e)),
             };
             w.write_all(&buf[..n])
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", output.display())))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
             pb.inc(n as u64);
         }
         Ok(())

@@ -19,6 +19,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use zarkit::zar::ZarError;
+use zarkit::zar::names::display_path;
 
 /// Success.
 const EXIT_OK: u8 = 0;
@@ -231,7 +232,7 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
             EXIT_USAGE,
             format!(
                 "{}: not a file or directory (and not a subcommand; see --help)",
-                input.display()
+                display_path(&input)
             ),
         ))
     })

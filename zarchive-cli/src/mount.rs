@@ -12,6 +12,7 @@ use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner, MountOption,
     OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, Request,
 };
+use zarkit::zar::names::display_path;
 use zarkit::zar::{Archive, Entry, EntryId, EntryKind};
 
 use crate::output::open_archive;
@@ -182,11 +183,11 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
     if !a.dir.is_dir() {
         return Err(fail(
             EXIT_FAILURE,
-            format!("{}: not a directory to mount on", a.dir.display()),
+            format!("{}: not a directory to mount on", display_path(&a.dir)),
         ));
     }
     let meta = std::fs::metadata(&a.dir)
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", a.dir.display())))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.dir))))?;
     let fs = ArchiveFs {
         archive,
         uid: std::os::unix::fs::MetadataExt::uid(&meta),
@@ -195,7 +196,7 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
     let mut config = fuser::Config::default();
     config.mount_options = vec![
         MountOption::RO,
-        MountOption::FSName(a.archive.display().to_string()),
+        MountOption::FSName(a.archive.to_string_lossy().into_owned()),
         MountOption::Subtype("zarchive".into()),
         MountOption::NoDev,
         MountOption::NoSuid,
@@ -208,14 +209,14 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
             EXIT_FAILURE,
             format!(
                 "{}: cannot mount: {e} (FUSE needs /dev/fuse and root or the fusermount3 helper)",
-                a.dir.display()
+                display_path(&a.dir)
             ),
         )
     })?;
     eprintln!(
         "Mounted {} on {} (read-only); Ctrl-C to unmount",
-        a.archive.display(),
-        a.dir.display()
+        display_path(&a.archive),
+        display_path(&a.dir)
     );
     let (tx, rx) = std::sync::mpsc::channel();
     ctrlc::set_handler(move || {
@@ -229,6 +230,6 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
         }
     }
     drop(session);
-    eprintln!("Unmounted {}", a.dir.display());
+    eprintln!("Unmounted {}", display_path(&a.dir));
     Ok(())
 }

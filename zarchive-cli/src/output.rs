@@ -5,6 +5,7 @@ use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use zarkit::zar::names::display_path;
 use zarkit::zar::{Archive, ZarError};
 
 use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
@@ -71,7 +72,7 @@ pub fn archive_error(path: &Path, e: &ZarError) -> String {
     match e {
         ZarError::Path { .. } => e.to_string(),
         e if is_dash(path) => format!("standard input: {e}"),
-        e => format!("{}: {e}", path.display()),
+        e => format!("{}: {e}", display_path(&path)),
     }
 }
 
@@ -158,7 +159,7 @@ impl OutputFile {
         if target.is_dir() {
             return Err(fail(
                 EXIT_FAILURE,
-                format!("{}: is a directory", target.display()),
+                format!("{}: is a directory", display_path(&target)),
             ));
         }
         let dir = match target.parent() {
@@ -213,7 +214,7 @@ impl OutputFile {
                     EXIT_FAILURE,
                     format!(
                         "{}: cannot move the output into place: {}",
-                        target.display(),
+                        display_path(&target),
                         e.error
                     ),
                 )

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
+use zarkit::zar::names::display_path;
 use zarkit::zar::{
     self, BlockCompressor, PackEvent, PackOptions, PackWarning, Source, Stored, WriterOptions,
 };
@@ -87,9 +88,9 @@ impl WriteArgs {
                 auto = Some(level);
             } else {
                 let bytes = std::fs::read(dict)
-                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", dict.display())))?;
+                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&dict))))?;
                 let z = zar::ZstdWithDictionary::new(&bytes, level)
-                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", dict.display())))?;
+                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&dict))))?;
                 compressor = Arc::new(z);
             }
         }
@@ -212,7 +213,7 @@ fn block_compressor(level: Option<&str>) -> Result<Arc<dyn BlockCompressor>, Fai
 fn default_output(dir: &Path) -> Result<PathBuf, Failure> {
     let abs = dir
         .canonicalize()
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", dir.display())))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&dir))))?;
     let name = abs.file_name().ok_or_else(|| {
         fail(
             EXIT_USAGE,
@@ -231,10 +232,10 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
         Ok(_) => {
             return Err(fail(
                 EXIT_FAILURE,
-                format!("{}: not a directory", a.dir.display()),
+                format!("{}: not a directory", display_path(&a.dir)),
             ));
         }
-        Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", a.dir.display()))),
+        Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.dir)))),
     }
     let opts = a.write.options(a.force)?;
     let to_stdout = a.output.as_deref().is_some_and(output::is_dash);
@@ -260,7 +261,11 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
             None => default_output(&a.dir)?,
         };
         if !quiet {
-            eprintln!("Packing {} into {}", a.dir.display(), out.display());
+            eprintln!(
+                "Packing {} into {}",
+                display_path(&a.dir),
+                display_path(&out)
+            );
         }
         zar::pack_dir(&a.dir, &out, &opts, &mut on_event)?
     };
@@ -348,14 +353,14 @@ pub fn merge(a: MergeArgs) -> Result<(), Failure> {
             EXIT_USAGE,
             format!(
                 "{}: the output is one of the inputs; use `zarchive update` to change an archive in place",
-                a.output.display()
+                display_path(&a.output)
             ),
         ));
     }
     let banner = format!(
         "Merging {} into {}",
         count(a.inputs.len() as u64, "input", "inputs"),
-        a.output.display()
+        display_path(&a.output)
     );
     merge_into(&a.inputs, &a.output, &opts, a.write.quiet, &banner)
 }
@@ -365,7 +370,7 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
     if !a.archive.is_file() {
         return Err(fail(
             EXIT_FAILURE,
-            format!("{}: not an archive file", a.archive.display()),
+            format!("{}: not an archive file", display_path(&a.archive)),
         ));
     }
     // An archive with a dictionary keeps it (unless --dict or -l stored says otherwise).
@@ -376,10 +381,10 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
     let opts = a.write.options_keeping(true, kept.as_deref())?;
     let mut inputs = vec![a.archive.clone()];
     inputs.extend(a.inputs.iter().cloned());
-    let banner = format!("Updating {}", a.archive.display());
+    let banner = format!("Updating {}", display_path(&a.archive));
     // Through a symbolic link, the archive it names is updated, not the link replaced.
     let target = std::fs::canonicalize(&a.archive)
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", a.archive.display())))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.archive))))?;
     merge_into(&inputs, &target, &opts, a.write.quiet, &banner)
 }
 

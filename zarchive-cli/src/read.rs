@@ -1,9 +1,11 @@
 //! The subcommands that read an archive: `extract`, `list`, `verify`, `cat`, `info`.
 
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use zarkit::zar::names::display_path;
 use zarkit::zar::{self, ZarError};
 
 use crate::output::{self, count, hex, open_archive};
@@ -156,17 +158,18 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
                     "give the destination with -C DIR when the archive comes from standard input",
                 ));
             }
-            (None, _) => archive
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join(format!("{}_extracted", stem(archive))),
+            (None, _) => archive.parent().unwrap_or(Path::new("")).join({
+                let mut name = stem(archive);
+                name.push("_extracted");
+                name
+            }),
         };
         let result = extract_one(&a, archive, &dest, paths.clone());
         if several {
             match &result {
                 Ok(()) => {}
                 Err(f) => {
-                    let shown = archive.display().to_string();
+                    let shown = display_path(&archive);
                     if f.message.starts_with(&shown) {
                         eprintln!("zarchive: {}", f.message);
                     } else {
@@ -192,12 +195,12 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
 }
 
 /// The archive's file name without its extension, for its destination folder.
-fn stem(archive: &Path) -> String {
+/// A name that is not UTF-8 is kept as it is, not altered.
+fn stem(archive: &Path) -> OsString {
     archive
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .filter(|s| !s.is_empty() && s != "-")
-        .unwrap_or_else(|| "archive".into())
+        .filter(|s| !s.is_empty() && *s != "-")
+        .map_or_else(|| "archive".into(), OsStr::to_os_string)
 }
 
 fn extract_one(
@@ -210,8 +213,8 @@ fn extract_one(
     if !a.quiet {
         eprintln!(
             "Extracting {} to {}",
-            archive_path.display(),
-            dest.display()
+            display_path(&archive_path),
+            display_path(&dest)
         );
     }
     let pb = output::bar(a.quiet, 0, true);
@@ -231,7 +234,7 @@ fn extract_one(
         zar::ExtractEvent::Failed {
             error: ZarError::Exists { path },
             ..
-        } => existing.push(path.display().to_string()),
+        } => existing.push(display_path(&path)),
         zar::ExtractEvent::Failed { error, .. } => {
             pb.suspend(|| eprintln!("zarchive: error: {error}"))
         }
@@ -266,7 +269,7 @@ fn extract_one(
             if !a.quiet {
                 eprintln!(
                     "{}: {}, {}, {} extracted",
-                    archive_path.display(),
+                    display_path(&archive_path),
                     count(s.files, "file", "files"),
                     count(s.dirs, "directory", "directories"),
                     count(s.bytes, "byte", "bytes"),
@@ -278,7 +281,7 @@ fn extract_one(
             EXIT_DAMAGED,
             format!(
                 "{}: the archive is damaged: {e}; the extracted files cannot be trusted",
-                archive_path.display()
+                display_path(&archive_path)
             ),
         )),
         Err(ZarError::ExtractFailed { failures }) => {
@@ -288,7 +291,7 @@ fn extract_one(
             for d in &damaged {
                 eprintln!(
                     "zarchive: error: {}: the archive is damaged: {}",
-                    archive_path.display(),
+                    display_path(&archive_path),
                     d.error
                 );
             }
@@ -391,7 +394,7 @@ fn write_tree(archive: &zar::Archive, out: &mut impl Write) -> io::Result<()> {
 
 /// Run `zarchive verify`.
 pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
-    let shown = a.archive.display();
+    let shown = display_path(&a.archive);
     let archive = match output::try_open(&a.archive)? {
         Ok(x) => x,
         // A file that cannot be read is a failure; an index that does not validate is damage.
@@ -524,7 +527,7 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
             })
             .collect();
         let v = serde_json::json!({
-            "archive": a.archive.display().to_string(),
+            "archive": a.archive.to_string_lossy(),
             "format": if dicts.is_empty() { "ZAR v1" } else { "ZAR v1 + dictionary extension" },
             "archive_size": archive.archive_size(),
             "files": archive.file_count(),
@@ -545,7 +548,7 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
         return output::ignore_broken_pipe(writeln!(io::stdout().lock(), "{text}"));
     }
     let mut lines = vec![
-        format!("archive:          {}", a.archive.display()),
+        format!("archive:          {}", display_path(&a.archive)),
         format!("format:           {format}"),
         format!(
             "archive size:     {}",

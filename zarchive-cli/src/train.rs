@@ -4,6 +4,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use zarkit::zar::names::display_path;
 use zarkit::zstd;
 
 use crate::frames::parse_memory;
@@ -89,7 +90,7 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
         .map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
     let mut out = OutputFile::create(&a.output, a.force)?;
     std::io::Write::write_all(out.file(), &dict)
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", a.output.display())))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.output))))?;
     out.commit()?;
     eprintln!(
         "zarchive: trained a {} dictionary on {} ({}) into {}",
@@ -100,7 +101,7 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
             "byte",
             "bytes"
         ),
-        a.output.display()
+        display_path(&a.output)
     );
     Ok(())
 }
@@ -109,19 +110,19 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
 /// entries in name order. Links to directories are not followed.
 fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
     let meta = std::fs::metadata(path)
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
     if !meta.is_dir() {
         files.push(path.to_path_buf());
         return Ok(());
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
         .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
     entries.sort();
     for entry in entries {
         let link = entry
             .symlink_metadata()
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", entry.display())))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&entry))))?;
         if link.file_type().is_symlink() && entry.is_dir() {
             continue;
         }
@@ -139,13 +140,13 @@ fn load_samples(files: &[PathBuf], block: Option<u64>) -> Result<Vec<Vec<u8>>, F
     let mut total = 0u64;
     'files: for path in files {
         let size = std::fs::metadata(path)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?
             .len();
         if size == 0 {
             continue;
         }
         let file = std::fs::File::open(path)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
         let want = match block {
             Some(_) => size,
             None => size.min(SAMPLE_SIZE_MAX),
@@ -153,7 +154,7 @@ fn load_samples(files: &[PathBuf], block: Option<u64>) -> Result<Vec<Vec<u8>>, F
         let mut data = Vec::new();
         file.take(want)
             .read_to_end(&mut data)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", path.display())))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
         let chunk = block.unwrap_or(SAMPLE_SIZE_MAX) as usize;
         for (i, piece) in data.chunks(chunk).enumerate() {
             if total + piece.len() as u64 > SAMPLES_TOTAL_MAX {

@@ -688,3 +688,56 @@ fn messages_name_the_real_problem() {
     );
     assert!(!stderr(&o).contains("use -f"), "{}", stderr(&o));
 }
+
+/// A file or archive name holding a terminal's escape sequence or a line break is shown
+/// escaped in every message, as in listings (it reached the terminal raw in the messages
+/// that name paths on disk), and a name that is not UTF-8 is kept as it is.
+#[cfg(unix)]
+#[test]
+fn names_on_disk_never_reach_the_terminal_raw() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let evil = OsStr::from_bytes(b"a\x1b[31mRED\nb");
+    std::fs::write(src.join(evil), b"x").unwrap();
+    let archive = d.path().join(OsStr::from_bytes(b"o\x1b[2J.zar"));
+    let out = d.path().join("out");
+    let raw =
+        |o: &std::process::Output| o.stderr.iter().any(|&b| b == 0x1b) || o.stdout.contains(&0x1b);
+
+    let o = run!("pack", &src, "-o", &archive);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!raw(&o), "{}", stderr(&o));
+    assert!(stderr(&o).contains("o\\x1b[2J.zar"), "{}", stderr(&o));
+    assert_eq!(code(&run!("extract", &archive, "-C", &out)), 0);
+    // The second extraction names the existing file (the entry's path on disk).
+    let o = run!("extract", &archive, "-C", &out);
+    assert_eq!(code(&o), 1);
+    assert!(!raw(&o), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a\\x1b[31mRED\\nb"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 3, "{}", stderr(&o));
+    // A failed output named after the input.
+    let o = run!(
+        "compress",
+        src.join(evil),
+        "-o",
+        d.path().join(evil).join("x")
+    );
+    assert_eq!(code(&o), 1);
+    assert!(!raw(&o), "{}", stderr(&o));
+
+    // An archive whose name is not UTF-8 extracts into a folder of its very name.
+    let odd = d.path().join(OsStr::from_bytes(b"n\xff.zar"));
+    std::fs::copy(&archive, &odd).unwrap();
+    let o = run!("extract", &odd);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("n\\xff_extracted"), "{}", stderr(&o));
+    assert!(
+        d.path()
+            .join(OsStr::from_bytes(b"n\xff_extracted"))
+            .join(evil)
+            .is_file()
+    );
+}

@@ -2,6 +2,7 @@
 //! name safe to turn into a file-system path.
 
 use std::cmp::Ordering;
+use std::path::Path;
 
 use super::format::MAX_NAME_LEN;
 
@@ -145,6 +146,22 @@ pub fn display(name: &[u8]) -> String {
     out
 }
 
+/// Render a path on disk for messages as [`display`] renders a name: a file or directory
+/// name holding a line break or a terminal's escape sequence is shown escaped instead of
+/// acting on the terminal (as `ls` and GNU `tar` quote such names). Bytes that are not
+/// UTF-8 are shown as `\\xHH`, where `Path::display` would replace them.
+pub fn display_path(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        display(path.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        display(path.to_string_lossy().as_bytes())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +235,16 @@ mod tests {
         assert_eq!(check_component(b"C:x"), Err(UnsafeName::DriveLetter));
         assert_eq!(check_component(b"z:"), Err(UnsafeName::DriveLetter));
         assert_eq!(check_component(b"ab:c"), Ok(()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn display_path_escapes_as_display_and_keeps_raw_bytes() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let p = Path::new(OsStr::from_bytes(b"dir/a\x1b[31m\xff\nb"));
+        assert_eq!(display_path(p), "dir/a\\x1b[31m\\xff\\nb");
+        assert_eq!(display_path(Path::new("plain/x y.txt")), "plain/x y.txt");
     }
 
     #[test]

@@ -122,20 +122,24 @@ impl std::fmt::Display for PackWarning {
             PackWarning::SkippedSymlink(p) => write!(
                 f,
                 "{}: symbolic link skipped (follow links to pack its target)",
-                p.display()
+                names::display_path(&p)
             ),
             PackWarning::SkippedSpecial(p) => write!(
                 f,
                 "{}: not a regular file or directory, skipped",
-                p.display()
+                names::display_path(&p)
             ),
             PackWarning::SkippedInvalidName(p, why) => write!(
                 f,
                 "{}: skipped: the name cannot be stored in a ZAR archive: {why}",
-                p.display()
+                names::display_path(&p)
             ),
             PackWarning::SkippedBrokenLink(p, why) => {
-                write!(f, "{}: symbolic link skipped: {why}", p.display())
+                write!(
+                    f,
+                    "{}: symbolic link skipped: {why}",
+                    names::display_path(&p)
+                )
             }
             PackWarning::Writer(w) => w.fmt(f),
         }
@@ -347,8 +351,8 @@ pub(crate) fn write_items<W: Write>(
             // The archive would not hold what the walk saw: refuse rather than pack a
             // moving target.
             let what = match &item.data {
-                ItemData::Disk { path, .. } => path.display().to_string(),
-                _ => shown.into_owned(),
+                ItemData::Disk { path, .. } => path.clone(),
+                _ => PathBuf::from(shown.into_owned()),
             };
             return Err(ZarError::path(
                 what,
@@ -532,7 +536,10 @@ pub(crate) fn scan(
         }
         // A directory reached through a link that leads back to one being walked: a loop.
         if via_link && let Some(above) = stack.iter().find(|l| l.id.is_some() && l.id == meta.id) {
-            let why = format!("it loops back to {}", above.dir.path().display());
+            let why = format!(
+                "it loops back to {}",
+                names::display_path(&above.dir.path())
+            );
             progress(PackEvent::Warning(&PackWarning::SkippedBrokenLink(
                 disk.clone(),
                 why.clone(),

@@ -101,10 +101,9 @@ impl OpenOptions {
         let file = File::open(path).map_err(|e| ZarError::path_io(path, "cannot open it", e))?;
         let source: Box<dyn ReadAt> = match self.mmap.then(|| Mapped::map(&file)) {
             Some(Ok(map)) => Box::new(MmapSource::new(map, file)),
-            _ => Box::new(
-                FileSource::new(file)
-                    .map_err(|e| ZarError::io(format!("cannot read {}", path.display()), e))?,
-            ),
+            _ => Box::new(FileSource::new(file).map_err(|e| {
+                ZarError::io(format!("cannot read {}", names::display_path(&path)), e)
+            })?),
         };
         Archive::from_source(source, self)
     }
