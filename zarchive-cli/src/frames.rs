@@ -263,7 +263,7 @@ fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
             EXIT_USAGE,
             format!(
                 "{}: the output is the input file itself; refusing to overwrite it",
-                display_path(&output)
+                display_path(output)
             ),
         ));
     }
@@ -316,7 +316,7 @@ fn transfer_stat(
             EXIT_FAILURE,
             format!(
                 "{}: cannot set its mode and times: {e}",
-                display_path(&output)
+                display_path(output)
             ),
         )
     };
@@ -376,19 +376,19 @@ fn write_output(
         let file = std::fs::OpenOptions::new()
             .write(true)
             .open(output)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
         let mut w = io::BufWriter::new(file);
         produce(&mut w)?;
         return w
             .flush()
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))));
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))));
     }
     let mut file = OutputFile::create(output, force)?;
     {
         let mut w = io::BufWriter::new(file.file());
         produce(&mut w)?;
         w.flush()
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
     }
     if let Some(stat) = stat {
         transfer_stat(file.file(), stat, output)?;
@@ -443,21 +443,21 @@ fn each_input(
             // `-o /dev/null`: the data went nowhere it can be read back from.
             eprintln!(
                 "zarchive: note: {}: not removed (--rm): the output is not a regular file",
-                display_path(&input)
+                display_path(input)
             );
             return Ok(());
         }
         if !std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
             eprintln!(
                 "zarchive: note: {}: not a regular file, so not removed (--rm)",
-                display_path(&input)
+                display_path(input)
             );
             return Ok(());
         }
         std::fs::remove_file(input).map_err(|e| {
             fail(
                 EXIT_FAILURE,
-                format!("{}: could not remove it (--rm): {e}", display_path(&input)),
+                format!("{}: could not remove it (--rm): {e}", display_path(input)),
             )
         })
     };
@@ -524,7 +524,7 @@ fn shown(input: &Path) -> String {
     if is_dash(input) {
         "standard input".to_string()
     } else {
-        display_path(&input)
+        display_path(input)
     }
 }
 
@@ -637,9 +637,9 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     let mut encoder = match &a.dict {
         Some(path) => {
             let bytes = std::fs::read(path)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
             let dict = zstd::EncoderDictionary::new(&bytes, level)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
             zstd::StreamEncoder::with_dictionary(&dict)
         }
         None => zstd::StreamEncoder::new(level).map_err(|e| fail(EXIT_USAGE, e.to_string()))?,
@@ -754,7 +754,7 @@ fn compress_one(
                 encoder.compress(&chunk[..n], &mut frame).map_err(failed)?;
             }
             w.write_all(&frame)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
             frame.clear();
             if last {
                 return Ok(());
@@ -789,9 +789,9 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     let dict = match &a.dict {
         Some(path) => {
             let bytes = std::fs::read(path)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
             let dict = zstd::DecoderDictionary::new(&bytes)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
             Some(dict)
         }
         None => None,
@@ -820,13 +820,13 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         }
         // What is wrong with the input itself comes first (a missing file, a link loop).
         match std::fs::metadata(input) {
-            Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", display_path(&input)))),
+            Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", display_path(input)))),
             Ok(m) if m.is_dir() => {
                 return Err(fail(
                     EXIT_FAILURE,
                     format!(
                         "{}: is a directory (the .zst files under it with -r)",
-                        display_path(&input)
+                        display_path(input)
                     ),
                 ));
             }
@@ -837,7 +837,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
                 EXIT_FAILURE,
                 format!(
                     "{}: no .zst (or .tzst) suffix to remove, so no output name to derive; give it with -o",
-                    display_path(&input)
+                    display_path(input)
                 ),
             )
         })
@@ -915,7 +915,7 @@ fn decompress_one(
                 Err(e) => return Err(decode_failure(&shown, e)),
             };
             w.write_all(&buf[..n])
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&output))))?;
+                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
             pb.inc(n as u64);
         }
         Ok(())

@@ -72,7 +72,7 @@ pub fn archive_error(path: &Path, e: &ZarError) -> String {
     match e {
         ZarError::Path { .. } => e.to_string(),
         e if is_dash(path) => format!("standard input: {e}"),
-        e => format!("{}: {e}", display_path(&path)),
+        e => format!("{}: {e}", display_path(path)),
     }
 }
 
@@ -159,7 +159,7 @@ impl OutputFile {
         if target.is_dir() {
             return Err(fail(
                 EXIT_FAILURE,
-                format!("{}: is a directory", display_path(&target)),
+                format!("{}: is a directory", display_path(target)),
             ));
         }
         let dir = match target.parent() {

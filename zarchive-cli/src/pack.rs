@@ -88,9 +88,9 @@ impl WriteArgs {
                 auto = Some(level);
             } else {
                 let bytes = std::fs::read(dict)
-                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&dict))))?;
+                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(dict))))?;
                 let z = zar::ZstdWithDictionary::new(&bytes, level)
-                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&dict))))?;
+                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(dict))))?;
                 compressor = Arc::new(z);
             }
         }
@@ -213,7 +213,7 @@ fn block_compressor(level: Option<&str>) -> Result<Arc<dyn BlockCompressor>, Fai
 fn default_output(dir: &Path) -> Result<PathBuf, Failure> {
     let abs = dir
         .canonicalize()
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&dir))))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(dir))))?;
     let name = abs.file_name().ok_or_else(|| {
         fail(
             EXIT_USAGE,

@@ -169,7 +169,7 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
             match &result {
                 Ok(()) => {}
                 Err(f) => {
-                    let shown = display_path(&archive);
+                    let shown = display_path(archive);
                     if f.message.starts_with(&shown) {
                         eprintln!("zarchive: {}", f.message);
                     } else {
@@ -213,8 +213,8 @@ fn extract_one(
     if !a.quiet {
         eprintln!(
             "Extracting {} to {}",
-            display_path(&archive_path),
-            display_path(&dest)
+            display_path(archive_path),
+            display_path(dest)
         );
     }
     let pb = output::bar(a.quiet, 0, true);
@@ -234,7 +234,7 @@ fn extract_one(
         zar::ExtractEvent::Failed {
             error: ZarError::Exists { path },
             ..
-        } => existing.push(display_path(&path)),
+        } => existing.push(display_path(path)),
         zar::ExtractEvent::Failed { error, .. } => {
             pb.suspend(|| eprintln!("zarchive: error: {error}"))
         }
@@ -269,7 +269,7 @@ fn extract_one(
             if !a.quiet {
                 eprintln!(
                     "{}: {}, {}, {} extracted",
-                    display_path(&archive_path),
+                    display_path(archive_path),
                     count(s.files, "file", "files"),
                     count(s.dirs, "directory", "directories"),
                     count(s.bytes, "byte", "bytes"),
@@ -281,7 +281,7 @@ fn extract_one(
             EXIT_DAMAGED,
             format!(
                 "{}: the archive is damaged: {e}; the extracted files cannot be trusted",
-                display_path(&archive_path)
+                display_path(archive_path)
             ),
         )),
         Err(ZarError::ExtractFailed { failures }) => {
@@ -291,7 +291,7 @@ fn extract_one(
             for d in &damaged {
                 eprintln!(
                     "zarchive: error: {}: the archive is damaged: {}",
-                    display_path(&archive_path),
+                    display_path(archive_path),
                     d.error
                 );
             }

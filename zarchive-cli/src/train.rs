@@ -110,14 +110,14 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
 /// entries in name order. Links to directories are not followed.
 fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
     let meta = std::fs::metadata(path)
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
     if !meta.is_dir() {
         files.push(path.to_path_buf());
         return Ok(());
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
         .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
     entries.sort();
     for entry in entries {
         let link = entry
@@ -140,13 +140,13 @@ fn load_samples(files: &[PathBuf], block: Option<u64>) -> Result<Vec<Vec<u8>>, F
     let mut total = 0u64;
     'files: for path in files {
         let size = std::fs::metadata(path)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?
             .len();
         if size == 0 {
             continue;
         }
         let file = std::fs::File::open(path)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
         let want = match block {
             Some(_) => size,
             None => size.min(SAMPLE_SIZE_MAX),
@@ -154,7 +154,7 @@ fn load_samples(files: &[PathBuf], block: Option<u64>) -> Result<Vec<Vec<u8>>, F
         let mut data = Vec::new();
         file.take(want)
             .read_to_end(&mut data)
-            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&path))))?;
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
         let chunk = block.unwrap_or(SAMPLE_SIZE_MAX) as usize;
         for (i, piece) in data.chunks(chunk).enumerate() {
             if total + piece.len() as u64 > SAMPLES_TOTAL_MAX {

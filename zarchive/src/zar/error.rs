@@ -154,7 +154,7 @@ pub enum ZarError {
     #[error("ZAR v1 limit exceeded: {0}")]
     Limit(String),
     /// A path on disk was refused or failed while packing or extracting.
-    #[error("{}: {reason}", names::display_path(&path))]
+    #[error("{}: {reason}", names::display_path(path))]
     Path {
         /// The path on disk.
         path: PathBuf,
@@ -187,7 +187,10 @@ pub enum ZarError {
     },
     /// A file or directory on disk has a name a ZAR archive cannot hold (a `\\`, a drive
     /// letter, ...). Packing refuses it rather than store it under another name.
-    #[error("{}: the name cannot be stored in a ZAR archive: {reason}; refusing to pack it under another name", names::display_path(&path))]
+    #[error(
+        "{}: the name cannot be stored in a ZAR archive: {reason}; refusing to pack it under another name",
+        names::display_path(path)
+    )]
     UnstorableName {
         /// The path on disk.
         path: PathBuf,
@@ -195,7 +198,7 @@ pub enum ZarError {
         reason: UnsafeName,
     },
     /// The output path exists and replacing it was not allowed.
-    #[error("{}: already exists", names::display_path(&path))]
+    #[error("{}: already exists", names::display_path(path))]
     Exists {
         /// The existing path.
         path: PathBuf,

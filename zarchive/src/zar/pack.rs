@@ -122,23 +122,23 @@ impl std::fmt::Display for PackWarning {
             PackWarning::SkippedSymlink(p) => write!(
                 f,
                 "{}: symbolic link skipped (follow links to pack its target)",
-                names::display_path(&p)
+                names::display_path(p)
             ),
             PackWarning::SkippedSpecial(p) => write!(
                 f,
                 "{}: not a regular file or directory, skipped",
-                names::display_path(&p)
+                names::display_path(p)
             ),
             PackWarning::SkippedInvalidName(p, why) => write!(
                 f,
                 "{}: skipped: the name cannot be stored in a ZAR archive: {why}",
-                names::display_path(&p)
+                names::display_path(p)
             ),
             PackWarning::SkippedBrokenLink(p, why) => {
                 write!(
                     f,
                     "{}: symbolic link skipped: {why}",
-                    names::display_path(&p)
+                    names::display_path(p)
                 )
             }
             PackWarning::Writer(w) => w.fmt(f),
@@ -536,10 +536,7 @@ pub(crate) fn scan(
         }
         // A directory reached through a link that leads back to one being walked: a loop.
         if via_link && let Some(above) = stack.iter().find(|l| l.id.is_some() && l.id == meta.id) {
-            let why = format!(
-                "it loops back to {}",
-                names::display_path(&above.dir.path())
-            );
+            let why = format!("it loops back to {}", names::display_path(above.dir.path()));
             progress(PackEvent::Warning(&PackWarning::SkippedBrokenLink(
                 disk.clone(),
                 why.clone(),

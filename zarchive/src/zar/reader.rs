@@ -102,7 +102,7 @@ impl OpenOptions {
         let source: Box<dyn ReadAt> = match self.mmap.then(|| Mapped::map(&file)) {
             Some(Ok(map)) => Box::new(MmapSource::new(map, file)),
             _ => Box::new(FileSource::new(file).map_err(|e| {
-                ZarError::io(format!("cannot read {}", names::display_path(&path)), e)
+                ZarError::io(format!("cannot read {}", names::display_path(path)), e)
             })?),
         };
         Archive::from_source(source, self)
