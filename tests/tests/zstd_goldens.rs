@@ -264,6 +264,39 @@ fn a_compressor_takes_padded_blocks_between_other_frames() {
     }
 }
 
+/// A reused `Compressor` does not clear the row finder's tables between plain frames of
+/// up to 64 KiB (levels 5 to 12): each frame's indices start past the last one's, so the
+/// entries it left read as empty ones (libzstd's `ZSTDirp_continue`). Runs of frames of
+/// similar text, whose strings meet the last frames' entries in the same rows, of equal
+/// sizes (continued) and other sizes (other parameters: cleared), in place and by slice:
+/// every frame must be a fresh context's. A frame that starts at the last one's indices
+/// instead of past them fails here.
+#[test]
+fn frames_of_64k_and_below_go_on_past_the_last_ones_indices() {
+    let sizes = [
+        65536, 65536, 65536, 40000, 40000, 65536, 65536, 9000, 9000, 65536,
+    ];
+    for level in 5..=12 {
+        let mut c = Compressor::new(level).unwrap();
+        let mut block = zstd::PaddedBlock::new();
+        for (i, &size) in sizes.iter().enumerate() {
+            // The same vocabulary every frame, the text drawn anew.
+            let src = zarkit_corpus::generate(zarkit_corpus::Shape::Text, size, i as u64 % 3);
+            let mut frame = Vec::new();
+            if size == zstd::PaddedBlock::LEN && i % 2 == 0 {
+                block.copy_from_slice(&src);
+                c.compress_block_into(&block, &mut frame).unwrap();
+            } else {
+                c.compress_into(&src, &mut frame).unwrap();
+            }
+            assert!(
+                frame == zstd::compress(&src, level).unwrap(),
+                "level {level}, frame {i} ({size} bytes)"
+            );
+        }
+    }
+}
+
 /// A reused `Compressor` with a prepared dictionary attached (sources up to 8 KiB at
 /// `fast`, 16 KiB at `dfast`) continues its own tables' indices from frame to frame
 /// instead of clearing them, as libzstd does; every frame must still be a fresh context's.

@@ -208,6 +208,22 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     if total > CONTINUE_MAX || !continue_pays(cp, src.len()) || young {
         held.clear();
     }
+    if src.len() <= SMALL_MAX {
+        // Read from position 0 of the small buffer, in a window that may go on past the
+        // earlier small frames' indices.
+        debug_assert_eq!(held.len(), 0);
+        let base = st.ms.rebase_small(cp);
+        held.append(src);
+        let dict = FrameDict {
+            base,
+            ..FrameDict::default()
+        };
+        let (buf, padded) = (held.as_slice(), held.view());
+        compress_frame_after(st, cp, split::enabled(cp), buf, padded, dict, out);
+        held.clear();
+        st.continued = held;
+        return;
+    }
     let continues = st.ms.continue_after(cp, held.len());
     if !continues {
         held.clear();
@@ -261,16 +277,19 @@ pub(crate) fn compress_padded_frame(
     debug_assert!(!continue_pays(cp, PaddedBlock::LEN));
     st.continued.clear();
     st.plain_frames = (st.plain_frames + 1).min(GROW_AFTER);
-    let continues = st.ms.continue_after(cp, 0);
-    debug_assert!(!continues);
+    let base = st.ms.rebase_small(cp);
     let src: &[u8] = &block[..];
+    let dict = FrameDict {
+        base,
+        ..FrameDict::default()
+    };
     compress_frame_after(
         st,
         cp,
         split::enabled(cp),
         src,
         Some(block.view()),
-        FrameDict::default(),
+        dict,
         out,
     );
 }
@@ -584,7 +603,9 @@ struct FrameDict<'a> {
     start: Option<&'a dict::DictStart>,
     /// The CDict's tables when it is attached rather than loaded or copied.
     attached: Option<AttachedTables<'a>>,
-    /// With `attached`, the index of the dictionary's first byte ([`Window::attached`]).
+    /// With `attached`, the index of the dictionary's first byte ([`Window::attached`]);
+    /// without a dictionary, of the source's first byte when it is above
+    /// [`WINDOW_START_INDEX`] ([`Window::rebased`]).
     base: u32,
     /// `len` bytes of earlier frames, not a dictionary: the frame starts afresh after them
     /// ([`Window::continuing`]).
@@ -629,7 +650,7 @@ fn compress_frame_after(
     } else if attached.is_some() {
         Window::attached(cp.window_log, dict_len, base)
     } else if dict_len == 0 {
-        Window::new(cp.window_log)
+        Window::rebased(cp.window_log, base.max(WINDOW_START_INDEX))
     } else {
         Window::with_dict(cp.window_log, dict_len)
     };

@@ -146,6 +146,21 @@ impl Window {
         }
     }
 
+    /// A fresh frame's window whose first byte has index `base` (at or above
+    /// [`WINDOW_START_INDEX`]): the window libzstd's reused context gives a frame after
+    /// ZSTD_window_clear, its indices going on past the earlier frames' (`ZSTDirp_continue`).
+    /// Every index an earlier frame left in the tables lies below `base`, the low limit,
+    /// and reads as an empty entry; finder positions start at 0 as in [`Window::new`].
+    pub(crate) fn rebased(window_log: u32, base: u32) -> Self {
+        debug_assert!(base >= WINDOW_START_INDEX);
+        Window {
+            base,
+            low_limit: base,
+            dict_limit: base,
+            ..Window::new(window_log)
+        }
+    }
+
     /// Whether a dictionary still counts as loaded (`loadedDictEnd != 0`).
     #[inline(always)]
     pub(crate) fn dict_loaded(&self) -> bool {

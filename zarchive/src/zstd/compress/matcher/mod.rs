@@ -23,6 +23,11 @@ use table::AlignedTable;
 /// ([`CURRENT_MAX`](super::window::CURRENT_MAX)), which these frames never need.
 pub(crate) const ATTACHED_INDEX_MAX: u32 = 1 << 30;
 
+/// Largest base index of the plain frames of at most 64 KiB that continue their indices
+/// (see [`MatchState::rebase_small`]) before the tables are cleared: far below libzstd's
+/// overflow correction ([`CURRENT_MAX`](super::window::CURRENT_MAX)).
+pub(crate) const REBASED_INDEX_MAX: u32 = 1 << 30;
+
 /// One block for a match finder: the input as the finders see it (`src`, positions that
 /// [`window::index_of`](super::window::index_of) turns into window indices), the block's
 /// range in it, the parameters, and where the sequences and repeat offsets go.
@@ -138,6 +143,9 @@ pub(crate) struct MatchState {
     /// The own-table parameters and the next free index of the frames with an attached
     /// CDict since the tables were last cleared (see [`MatchState::reset_attached`]).
     attached: Option<(CParams, u32)>,
+    /// The parameters and the next frame's base index of the plain frames of at most
+    /// 64 KiB since the tables were last cleared (see [`MatchState::rebase_small`]).
+    rebased: Option<(CParams, u32)>,
     /// The long-distance finder, kept allocated across frames.
     ldm: Option<Box<LdmState>>,
     /// Whether the current frame uses it.
@@ -152,6 +160,7 @@ impl MatchState {
     pub(crate) fn reset(&mut self, cp: &CParams) {
         self.plain = None;
         self.attached = None;
+        self.rebased = None;
         self.ldm_on = false;
         let finder = Finder::select(cp.strategy, DictMode::NoDict);
         self.finder = Some(finder);
@@ -207,6 +216,41 @@ impl MatchState {
         self.reset(cp);
         self.plain = Some(*cp);
         false
+    }
+
+    /// Prepare for a plain one-shot frame of at most [`SMALL_MAX`](source::SMALL_MAX) bytes
+    /// with `cp`, read from finder position 0; returns the index of that position.
+    ///
+    /// libzstd's reused context does not clear its tables between frames: its indices go
+    /// on past the previous frame's end (ZSTD_resetCCtx_internal with `ZSTDirp_continue`,
+    /// then ZSTD_window_clear), so every entry an earlier frame left lies below the new
+    /// frame's low limit and reads as an empty one. So do the finders here whose every
+    /// test of a candidate is against the low limit (the row finder) when the last
+    /// frame was such a frame with the same parameters: the frame's window starts at a
+    /// base index past everything in the tables ([`Window::rebased`]), `2^16` further on
+    /// per frame, and the tables are cleared once per [`REBASED_INDEX_MAX`] of indices.
+    /// The frame's bytes are a fresh context's. Anything else clears the tables and starts
+    /// at [`WINDOW_START_INDEX`].
+    pub(crate) fn rebase_small(&mut self, cp: &CParams) -> u32 {
+        // Checking the index correction (`CORRECT_OFTEN`) needs libzstd's fresh indices.
+        let rebasable = !super::window::CORRECT_OFTEN
+            && Finder::select(cp.strategy, DictMode::NoDict) == Finder::Lazy
+            && lazy::uses_row_finder(cp);
+        let base = match self.rebased {
+            Some((last, next)) if rebasable && last == *cp && next <= REBASED_INDEX_MAX => {
+                // Every other use of the tables resets them, which forgets `rebased`.
+                debug_assert!(self.plain.is_none() && self.attached.is_none() && !self.ldm_on);
+                self.lazy.next_to_update = 0;
+                self.lazy.hash_cache = [0; lazy::row::ROW_HASH_CACHE_SIZE];
+                next
+            }
+            _ => {
+                self.reset(cp);
+                WINDOW_START_INDEX
+            }
+        };
+        self.rebased = rebasable.then_some((*cp, base + source::SMALL_MAX as u32));
+        base
     }
 
     /// Load a raw-content dictionary, the first `dict_len` bytes of `src`, into the tables:
@@ -1054,6 +1098,33 @@ mod tests {
     /// Bytes with repeats at many distances, so that equal words occur.
     fn sample(n: usize) -> Vec<u8> {
         (0..n).map(|i| (i % 7 + (i / 97) % 3) as u8).collect()
+    }
+
+    #[test]
+    fn small_frames_go_on_past_each_other_until_the_index_limit() {
+        let row = super::super::params::adjust(super::super::params::table_row(6, 65536), 65536);
+        let fast = super::super::params::adjust(super::super::params::table_row(1, 65536), 65536);
+        let mut ms = MatchState::default();
+        let frames = (REBASED_INDEX_MAX - WINDOW_START_INDEX) / source::SMALL_MAX as u32;
+        if crate::zstd::compress::window::CORRECT_OFTEN {
+            // Never continued: the correction's check needs libzstd's fresh indices.
+            assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX);
+            assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX);
+            return;
+        }
+        for k in 0..=frames {
+            assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX + k * (1 << 16));
+        }
+        // Past the limit, the tables are cleared and the indices start again.
+        assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX);
+        assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX + (1 << 16));
+        // Other parameters, another strategy, any other use of the tables: afresh.
+        assert_eq!(ms.rebase_small(&fast), WINDOW_START_INDEX);
+        assert_eq!(ms.rebase_small(&fast), WINDOW_START_INDEX);
+        assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX);
+        assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX + (1 << 16));
+        ms.reset(&row);
+        assert_eq!(ms.rebase_small(&row), WINDOW_START_INDEX);
     }
 
     #[test]

@@ -107,6 +107,14 @@ pub(crate) trait Source<'a>: Copy {
         self.tree_step(ip, iend, m, from)
     }
 
+    /// The position to read for table index `idx` (at or above `base`) in a window whose
+    /// position 0 has index `base`: `idx - base`, or any position this source's reads
+    /// take for it (see [`PaddedIn`]'s).
+    #[inline(always)]
+    fn pos_of(self, idx: u32, base: u32) -> usize {
+        idx.wrapping_sub(base) as usize
+    }
+
     /// Mirrors ZSTD_hashPtr (unsalted): the first `MLS` bytes at `p` hashed to `bits`
     /// bits.
     #[inline(always)]
@@ -509,6 +517,20 @@ impl<'a, const LEN: usize> Source<'a> for PaddedIn<'a, LEN> {
             n += 32;
         }
         left
+    }
+
+    /// In the small buffer, every read masks its position to 16 bits, and a window's base
+    /// there is [`WINDOW_START_INDEX`] plus a multiple of `2^16` (see
+    /// `MatchState::rebase_small`): `idx - WINDOW_START_INDEX` reads as `idx - base`, and
+    /// takes no register for the base.
+    #[inline(always)]
+    fn pos_of(self, idx: u32, base: u32) -> usize {
+        if LEN == SMALL_LEN {
+            debug_assert_eq!((base - WINDOW_START_INDEX) as usize % SMALL_MAX, 0);
+            idx.wrapping_sub(WINDOW_START_INDEX) as usize
+        } else {
+            idx.wrapping_sub(base) as usize
+        }
     }
 
     #[inline(always)]

@@ -14,7 +14,7 @@ use super::{Block, BlockReps, SEARCH_STRENGTH};
 use crate::zstd::compress::bits::highbit32;
 use crate::zstd::compress::params::{CParams, Strategy};
 use crate::zstd::compress::seq_store::{REPCODE1_TO_OFFBASE, SeqStore};
-use crate::zstd::compress::window::{Window, index_of};
+use crate::zstd::compress::window::Window;
 
 use binary_tree::BinaryTree;
 pub(crate) use binary_tree::DictTree;
@@ -406,7 +406,7 @@ fn lazy_generic<'a, F: SearchMax, S: Source<'a>, const DEPTH: u32>(
     let mut anchor = block_start;
     // The very first position of the frame is never searched.
     ip += (ip == prefix_lowest) as usize;
-    let curr = index_of(ip);
+    let curr = window.index(ip);
     let (mut offset_1, mut offset_2, saved_reps) =
         BlockReps::start(rep, curr - window.lowest_prefix_index(curr));
     let mut lazy_skipping = false;

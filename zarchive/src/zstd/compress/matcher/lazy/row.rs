@@ -13,9 +13,7 @@
 use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::matcher::source::Source;
 use crate::zstd::compress::params::CParams;
-use crate::zstd::compress::window::{
-    BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window, index_of,
-};
+use crate::zstd::compress::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window};
 use crate::zstd::dispatch::Sse2Unit;
 
 /// Hashes of the next positions to insert are computed this far ahead (`ZSTD_ROW_HASH_CACHE_SIZE`).
@@ -93,6 +91,16 @@ fn next_index<const ROW: usize>(head: &mut u8) -> usize {
     next
 }
 
+/// The salt of a frame whose position 0 has index `base`, for row hashes of `bits` bits:
+/// 0 for a fresh table's frame ([`WINDOW_START_INDEX`]). libzstd salts with a value that
+/// changes at each reset of a reused context (ZSTD_advanceHashSalt). XORed into the hash
+/// before its split into row and tag, any salt only renames rows and tags: the same
+/// positions share a row, and the same ones share a tag, so the output does not change.
+fn row_salt(base: u32, bits: u32) -> u32 {
+    let mixed = u64::from(base - WINDOW_START_INDEX).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((mixed >> 32) as u32) & ((1u32 << bits) - 1)
+}
+
 /// An attached CDict's rows (its hash table and tag table), searched after the frame's
 /// own with the attempts left (the dictionary's positions keep their indices).
 #[derive(Clone, Copy)]
@@ -123,6 +131,15 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize, const NROWS: u
     hash_bits: u32,
     attempts: usize,
     limits: BlockLimits,
+    /// Index of position 0 (the window's base: above [`WINDOW_START_INDEX`] when the frame's
+    /// indices go on past earlier frames').
+    base: u32,
+    /// XORed into every row hash of the frame's own rows (`ZSTD_hashPtrSalted`): 0 in a
+    /// fresh table, another value for each frame whose indices go on past earlier frames',
+    /// so that the tags those frames left match the new frame's by chance only (unsalted,
+    /// the same strings in the next block met their old entries' tags, each such match
+    /// ending a row's search on a stale entry: 3-5 % of the time on text blocks).
+    salt: u32,
     touched: bool,
     dms: Option<DictRows<'t>>,
     sse2: Sse2Unit,
@@ -165,6 +182,8 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
             // The number of searches is capped at the entries per row.
             attempts: 1 << cp.search_log.min(row_log),
             limits: window.block_limits(block_end),
+            base: window.base(),
+            salt: row_salt(window.base(), cp.hash_log - row_log + ROW_HASH_TAG_BITS),
             touched: false,
             dms: None,
             sse2: Sse2Unit::detect(),
@@ -211,7 +230,7 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
         } else {
             self.hash_bits
         };
-        src.hash::<MLS>(p, bits) as u32
+        src.hash::<MLS>(p, bits) as u32 ^ self.salt
     }
 
     /// Mirrors ZSTD_row_fillHashCache: caches the hashes of up to 8 positions from `p`,
@@ -271,10 +290,11 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
     #[inline(always)]
     fn insert(&mut self, hash: u32, p: usize) {
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
+        let base = self.base;
         let (tag_row, row) = self.row_pair(r);
         let slot = next_index::<ROW>(&mut tag_row[0]);
         tag_row[slot] = hash as u8;
-        row[slot] = index_of(p);
+        row[slot] = p as u32 + base;
     }
 
     /// Mirrors ZSTD_row_update as ZSTD_loadDictionaryContent calls it (no hash cache, no
@@ -346,7 +366,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         };
         let r = (hash >> ROW_HASH_TAG_BITS) as usize;
         let tag = hash as u8;
-        let (sse2, limits, attempts) = (self.sse2, self.limits, self.attempts);
+        let (sse2, limits, attempts, base) = (self.sse2, self.limits, self.attempts, self.base);
         let (tag_row, row) = self.row_pair(r);
         let head = tag_row[0] as usize & (ROW - 1);
         let mut matches = rotate_row_mask::<ROW>(match_mask(sse2, tag_row, tag), head);
@@ -354,7 +374,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         // spending an attempt), which is the same as dropping its bit up front.
         matches &= !(1 << ((ROW - head) & (ROW - 1)));
 
-        let curr = index_of(ip);
+        let curr = ip as u32 + base;
         let low_limit = limits.lowest_match_index(curr);
         let mut ml = MIN_MATCH - 1;
         let mut off_base = NO_MATCH_OFF_BASE;
@@ -374,9 +394,9 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
             }
             n += 1;
             // Both terms fit in 32 bits, so the sum needs no overflow check.
-            let at = (idx - WINDOW_START_INDEX) as usize + (ml as u32 - 3) as usize;
-            if src.read32(at) == ip_word {
-                let len = src.count(ip, (idx - WINDOW_START_INDEX) as usize, iend);
+            let m = src.pos_of(idx, base);
+            if src.read32(m + (ml - 3)) == ip_word {
+                let len = src.count(ip, m, iend);
                 if len > ml {
                     ml = len;
                     off_base = curr - idx + OFFSET_TO_OFFBASE;
@@ -391,7 +411,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         // Insert the current position now, saving one step of the next update.
         let slot = next_index::<ROW>(&mut tag_row[0]);
         tag_row[slot] = tag;
-        row[slot] = index_of(ip);
+        row[slot] = curr;
         self.next_to_update = ip + 1;
 
         if let Some(d) = self.dms {
