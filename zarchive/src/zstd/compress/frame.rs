@@ -196,7 +196,9 @@ pub(crate) fn cycle_log(cp: &CParams) -> u32 {
 ///
 /// The tables of the last plain frame are reused without clearing when they can be (see
 /// [`MatchState::continue_after`]) and the source is above 64 KiB (see [`continue_pays`]):
-/// the source is copied after that frame's bytes instead.
+/// the source is copied after that frame's bytes instead. A source of at most 64 KiB is
+/// read from position 0 of the small buffer, its indices past the last such frame's where
+/// the finder allows (see [`MatchState::rebase_small`]).
 pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
     let mut held = std::mem::take(&mut st.continued);
     let total = held.len() + src.len();
@@ -266,8 +268,9 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
 }
 
 /// [`compress_frame`] for a 64 KiB source the caller holds in a [`PaddedBlock`]: the same
-/// frame (a source of that size never continues after earlier frames, see
-/// [`continue_pays`]), read where it lies instead of from a copy in `st`.
+/// frame (a source of that size never continues after earlier frames' bytes, see
+/// [`continue_pays`], only after their indices), read where it lies instead of from a
+/// copy in `st`.
 pub(crate) fn compress_padded_frame(
     st: &mut FrameState,
     cp: &CParams,
@@ -296,7 +299,8 @@ pub(crate) fn compress_padded_frame(
 
 /// Whether the next frame of this shape had better continue after this one's bytes than
 /// clear its tables. A source the small padded buffer holds (a ZAR block, and anything up
-/// to 64 KiB) starts afresh: read there, its positions are masked to 16 bits (one
+/// to 64 KiB) starts at position 0 (at most its indices go on, see
+/// [`MatchState::rebase_small`]): read there, its positions are masked to 16 bits (one
 /// instruction a read, in a buffer that stays in cache), where continuing would move it
 /// into the full buffer (a two-instruction mask, and a new place each frame). Measured
 /// against continuing, 64 KiB blocks of a reused context (`compress_speed`, two alternating
