@@ -105,6 +105,24 @@ fn fresh(src: &[u8], level: i32) -> Vec<u8> {
     frame
 }
 
+/// `c`'s frame of `src`: of a 64 KiB source with `in_place`, read from `block` in place
+/// ([`Compressor::compress_block_into`]), else by slice.
+fn compress_maybe_in_place(
+    c: &mut Compressor,
+    block: &mut zstd::PaddedBlock,
+    src: &[u8],
+    in_place: bool,
+) -> Vec<u8> {
+    let mut frame = Vec::new();
+    if in_place && src.len() == zstd::PaddedBlock::LEN {
+        block.copy_from_slice(src);
+        c.compress_block_into(block, &mut frame).unwrap();
+    } else {
+        c.compress_into(src, &mut frame).unwrap();
+    }
+    frame
+}
+
 #[test]
 fn reused_compressor_gives_the_same_frames_as_fresh_ones() {
     for level in [-5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 16, 19, 22] {
@@ -256,13 +274,8 @@ fn a_compressor_takes_padded_blocks_between_other_frames() {
             for (i, &size) in sizes.iter().enumerate() {
                 let shape = zarkit_corpus::Shape::ALL[(i + 3 * round as usize) % 12];
                 let src = zarkit_corpus::generate(shape, size, round * 100 + i as u64);
-                let mut frame = Vec::new();
-                if size == zstd::PaddedBlock::LEN && (i + round as usize).is_multiple_of(2) {
-                    block.copy_from_slice(&src);
-                    c.compress_block_into(&block, &mut frame).unwrap();
-                } else {
-                    c.compress_into(&src, &mut frame).unwrap();
-                }
+                let in_place = (i + round as usize).is_multiple_of(2);
+                let frame = compress_maybe_in_place(&mut c, &mut block, &src, in_place);
                 assert!(
                     frame == fresh(&src, level),
                     "level {level}, round {round}, frame {i} ({size} bytes)"
@@ -290,13 +303,7 @@ fn frames_of_64k_and_below_go_on_past_the_last_ones_indices() {
         for (i, &size) in sizes.iter().enumerate() {
             // The same vocabulary every frame, the text drawn anew.
             let src = zarkit_corpus::generate(zarkit_corpus::Shape::Text, size, i as u64 % 3);
-            let mut frame = Vec::new();
-            if size == zstd::PaddedBlock::LEN && i % 2 == 0 {
-                block.copy_from_slice(&src);
-                c.compress_block_into(&block, &mut frame).unwrap();
-            } else {
-                c.compress_into(&src, &mut frame).unwrap();
-            }
+            let frame = compress_maybe_in_place(&mut c, &mut block, &src, i % 2 == 0);
             assert!(
                 frame == fresh(&src, level),
                 "level {level}, frame {i} ({size} bytes)"
