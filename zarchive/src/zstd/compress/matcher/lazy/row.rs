@@ -393,7 +393,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
                 break;
             }
             n += 1;
-            // Both terms fit in 32 bits, so the sum needs no overflow check.
+            // Where the candidate's bytes are read (without the base in the small buffer).
             let m = src.pos_of(idx, base);
             if src.read32(m + (ml - 3)) == ip_word {
                 let len = src.count(ip, m, iend);
