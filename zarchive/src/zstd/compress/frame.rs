@@ -210,23 +210,15 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     if total > CONTINUE_MAX || !continue_pays(cp, src.len()) || young {
         held.clear();
     }
-    if src.len() <= SMALL_MAX {
-        // Read from position 0 of the small buffer, in a window that may go on past the
-        // earlier small frames' indices.
+    // A source of at most 64 KiB is read from position 0 of the small buffer (`held` was
+    // cleared: see `continue_pays`), in a window that may go on past the earlier small
+    // frames' indices; a larger one may continue after the earlier frames' bytes.
+    let (continues, base) = if src.len() <= SMALL_MAX {
         debug_assert_eq!(held.len(), 0);
-        let base = st.ms.rebase_small(cp);
-        held.append(src);
-        let dict = FrameDict {
-            base,
-            ..FrameDict::default()
-        };
-        let (buf, padded) = (held.as_slice(), held.view());
-        compress_frame_after(st, cp, split::enabled(cp), buf, padded, dict, out);
-        held.clear();
-        st.continued = held;
-        return;
-    }
-    let continues = st.ms.continue_after(cp, held.len());
+        (false, st.ms.rebase_small(cp))
+    } else {
+        (st.ms.continue_after(cp, held.len()), WINDOW_START_INDEX)
+    };
     if !continues {
         held.clear();
     }
@@ -238,6 +230,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         let dict = FrameDict {
             len: start,
             continued: continues,
+            base,
             ..FrameDict::default()
         };
         let split_enabled = split::enabled(cp);
