@@ -150,7 +150,8 @@ pub struct DecompressArgs {
     long: LongArg,
     /// Decompress every file named .zst or .tzst under each directory given, each beside
     /// itself, as `zstd -dr` (names in order; symbolic links met there are not followed;
-    /// other files there are left alone, with a note of how many).
+    /// other files there are left alone, with a note of how many). Into one output (`-c`,
+    /// `-o`) every file there is decompressed, as `zstd -dr -c` does.
     #[arg(short = 'r', long = "recursive")]
     recursive: bool,
 }
@@ -398,8 +399,9 @@ fn write_output(
 
 /// Where the outputs of `compress` and `decompress` go: each input's own file (named by
 /// `name`), or one output for all (`-o`, `-c`), frame after frame as `zstd` writes them.
-/// Runs `one` for each input and its output; with several inputs and an output each, a
-/// failed input is reported and the others go on, and the command fails at the end. With
+/// Runs `one` for each input and its output; with several inputs and an output each, or
+/// one standard output or device for all, a failed input is reported and the others go
+/// on, and the command fails at the end (into one file, the first failure ends it). With
 /// `remove` (`--rm`), an input file is removed once its output file is complete (for one
 /// output, once all of it is).
 fn each_input(
@@ -475,9 +477,33 @@ fn each_input(
             [input] => stat_of(input),
             _ => None,
         };
+        // Into standard output or a device, what is written cannot be taken back, so a
+        // failed input is reported and the others go on, as `zstd -c` does; a file output
+        // appears only whole, so there the first failure ends the command.
+        let goes_on = inputs.len() > 1 && (to_stdout || is_special(&output));
+        let mut failed = 0usize;
         write_output(&output, force, to_terminal_ok, stat.as_ref(), |w| {
-            inputs.iter().try_for_each(|input| one(input, w, &output))
+            for input in inputs {
+                match one(input, w, &output) {
+                    Ok(()) => {}
+                    Err(f) if goes_on => {
+                        eprintln!("zarchive: {}", f.message);
+                        failed += 1;
+                    }
+                    Err(f) => return Err(f),
+                }
+            }
+            Ok(())
         })?;
+        if failed > 0 {
+            return Err(fail(
+                EXIT_FAILURE,
+                format!(
+                    "{failed} of {} inputs failed (named above): the output lacks some or all of their data",
+                    inputs.len()
+                ),
+            ));
+        }
         if remove && inputs.len() > 1 && !to_stdout {
             // As `zstd`: the inputs of one joined output are not removed.
             eprintln!(
@@ -797,8 +823,17 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         None => None,
     };
     let mut left_out = 0;
+    let output = a.dest.single(&a.output);
+    // Into one output (`-c`, `-o`) no file needs a name of its own, so every file under the
+    // directories is an input, as `zstd -dr -c` takes them: those that hold no frame fail
+    // by name and the others go on.
+    let named_only = output.is_none();
     let (inputs, unreadable) = if a.recursive {
-        expand_directories(&a.inputs, |p| decompressed_name(p).is_some(), &mut left_out)
+        expand_directories(
+            &a.inputs,
+            |p| !named_only || decompressed_name(p).is_some(),
+            &mut left_out,
+        )
     } else {
         (a.inputs.clone(), 0)
     };
@@ -813,7 +848,6 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         eprintln!("zarchive: note: no files to decompress");
         return with_unreadable(Ok(()), unreadable);
     }
-    let output = a.dest.single(&a.output);
     let name = |input: &Path| {
         if is_dash(input) {
             return Ok(PathBuf::from("-"));

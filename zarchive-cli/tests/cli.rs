@@ -739,7 +739,7 @@ fn compress_and_decompress_take_several_inputs() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(std::fs::read(&both).unwrap() == [a_frame.clone(), b_frame.clone()].concat());
     let o = run!("compress", "-l", "5", "-c", &b, &a);
-    assert!(o.stdout == [b_frame, a_frame].concat(), "-c");
+    assert!(o.stdout == [b_frame.clone(), a_frame].concat(), "-c");
     // Standard input at most once.
     let o = run!("compress", "-", "-", "-c");
     assert_eq!(code(&o), 2);
@@ -780,6 +780,24 @@ fn compress_and_decompress_take_several_inputs() {
     let o = run!("decompress", &both, &missing, "-o", d.path().join("none"));
     assert_eq!(code(&o), 1);
     assert!(!d.path().join("none").exists());
+    // Into standard output, as `zstd -c`: the failed input is named, the others go on.
+    let o = run!(
+        "decompress",
+        &both,
+        &missing,
+        d.path().join("b.txt.zst"),
+        "-c"
+    );
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout == [a_data.as_slice(), &b_data, &b_data].concat());
+    assert!(
+        stderr(&o).contains("missing.txt") && stderr(&o).contains("1 of 3 inputs failed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!("compress", "-l", "5", "-c", &missing, &b);
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout == b_frame, "{}", stderr(&o));
 
     // --rm removes an input once its output is complete, never one that failed or went to
     // standard output; -k after it keeps them.
@@ -873,6 +891,27 @@ fn compress_and_decompress_walk_directories_with_r() {
         "{}",
         stderr(&o)
     );
+
+    // Into standard output every file under the directory is an input, as `zstd -dr -c`
+    // takes them: the frames decode in name order, the file that holds none fails by name.
+    let m = d.path().join("mixed");
+    std::fs::create_dir_all(m.join("s")).unwrap();
+    std::fs::write(m.join("a.zst"), zstd_tool_frame(&a_data, 3, true)).unwrap();
+    std::fs::write(m.join("b.bin"), zstd_tool_frame(&b_data, 1, true)).unwrap();
+    std::fs::write(m.join("plain.txt"), b"no frame here").unwrap();
+    std::fs::write(m.join("s/c.zst"), zstd_tool_frame(b"down", 19, true)).unwrap();
+    let o = run!("decompress", "-r", "-c", &m);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        o.stdout == [a_data.as_slice(), &b_data, b"down"].concat(),
+        "a.zst, b.bin, then s/c.zst"
+    );
+    assert!(stderr(&o).contains("plain.txt"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("left alone"), "{}", stderr(&o));
+    // Into files, only the named ones, as before.
+    let o = run!("decompress", "-r", &m);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(m.join("a").exists() && m.join("s/c").exists() && !m.join("b").exists());
 
     // An empty input holds no frame: said so, not as a truncated frame.
     std::fs::write(d.path().join("nothing.zst"), b"").unwrap();
