@@ -40,6 +40,11 @@ fn compress_block_from<'a, S: Source<'a>>(
             #[inline(always)]
             || compress_block_generic::<S, 7, 14>(hash_table, src, b, window),
         ),
+        // Level 1 on sources of 128-256 KiB.
+        (6, 14) => isa.run(
+            #[inline(always)]
+            || compress_block_generic::<S, 6, 14>(hash_table, src, b, window),
+        ),
         // Level 2 on 64 KiB blocks.
         (5, 15) => isa.run(
             #[inline(always)]
