@@ -150,8 +150,8 @@ pub struct DecompressArgs {
     long: LongArg,
     /// Decompress every file named .zst or .tzst under each directory given, each beside
     /// itself, as `zstd -dr` (names in order; symbolic links met there are not followed;
-    /// other files there are left alone, with a note of how many). Into one output (`-c`,
-    /// `-o`) every file there is decompressed, as `zstd -dr -c` does.
+    /// other files there are left alone, with a note of how many). Into standard output
+    /// (`-c`) every file there is decompressed, as `zstd -dr -c` does.
     #[arg(short = 'r', long = "recursive")]
     recursive: bool,
 }
@@ -824,14 +824,15 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     };
     let mut left_out = 0;
     let output = a.dest.single(&a.output);
-    // Into one output (`-c`, `-o`) no file needs a name of its own, so every file under the
+    // Into standard output no file needs a name of its own, so every file under the
     // directories is an input, as `zstd -dr -c` takes them: those that hold no frame fail
-    // by name and the others go on.
-    let named_only = output.is_none();
+    // by name and the others go on. An `-o` file, which appears only whole, still takes
+    // the named ones only: a stray file there would fail it all.
+    let every_file = output.as_deref().is_some_and(is_dash);
     let (inputs, unreadable) = if a.recursive {
         expand_directories(
             &a.inputs,
-            |p| !named_only || decompressed_name(p).is_some(),
+            |p| every_file || decompressed_name(p).is_some(),
             &mut left_out,
         )
     } else {

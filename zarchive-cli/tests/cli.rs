@@ -908,6 +908,12 @@ fn compress_and_decompress_walk_directories_with_r() {
     );
     assert!(stderr(&o).contains("plain.txt"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("left alone"), "{}", stderr(&o));
+    // Into one `-o` file (all or nothing), only the named ones.
+    let joined = d.path().join("joined-r");
+    let o = run!("decompress", "-r", &m, "-o", &joined);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(&joined).unwrap() == [a_data.as_slice(), b"down"].concat());
+    assert!(stderr(&o).contains("2 files under the directories given have no .zst"));
     // Into files, only the named ones, as before.
     let o = run!("decompress", "-r", &m);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
