@@ -289,6 +289,36 @@ impl<W: Write> Write for Counted<W> {
     }
 }
 
+/// A writer that remembers whether its reader went away (a broken pipe, `| head`): past
+/// that, no later input can be written either.
+struct Watched<'a> {
+    inner: &'a mut dyn Write,
+    gone: bool,
+}
+
+impl Watched<'_> {
+    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        if r.as_ref()
+            .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        {
+            self.gone = true;
+        }
+        r
+    }
+}
+
+impl Write for Watched<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
+}
+
 /// Whether `output` exists and is neither a regular file nor a directory (a device such as
 /// `/dev/null`, a FIFO), after symbolic links: written into where it is, as `zstd` does,
 /// never replaced by a file and never refused for existing.
@@ -478,15 +508,21 @@ fn each_input(
             _ => None,
         };
         // Into standard output or a device, what is written cannot be taken back, so a
-        // failed input is reported and the others go on, as `zstd -c` does; a file output
-        // appears only whole, so there the first failure ends the command.
+        // failed input is reported and the others go on, as `zstd -c` does (unless the
+        // reader went away); a file output appears only whole, so there the first failure
+        // ends the command.
         let goes_on = inputs.len() > 1 && (to_stdout || is_special(&output));
         let mut failed = 0usize;
         write_output(&output, force, to_terminal_ok, stat.as_ref(), |w| {
+            let mut w = Watched {
+                inner: w,
+                gone: false,
+            };
             for input in inputs {
-                match one(input, w, &output) {
+                match one(input, &mut w, &output) {
                     Ok(()) => {}
-                    Err(f) if goes_on => {
+                    // A closed pipe fails every input after it: it ends the command.
+                    Err(f) if goes_on && !w.gone => {
                         eprintln!("zarchive: {}", f.message);
                         failed += 1;
                     }

@@ -798,6 +798,41 @@ fn compress_and_decompress_take_several_inputs() {
     let o = run!("compress", "-l", "5", "-c", &missing, &b);
     assert_eq!(code(&o), 1);
     assert!(o.stdout == b_frame, "{}", stderr(&o));
+    // But a reader that went away (`| head`) ends it: the inputs after it are not tried.
+    #[cfg(unix)]
+    {
+        use std::io::Read;
+        let big = b"a line of text that repeats ".repeat(40_000);
+        let frames: Vec<_> = (0..3)
+            .map(|i| {
+                let f = d.path().join(format!("big{i}.zst"));
+                std::fs::write(&f, zstd_tool_frame(&big, 1, true)).unwrap();
+                f
+            })
+            .collect();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .arg("decompress")
+            .arg("-c")
+            .args(&frames)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.matches("Broken pipe").count() <= 1 && !err.contains("inputs failed"),
+            "{err}"
+        );
+    }
 
     // --rm removes an input once its output is complete, never one that failed or went to
     // standard output; -k after it keeps them.
