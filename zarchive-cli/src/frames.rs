@@ -275,17 +275,23 @@ fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
 struct Counted<W> {
     inner: W,
     written: u64,
+    /// The reader went away (a broken pipe).
+    gone: bool,
 }
 
 impl<W: Write> Write for Counted<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
+        let n = self.inner.write(buf).inspect_err(|e| {
+            self.gone |= e.kind() == io::ErrorKind::BrokenPipe;
+        })?;
         self.written += n as u64;
         Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+        self.inner.flush().inspect_err(|e| {
+            self.gone |= e.kind() == io::ErrorKind::BrokenPipe;
+        })
     }
 }
 
@@ -389,8 +395,12 @@ fn write_output(
         let mut w = Counted {
             inner: io::BufWriter::new(stdout.lock()),
             written: 0,
+            gone: false,
         };
         match produce(&mut w) {
+            // The reader went away (`| head`) with what it wanted: ended quietly, as `cat`
+            // and `list` end.
+            Err(_) if w.gone => return Ok(()),
             // What was written already cannot be taken back; say so.
             Err(f) if w.written > 0 => {
                 let _ = w.flush();
