@@ -801,7 +801,6 @@ fn compress_and_decompress_take_several_inputs() {
     // But a reader that went away (`| head`) ends it: the inputs after it are not tried.
     #[cfg(unix)]
     {
-        use std::io::Read;
         let big = b"a line of text that repeats ".repeat(40_000);
         let frames: Vec<_> = (0..3)
             .map(|i| {
@@ -833,24 +832,13 @@ fn compress_and_decompress_take_several_inputs() {
             ("decompress", &frames[..1]),
             ("compress", &noisy[..]),
         ] {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-                .arg(command)
-                .arg("-c")
-                .arg("-f")
-                .args(inputs)
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut first = [0u8; 16];
-            child
-                .stdout
-                .as_mut()
-                .unwrap()
-                .read_exact(&mut first)
-                .unwrap();
-            drop(child.stdout.take());
-            let o = child.wait_with_output().unwrap();
+            let o = run_into_closed_pipe(
+                Command::new(env!("CARGO_BIN_EXE_zarchive"))
+                    .arg(command)
+                    .arg("-c")
+                    .arg("-f")
+                    .args(inputs),
+            );
             // Quietly, as `cat` and `list` end on a closed pipe.
             assert_eq!(code(&o), 0, "{command} {}: {}", inputs.len(), stderr(&o));
             assert_eq!(stderr(&o), "", "{command} {}: no message", inputs.len());

@@ -3,7 +3,6 @@
 mod common;
 use common::*;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -444,20 +443,7 @@ fn list_into_a_closed_pipe_exits_0_in_every_format() {
         if json {
             cmd.arg("--json");
         }
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = [0u8; 16];
-        child
-            .stdout
-            .as_mut()
-            .unwrap()
-            .read_exact(&mut first)
-            .unwrap();
-        drop(child.stdout.take()); // like `| head -c 16`
-        let o = child.wait_with_output().unwrap();
+        let o = run_into_closed_pipe(&mut cmd);
         assert_eq!(code(&o), 0, "json={json}: {}", stderr(&o));
     }
 }

@@ -33,6 +33,27 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Run `cmd` with its standard output read for 16 bytes, then closed, as `| head -c 16`
+/// closes it; its output (standard error and status) once it ends.
+pub fn run_into_closed_pipe(cmd: &mut Command) -> Output {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
 /// Make a FIFO at `path` (with the system's `mkfifo`: the tests use no `unsafe`).
 #[cfg(unix)]
 pub fn make_fifo(path: &Path) {
