@@ -271,52 +271,37 @@ fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A writer that counts the bytes handed to it.
-struct Counted<W> {
+/// A writer that counts the bytes handed to it and remembers whether its reader went away
+/// (a broken pipe, `| head`): past that, nothing more can be written.
+struct Watched<W> {
     inner: W,
     written: u64,
-    /// The reader went away (a broken pipe).
     gone: bool,
 }
 
-impl<W: Write> Write for Counted<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf).inspect_err(|e| {
-            self.gone |= e.kind() == io::ErrorKind::BrokenPipe;
-        })?;
-        self.written += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush().inspect_err(|e| {
-            self.gone |= e.kind() == io::ErrorKind::BrokenPipe;
-        })
-    }
-}
-
-/// A writer that remembers whether its reader went away (a broken pipe, `| head`): past
-/// that, no later input can be written either.
-struct Watched<'a> {
-    inner: &'a mut dyn Write,
-    gone: bool,
-}
-
-impl Watched<'_> {
-    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
-        if r.as_ref()
-            .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-        {
-            self.gone = true;
+impl<W: Write> Watched<W> {
+    fn new(inner: W) -> Self {
+        Watched {
+            inner,
+            written: 0,
+            gone: false,
         }
+    }
+
+    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        self.gone |= r
+            .as_ref()
+            .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
         r
     }
 }
 
-impl Write for Watched<'_> {
+impl<W: Write> Write for Watched<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let r = self.inner.write(buf);
-        self.note(r)
+        let n = self.note(r)?;
+        self.written += n as u64;
+        Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -392,11 +377,7 @@ fn write_output(
                 "refusing to write compressed data to a terminal; redirect standard output, give -o, or force it with -f",
             ));
         }
-        let mut w = Counted {
-            inner: io::BufWriter::new(stdout.lock()),
-            written: 0,
-            gone: false,
-        };
+        let mut w = Watched::new(io::BufWriter::new(stdout.lock()));
         match produce(&mut w) {
             // The reader went away (`| head`) with what it wanted: ended quietly, as `cat`
             // and `list` end.
@@ -524,10 +505,7 @@ fn each_input(
         let goes_on = inputs.len() > 1 && (to_stdout || is_special(&output));
         let mut failed = 0usize;
         write_output(&output, force, to_terminal_ok, stat.as_ref(), |w| {
-            let mut w = Watched {
-                inner: w,
-                gone: false,
-            };
+            let mut w = Watched::new(w);
             for input in inputs {
                 match one(input, &mut w, &output) {
                     Ok(()) => {}
