@@ -10,7 +10,7 @@ use clap::Args;
 use zarkit::zar::names::display_path;
 use zarkit::zstd;
 
-use crate::output::{self, OutputFile, count, is_dash};
+use crate::output::{self, OutputFile, count, is_dash, is_special};
 use crate::pack::parse_level;
 use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 
@@ -308,13 +308,6 @@ impl<W: Write> Write for Watched<W> {
         let r = self.inner.flush();
         self.note(r)
     }
-}
-
-/// Whether `output` exists and is neither a regular file nor a directory (a device such as
-/// `/dev/null`, a FIFO), after symbolic links: written into where it is, as `zstd` does,
-/// never replaced by a file and never refused for existing.
-fn is_special(output: &Path) -> bool {
-    !is_dash(output) && std::fs::metadata(output).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// The permissions and times of the regular file `input`, for its output (as `zstd` gives

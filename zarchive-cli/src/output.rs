@@ -134,6 +134,13 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Whether `output` exists and is neither a regular file nor a directory (a device such as
+/// `/dev/null`, a FIFO), after symbolic links: written into where it is, as `zstd` and `tar`
+/// do, never replaced by a file and never refused for existing.
+pub fn is_special(output: &Path) -> bool {
+    !is_dash(output) && std::fs::metadata(output).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// A file written under a temporary name beside its target and renamed into place only when
 /// complete (`commit`); dropped without `commit`, it is removed, so a failure never leaves a
 /// partial or corrupt output. It is created with the ordinary mode for new files (0666 less

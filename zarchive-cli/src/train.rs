@@ -8,7 +8,7 @@ use zarkit::zar::names::display_path;
 use zarkit::zstd;
 
 use crate::frames::parse_memory;
-use crate::output::{OutputFile, count};
+use crate::output::{self, OutputFile, count};
 use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 
 /// Only the first 128 KiB of a file is a sample (`SAMPLESIZE_MAX`); `-B` cuts no larger.
@@ -68,7 +68,7 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    if !a.force && a.output.symlink_metadata().is_ok() {
+    if !a.force && a.output.symlink_metadata().is_ok() && !output::is_special(&a.output) {
         return Err(zarkit::zar::ZarError::Exists { path: a.output }.into());
     }
     let mut files = Vec::new();
@@ -88,10 +88,20 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
     }
     let dict = zstd::train_dictionary(&samples, max_dict as usize)
         .map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
-    let mut out = OutputFile::create(&a.output, a.force)?;
-    std::io::Write::write_all(out.file(), &dict)
-        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.output))))?;
-    out.commit()?;
+    let failed =
+        |e: std::io::Error| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.output)));
+    if output::is_special(&a.output) {
+        // A device or FIFO is written into, never replaced (as `zstd --train -o /dev/null`).
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&a.output)
+            .map_err(failed)?;
+        std::io::Write::write_all(&mut file, &dict).map_err(failed)?;
+    } else {
+        let mut out = OutputFile::create(&a.output, a.force)?;
+        std::io::Write::write_all(out.file(), &dict).map_err(failed)?;
+        out.commit()?;
+    }
     eprintln!(
         "zarchive: trained a {} dictionary on {} ({}) into {}",
         count(dict.len() as u64, "byte", "bytes"),

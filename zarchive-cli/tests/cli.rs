@@ -1340,3 +1340,67 @@ fn a_signal_leaves_no_partial_output() {
     assert!(!d.path().join("out.zst").exists());
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
 }
+
+#[cfg(unix)]
+#[test]
+fn archives_and_dictionaries_are_written_into_a_device_or_fifo_never_over_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n);
+    let tree = p("tree");
+    std::fs::create_dir_all(tree.join("sub")).unwrap();
+    for i in 0..12 {
+        let text = format!("sample {i}: the quick brown fox jumps over the lazy dog\n");
+        std::fs::write(tree.join(format!("sub/f{i}.txt")), text.repeat(20 + i)).unwrap();
+    }
+    // A link to /dev/null stands for the device: before, `-f` renamed a regular file over
+    // the path (which, given /dev/null itself as root, replaced the system's device).
+    let link = p("null.zar");
+    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+    let still_the_device = |what: &str| {
+        let target = std::fs::read_link(&link).unwrap_or_else(|_| panic!("{what}: link replaced"));
+        assert_eq!(target, std::path::Path::new("/dev/null"), "{what}");
+        let m = std::fs::metadata(&link).unwrap();
+        assert!(m.file_type().is_char_device(), "{what}");
+    };
+    let (link_s, tree_s, sub_s) = (
+        link.to_str().unwrap(),
+        tree.to_str().unwrap(),
+        tree.join("sub").to_str().unwrap().to_string(),
+    );
+    for force in [&[][..], &["-f"][..]] {
+        let commands: [Vec<&str>; 3] = [
+            vec!["pack", "-q", tree_s, "-o", link_s],
+            vec!["merge", "-q", "-o", link_s, tree_s],
+            vec!["train", "-o", link_s, &sub_s],
+        ];
+        for mut args in commands {
+            args.splice(1..1, force.iter().copied());
+            let os: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+            let o = zarchive(&os);
+            assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+            still_the_device(args[0]);
+        }
+    }
+
+    // A FIFO gets the archive's bytes, the same as standard output does.
+    let fifo = p("fifo.zar");
+    make_fifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = run!("pack", "-q", &tree, "-o", &fifo);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced"
+    );
+    let through_fifo = reader.join().unwrap();
+    let o = run!("pack", "-q", &tree, "-o", "-");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(through_fifo, o.stdout);
+}

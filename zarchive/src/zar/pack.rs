@@ -185,7 +185,8 @@ impl Item<'_> {
 }
 
 /// Pack `dir` into a new archive at `out`. The file appears only when complete; on any
-/// failure no archive (complete or partial) is left at `out`.
+/// failure no archive (complete or partial) is left at `out`. An existing device or FIFO at
+/// `out` (`/dev/null`) is written into, never replaced.
 pub fn pack_dir(
     dir: &Path,
     out: &Path,
@@ -201,6 +202,10 @@ pub fn pack_dir(
 /// file beside `out` and the canonical paths never to pack (the target and the temporary
 /// file); the file is moved into place only when `write` succeeded. Without `overwrite`, an
 /// existing `out` is refused before anything is written and never replaced.
+///
+/// An existing `out` that is neither a regular file nor a directory after symbolic links (a
+/// device such as `/dev/null`, a FIFO) is written into where it is, with or without
+/// `overwrite`, and never replaced by a file, as `tar -cf /dev/null` and `zstd -o` do.
 pub(crate) fn write_atomically(
     out: &Path,
     overwrite: bool,
@@ -209,6 +214,17 @@ pub(crate) fn write_atomically(
         &[PathBuf],
     ) -> Result<(BufWriter<std::fs::File>, PackSummary), ZarError>,
 ) -> Result<PackSummary, ZarError> {
+    if is_special_file(out) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(out)
+            .map_err(|e| ZarError::path_io(out, "cannot write the archive", e))?;
+        let skip: Vec<PathBuf> = out.canonicalize().into_iter().collect();
+        let (w, summary) = write(BufWriter::with_capacity(1 << 20, file), &skip)?;
+        w.into_inner()
+            .map_err(|e| ZarError::path(out, format!("cannot write the archive: {}", e.error())))?;
+        return Ok(summary);
+    }
     if !overwrite && out.symlink_metadata().is_ok() {
         return Err(ZarError::Exists {
             path: out.to_path_buf(),
@@ -273,6 +289,12 @@ pub(crate) fn write_atomically(
         }
     })?;
     Ok(summary)
+}
+
+/// Whether `path` exists and is neither a regular file nor a directory, after symbolic
+/// links: a device or a FIFO, which an output is written into rather than replaced.
+pub(crate) fn is_special_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Pack `dir` into `out` (any writer, e.g. stdout). `skip` lists canonical paths never to
