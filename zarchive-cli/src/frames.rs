@@ -985,8 +985,11 @@ fn decode_failure(shown: &str, e: io::Error) -> Failure {
     {
         Some(z) => {
             let hint = match z {
-                zstd::ZstdError::WindowTooLarge { window, .. } => {
+                zstd::ZstdError::WindowTooLarge { window, .. } if *window <= 1 << 31 => {
                     format!(" (allow it with --memory {}M)", window.div_ceil(1 << 20))
+                }
+                zstd::ZstdError::WindowTooLarge { .. } => {
+                    " (no zstd decoder accepts a window above 2 GiB)".to_string()
                 }
                 _ => String::new(),
             };

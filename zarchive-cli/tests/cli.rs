@@ -1404,3 +1404,65 @@ fn archives_and_dictionaries_are_written_into_a_device_or_fifo_never_over_it() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(through_fifo, o.stdout);
 }
+
+#[test]
+fn decompress_refuses_windows_past_2_gib_whatever_the_memory_allowed() {
+    let d = tempfile::tempdir().unwrap();
+    // A single-segment frame declaring 2^40 bytes of content (so a window that large), and a
+    // frame whose window descriptor says 2^32: both beyond the format's largest window.
+    // Before, the first made `--memory 1048576M` abort on a 1 TiB allocation, and the
+    // second was said to be "above the decoder's limit" of the larger `--memory`.
+    let mut huge = b"\x28\xb5\x2f\xfd\xe0".to_vec();
+    huge.extend_from_slice(&(1u64 << 40).to_le_bytes());
+    huge.extend_from_slice(b"\x51\x00\x00hello12345");
+    let log32 = b"\x28\xb5\x2f\xfd\x00\xb0\x51\x00\x00hello12345";
+    for (name, frame) in [("huge.zst", &huge[..]), ("log32.zst", &log32[..])] {
+        let path = d.path().join(name);
+        std::fs::write(&path, frame).unwrap();
+        for memory in ["8G", "1048576M"] {
+            let o = run!("decompress", "-c", "--memory", memory, &path);
+            assert_eq!(code(&o), 1, "{name} {memory}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert!(
+                err.contains("above the decoder's limit of 2147483648 bytes")
+                    && err.contains("no zstd decoder accepts a window above 2 GiB")
+                    && !err.contains("panicked"),
+                "{name} {memory}: {err}"
+            );
+            assert!(o.stdout.is_empty());
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_window_costs_memory_only_as_far_as_the_frame_writes() {
+    // A 14-byte frame whose window descriptor says 256 MiB, holding 5 bytes: the ring is
+    // allocated for the window, but its pages are only touched where blocks are written.
+    // Before, the ring was zero-filled up front: 267 MB resident for five bytes.
+    // The frame comes through standard input, held open a while after it so that the
+    // process is observed with the frame's ring allocated.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["decompress", "-c", "--memory", "512M", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin
+            .write_all(b"\x28\xb5\x2f\xfd\x00\x90\x29\x00\x00hello")
+            .unwrap();
+        stdin.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+    });
+    let (exit, peak_kib) = wait_with_peak_rss(child);
+    feeder.join().unwrap();
+    assert!(exit.success());
+    assert!(peak_kib > 0, "the process was observed");
+    assert!(
+        peak_kib < 64 << 10,
+        "peak resident size {peak_kib} KiB for a 5-byte frame"
+    );
+}

@@ -122,7 +122,9 @@ impl Decoder {
     }
 
     /// Accept frames whose window is at most `bytes` (default [`MAX_WINDOW_SIZE`]). The
-    /// streaming decoder allocates about this much per frame.
+    /// streaming decoder allocates about this much per frame. A window above 2 GiB
+    /// (`ZSTD_WINDOWLOG_MAX` 31, the format's largest, which libzstd also refuses) is refused
+    /// whatever this limit.
     pub fn set_max_window_size(&mut self, bytes: u64) {
         self.ctx.max_window = bytes;
     }

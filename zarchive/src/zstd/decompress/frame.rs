@@ -130,6 +130,9 @@ pub(crate) fn parse_frame_header(
         at,
         what: "frame header",
     };
+    // No caller's limit goes past the format's largest window (`ZSTD_WINDOWLOG_MAX_64`):
+    // libzstd never writes a frame needing more, and its decoder refuses one.
+    let max_window = max_window.min(1 << WINDOWLOG_MAX);
     let &fhd = src.get(4).ok_or_else(truncated)?;
     let fcs_code = fhd >> 6;
     let single = fhd & 0x20 != 0;

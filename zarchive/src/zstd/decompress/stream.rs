@@ -41,7 +41,14 @@ impl Ring {
     pub(crate) fn for_frame_reusing(hdr: &FrameHeader, mut buf: Vec<u8>) -> Ring {
         let history = hdr.content_size.map_or(hdr.window, |c| c.min(hdr.window)) as usize;
         let size = history + 2 * hdr.block_max + 2 * WILDCOPY_OVERLENGTH;
-        buf.resize(size, 0);
+        if buf.len() < size {
+            // A new zeroed allocation, not a resize that writes every byte: the pages of
+            // a large window are then only touched as decoding reaches them, so a frame
+            // declaring a large window but holding little data costs little memory.
+            buf = vec![0; size];
+        } else {
+            buf.truncate(size);
+        }
         Ring {
             buf,
             win: Window {
