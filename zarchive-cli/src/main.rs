@@ -14,6 +14,7 @@ mod read;
 mod train;
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -179,8 +180,10 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
                     Some(Ok(()))
                 }
                 "-V" | "--version" => {
-                    println!("zarchive {}", env!("CARGO_PKG_VERSION"));
-                    Some(Ok(()))
+                    let mut out = std::io::stdout().lock();
+                    let written = writeln!(out, "zarchive {}", env!("CARGO_PKG_VERSION"))
+                        .and_then(|()| out.flush());
+                    Some(output::ignore_broken_pipe(written))
                 }
                 _ => Some(Err(fail(
                     EXIT_USAGE,

@@ -436,19 +436,29 @@ pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
             p.error
         ));
     }
+    // The report goes to standard output; a reader gone away (`| head`) leaves the exit
+    // status to the verification, any other failure to write is one.
+    let report_lines = |lines: &[String]| {
+        let mut out = io::stdout().lock();
+        let written = lines
+            .iter()
+            .try_for_each(|l| writeln!(out, "{l}"))
+            .and_then(|()| out.flush());
+        output::ignore_broken_pipe(written)
+    };
     if problems.is_empty() {
         if !a.quiet {
-            println!(
+            report_lines(&[format!(
                 "{shown}: OK ({} decoded, SHA-256 {})",
                 count(report.blocks, "block", "blocks"),
                 hex(&report.computed_hash)
-            );
+            )])?;
         }
         Ok(())
     } else {
-        for p in &problems {
-            println!("{shown}: {p}");
-        }
+        let lines: Vec<String> = problems.iter().map(|p| format!("{shown}: {p}")).collect();
+        // The damage decides the exit status even when the lines could not be written.
+        let _ = report_lines(&lines);
         Err(fail(
             EXIT_DAMAGED,
             format!(

@@ -1466,3 +1466,45 @@ fn a_large_window_costs_memory_only_as_far_as_the_frame_writes() {
         "peak resident size {peak_kib} KiB for a 5-byte frame"
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn verify_reports_a_failed_standard_output_plainly_and_a_closed_pipe_not_at_all() {
+    // Before, `verify` printed with `println!`, which panics when standard output fails.
+    let archive = fixture("basic/reference.zar");
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .arg("verify")
+        .arg(&archive)
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("writing to standard output") && !stderr(&o).contains("panicked"),
+        "{}",
+        stderr(&o)
+    );
+    // A reader gone before anything was written leaves the status to the verification:
+    // 0 for a sound archive, 3 for a damaged one.
+    let closed_from_the_start = |archive: std::path::PathBuf| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .arg("verify")
+            .arg(archive)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        child.wait_with_output().unwrap()
+    };
+    let o = closed_from_the_start(archive);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    let o = closed_from_the_start(fixture("bad/bad_hash.zar"));
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}
