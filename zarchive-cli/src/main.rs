@@ -28,8 +28,8 @@ const EXIT_OK: u8 = 0;
 const EXIT_FAILURE: u8 = 1;
 /// Bad command line.
 const EXIT_USAGE: u8 = 2;
-/// `verify` (or a full `extract`) found the archive damaged (hash mismatch, undecodable
-/// block, invalid index).
+/// `verify` or `extract` found the archive damaged (hash mismatch, undecodable block,
+/// invalid index).
 const EXIT_DAMAGED: u8 = 3;
 
 const AFTER_HELP: &str = "\
@@ -40,7 +40,8 @@ Reference-tool form (Exzap's ZArchive):
   with `-`.
 
 Exit codes: 0 success (also when entries were skipped with a warning), 1 failure,
-2 usage error, 3 the archive is damaged (verify, or the hash check of a full extract).";
+2 usage error, 3 the archive is damaged (verify; extract: a block that does not decode, or
+the hash check of a full extract).";
 
 #[derive(Parser, Debug)]
 #[command(name = "zarchive", version, about = "Pack, extract, list and verify ZAR (.zar / .wua) archives", after_help = AFTER_HELP)]

@@ -295,19 +295,29 @@ fn extract_one(
                     d.error
                 );
             }
+            // Damage found anywhere (the hash, or a block that does not decode) decides the
+            // exit status, whatever else failed beside it.
+            let damage = !damaged.is_empty() || entries.iter().any(|f| is_damage(&f.error));
             Err(fail(
-                if entries.is_empty() {
-                    EXIT_DAMAGED
-                } else {
-                    EXIT_FAILURE
-                },
+                if damage { EXIT_DAMAGED } else { EXIT_FAILURE },
                 format!(
-                    "{} could not be extracted (listed above)",
+                    "{} could not be extracted (named above)",
                     count(entries.len() as u64, "entry", "entries")
                 ),
             ))
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Whether `e` says the archive is damaged (a block that does not decode, a file's bytes
+/// beyond the data, the integrity hash), rather than that something else failed.
+fn is_damage(e: &ZarError) -> bool {
+    match e {
+        ZarError::HashMismatch { .. } | ZarError::FileExtent { .. } => true,
+        ZarError::Block { source, .. } => source.is_some(),
+        ZarError::File { source, .. } => is_damage(source),
+        _ => false,
     }
 }
 
