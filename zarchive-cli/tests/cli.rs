@@ -1467,6 +1467,50 @@ fn a_large_window_costs_memory_only_as_far_as_the_frame_writes() {
     );
 }
 
+#[test]
+fn extract_exits_3_when_the_archive_is_damaged_whatever_else_failed() {
+    let d = tempfile::tempdir().unwrap();
+    // A block that does not decode fails its files: the archive is damaged (3), in a full
+    // extraction and in one of a single path (which checks no hash).
+    let o = run!(
+        "extract",
+        "-q",
+        fixture("bad/corrupt_block.zar"),
+        "-C",
+        d.path().join("a")
+    );
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    let o = run!(
+        "extract",
+        "-q",
+        fixture("bad/corrupt_block.zar"),
+        "-C",
+        d.path().join("b"),
+        "ok.txt"
+    );
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    // A packed archive with four bytes flipped inside its data: the block errors and the
+    // hash mismatch are both reported, and the status is 3 (it was 1 when blocks failed
+    // beside the hash).
+    let tree = d.path().join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    let mut text = Vec::new();
+    for i in 0..40_000u32 {
+        text.extend_from_slice(format!("line {i} of a file that compresses well\n").as_bytes());
+    }
+    std::fs::write(tree.join("big.txt"), &text).unwrap();
+    std::fs::write(tree.join("small.txt"), b"small").unwrap();
+    let archive = d.path().join("t.zar");
+    let o = run!("pack", "-q", &tree, "-o", &archive);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut bytes = std::fs::read(&archive).unwrap();
+    bytes[3000..3004].copy_from_slice(&[0xff; 4]);
+    std::fs::write(&archive, &bytes).unwrap();
+    let o = run!("extract", "-q", &archive, "-C", d.path().join("c"));
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(stderr(&o).contains("damaged"), "{}", stderr(&o));
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn verify_reports_a_failed_standard_output_plainly_and_a_closed_pipe_not_at_all() {
@@ -1510,45 +1554,41 @@ fn verify_reports_a_failed_standard_output_plainly_and_a_closed_pipe_not_at_all(
 }
 
 #[test]
-fn extract_exits_3_when_the_archive_is_damaged_whatever_else_failed() {
+fn compress_takes_a_dictionary_larger_than_the_levels_window_with_long() {
+    // A 1.2 MB raw dictionary at level 1 (a 512 KiB window) with --long=27: libzstd makes
+    // its local CDict with the long window, so the dictionary is prepared again with it.
+    // Before, every --long was refused ("a window smaller than the dictionary's own"). The
+    // frame's hash is libzstd 1.5.7's (`stream_diff --files IN --dict DICT --long 27
+    // --levels 1`: identical, 333,540 bytes).
     let d = tempfile::tempdir().unwrap();
-    // A block that does not decode fails its files: the archive is damaged (3), in a full
-    // extraction and in one of a single path (which checks no hash).
+    let data = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../corpus/realdata/freedoom2-32blocks.bin"),
+    )
+    .unwrap();
+    let (dict, input) = (d.path().join("dict"), d.path().join("in"));
+    std::fs::write(&dict, &data[..1_200_000]).unwrap();
+    std::fs::write(&input, &data[1_250_000..]).unwrap();
     let o = run!(
-        "extract",
+        "compress",
         "-q",
-        fixture("bad/corrupt_block.zar"),
-        "-C",
-        d.path().join("a")
+        "-l",
+        "1",
+        "--long=27",
+        "-D",
+        &dict,
+        &input,
+        "-c"
     );
-    assert_eq!(code(&o), 3, "{}", stderr(&o));
-    let o = run!(
-        "extract",
-        "-q",
-        fixture("bad/corrupt_block.zar"),
-        "-C",
-        d.path().join("b"),
-        "ok.txt"
-    );
-    assert_eq!(code(&o), 3, "{}", stderr(&o));
-    // A packed archive with four bytes flipped inside its data: the block errors and the
-    // hash mismatch are both reported, and the status is 3 (it was 1 when blocks failed
-    // beside the hash).
-    let tree = d.path().join("tree");
-    std::fs::create_dir_all(&tree).unwrap();
-    let mut text = Vec::new();
-    for i in 0..40_000u32 {
-        text.extend_from_slice(format!("line {i} of a file that compresses well\n").as_bytes());
-    }
-    std::fs::write(tree.join("big.txt"), &text).unwrap();
-    std::fs::write(tree.join("small.txt"), b"small").unwrap();
-    let archive = d.path().join("t.zar");
-    let o = run!("pack", "-q", &tree, "-o", &archive);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let mut bytes = std::fs::read(&archive).unwrap();
-    bytes[3000..3004].copy_from_slice(&[0xff; 4]);
-    std::fs::write(&archive, &bytes).unwrap();
-    let o = run!("extract", "-q", &archive, "-C", d.path().join("c"));
-    assert_eq!(code(&o), 3, "{}", stderr(&o));
-    assert!(stderr(&o).contains("damaged"), "{}", stderr(&o));
+    assert_eq!(o.stdout.len(), 333_540);
+    assert_eq!(
+        zarkit_tests::sha256_hex(&o.stdout),
+        "7c62416a9bffec1306873cae931a958dbc8f6383862711d233aa708cbb7de6fd"
+    );
+    let frame = d.path().join("in.zst");
+    std::fs::write(&frame, &o.stdout).unwrap();
+    let o = run!("decompress", "-q", "--long=27", "-D", &dict, &frame, "-c");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout == data[1_250_000..]);
 }

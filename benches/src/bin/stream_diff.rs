@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release -p zarkit-benches --bin stream_diff [-- --cases N --seed S
 //! --max SIZE --levels 1,3,19 --case K --verbose]` (`--case K`: only the K-th case drawn);
-//! `... -- --files A,B --levels 1,19`: real files, streamed as the `zstd` tool streams them;
+//! `... -- --files A,B --levels 1,19`: real files, streamed as the `zstd` tool streams them
+//! (`--dict FILE`: each with that dictionary, as `zstd -D FILE`);
 //! `... -- --huge 3700M --levels 1,3`: one stream past libzstd's index correction;
 //! `--dump FILE` with `--case K`: that case's input written to FILE (its dictionary to
 //! FILE.dict);
@@ -37,7 +38,12 @@ fn parse_size(s: &str) -> usize {
 /// `--files A,B --levels 1,19`: each file as `zarchive compress` and `zstd --single-thread`
 /// stream it (file: size pledged, last read ending the frame; stdin: unknown size), checksum
 /// on, ours against the oracle.
-fn check_files(files: &str, levels: &[i32], long: Option<u32>) -> ExitCode {
+fn check_files(
+    files: &str,
+    levels: &[i32],
+    long: Option<u32>,
+    dict: Option<&(Vec<u8>, String)>,
+) -> ExitCode {
     let mut failures = 0;
     for path in files.split(',') {
         let src = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -49,7 +55,7 @@ fn check_files(files: &str, levels: &[i32], long: Option<u32>) -> ExitCode {
                     pledged: file.then_some(src.len() as u64),
                     checksum: true,
                     plan: cli_plan(src.len(), file),
-                    dict: None,
+                    dict: dict.cloned(),
                     long,
                     src: src.clone(),
                 };
@@ -183,7 +189,11 @@ fn check() -> ExitCode {
         return check_huge(parse_size(&size), &levels, long);
     }
     if let Some(files) = arg("--files") {
-        return check_files(&files, &levels, long);
+        let dict = arg("--dict").map(|path| {
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            (bytes, path)
+        });
+        return check_files(&files, &levels, long, dict.as_ref());
     }
     let mut rng = SplitMix64::new(seed);
     let mut per_level: BTreeMap<i32, (usize, usize, usize)> = BTreeMap::new();

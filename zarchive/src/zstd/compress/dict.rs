@@ -176,6 +176,12 @@ impl PreparedDict {
         PreparedDict::load(content, 0, None, cp)
     }
 
+    /// The same dictionary prepared with parameters `cp` instead of its own (its level,
+    /// header and content kept): a local CDict made with other parameters.
+    pub(crate) fn with_cparams(&self, cp: CParams) -> PreparedDict {
+        PreparedDict::load(&self.bytes, self.level, self.start.clone(), cp)
+    }
+
     /// Fill the tables of a dictionary whose header (if any) was read into `start`.
     fn load(dict: &[u8], level: i32, start: Option<DictStart>, cp: CParams) -> PreparedDict {
         static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);

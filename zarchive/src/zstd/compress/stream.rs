@@ -75,6 +75,9 @@ pub(crate) struct StreamState {
     /// (`ZSTD_c_enableLongDistanceMatching`, `ZSTD_c_windowLog`); without it libzstd
     /// still turns it on for btopt and above with a window of 2^27.
     long: Option<u32>,
+    /// `dict` prepared again with the window of `long` (see `frame_dict`), and the `uid` of
+    /// the dictionary it was prepared from.
+    long_dict: Option<(u64, Arc<PreparedDict>)>,
     /// Boxed: the stream encoder is moved and held by value (the state is about 25 KiB).
     st: Box<FrameState>,
     /// The finders' slice, kept allocated across frames.
@@ -90,6 +93,7 @@ impl StreamState {
             run: None,
             dict: None,
             long: None,
+            long_dict: None,
             st: Box::default(),
             spare: PaddedBuffer::default(),
         }
@@ -175,6 +179,47 @@ impl StreamState {
         Ok(())
     }
 
+    /// The dictionary as the next frame uses it: the one loaded, or, with long-distance
+    /// matching over a window larger than the dictionary's own, the same prepared again
+    /// with that window. A window smaller than the dictionary's own is refused
+    /// ([`ZstdError::NeedsLongDistanceMatching`]): libzstd's frames then differ from ours
+    /// (measured with `stream_diff --dict`).
+    ///
+    /// libzstd makes its local CDict (ZSTD_initLocalDict) with the context's parameters,
+    /// the window log of long-distance matching included: for a dictionary larger than the
+    /// level's own window (a 3 MB one at level 3, whose window is 2 MiB), `--long` changes
+    /// the CDict's parameters, and so its tables. Prepared once per dictionary and window,
+    /// kept for the frames after.
+    fn frame_dict(&mut self) -> Result<Option<Arc<PreparedDict>>, ZstdError> {
+        let Some(pd) = self.dict.as_ref() else {
+            return Ok(None);
+        };
+        let Some(window_log) = self.long else {
+            return Ok(Some(pd.clone()));
+        };
+        let with_long = params::cdict_cparams_from(
+            CParams {
+                window_log,
+                ..pd.cp
+            },
+            pd.content().len() as u64,
+        );
+        if with_long == pd.cp {
+            return Ok(Some(pd.clone()));
+        }
+        if window_log < pd.cp.window_log {
+            return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
+        }
+        Ok(Some(match &self.long_dict {
+            Some((uid, long)) if *uid == pd.uid && long.cp == with_long => long.clone(),
+            _ => {
+                let long = Arc::new(pd.with_cparams(with_long));
+                self.long_dict = Some((pd.uid, long.clone()));
+                long
+            }
+        }))
+    }
+
     /// Mirrors ZSTD_CCtx_init_compressStream2 with one thread: the parameters for the
     /// pledged size (the input's size when the first call ends the frame), then
     /// ZSTD_compressBegin_internal and the buffer targets.
@@ -184,8 +229,9 @@ impl StreamState {
         } else {
             self.pledged
         };
-        let dict_size = self.dict.as_ref().map_or(0, |pd| pd.bytes.len() as u64);
-        let cp = match (pledged, &self.dict, self.long) {
+        let dict = self.frame_dict()?;
+        let dict_size = dict.as_ref().map_or(0, |pd| pd.bytes.len() as u64);
+        let cp = match (pledged, &dict, self.long) {
             (_, None, Some(window_log)) => params::long_cparams(self.level, pledged, window_log),
             (Some(n), None, None) => params::cparams(self.level, n),
             (None, _, None) => params::cparams_unknown_size(self.level),
@@ -199,21 +245,6 @@ impl StreamState {
         };
         // ZSTD_resolveEnableLdm.
         let ldm_on = self.long.is_some() || ldm::auto_enabled(&cp);
-        if let (Some(pd), Some(window_log)) = (&self.dict, self.long) {
-            // libzstd makes its local CDict with the context's parameters, the window log
-            // of long-distance matching included: a window below the dictionary's own
-            // changes the CDict's tables, which the prepared dictionary does not have.
-            let with_long = params::cdict_cparams_from(
-                CParams {
-                    window_log,
-                    ..pd.cp
-                },
-                pd.content().len() as u64,
-            );
-            if with_long != pd.cp {
-                return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
-            }
-        }
         // ZSTD_resetCCtx_internal: the window and block sizes, the input buffer.
         let window_size = match pledged {
             Some(n) => (1u64 << cp.window_log).min(n).max(1) as usize,
@@ -223,7 +254,7 @@ impl StreamState {
         let split_enabled = split::enabled(&cp);
         let mut hist = std::mem::take(&mut self.spare);
         hist.clear();
-        let setup = match &self.dict {
+        let setup = match &dict {
             None => {
                 self.st.ms.reset(&cp);
                 *self.st.prev = EntropyTables::default();
@@ -240,7 +271,7 @@ impl StreamState {
         if ldm_on {
             self.st.ms.enable_ldm(&setup.cp, &setup.window);
         }
-        if let Some(pd) = &self.dict {
+        if let Some(pd) = &dict {
             // The local CDict is always attached or copied (it has no level of its own, so
             // ZSTD_compressBegin_internal never loads the dictionary into the context): the
             // long-distance finder starts empty, after the dictionary's content.
@@ -256,7 +287,7 @@ impl StreamState {
         let run = FrameRun {
             cp: setup.cp,
             split_enabled,
-            dict: self.dict.clone(),
+            dict,
             attach: setup.attach,
             dict_id: setup.dict_id,
             pledged,
