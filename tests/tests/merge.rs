@@ -142,6 +142,48 @@ fn names_differing_only_in_case_replace_and_keep_the_first_spelling() {
 }
 
 #[test]
+fn an_entry_replaced_by_one_of_another_kind_is_a_warning() {
+    // Before, a later file `SUB` silently dropped an earlier directory `Sub` and its
+    // subtree (and a later directory a file), with no word to the user.
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    write(
+        &a,
+        &[
+            ("Sub/x.txt", b"x"),
+            ("Sub/deep/y.txt", b"y"),
+            ("note", b"n"),
+        ],
+    );
+    write(&b, &[("SUB", b"a file now"), ("Note/inside.txt", b"i")]);
+    let mut events = Vec::new();
+    let (bytes, summary) = merge_to(
+        &[Source::Dir(a), Source::Dir(b)],
+        Vec::new(),
+        &opts(1),
+        &[],
+        &mut |ev| {
+            if let zarkit::zar::PackEvent::Warning(w) = ev {
+                events.push(w.to_string());
+            }
+        },
+    )
+    .unwrap();
+    let shown: Vec<String> = summary.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        shown,
+        [
+            "Note: a directory of a later source replaces the file of that name",
+            "SUB: a file of a later source replaces the directory of that name and the 3 entries under it",
+        ]
+    );
+    assert_eq!(events, shown);
+    let archive = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    let paths: Vec<String> = archive.walk().map(|e| e.path_display()).collect();
+    assert_eq!(paths, ["note", "note/inside.txt", "Sub"]);
+}
+
+#[test]
 fn the_callers_own_entries_merge_too() {
     let d = tempfile::tempdir().unwrap();
     let (base, _) = trees(d.path());

@@ -299,7 +299,7 @@ fn print_summary(summary: &zar::PackSummary) {
     let skipped = summary
         .warnings
         .iter()
-        .filter(|w| !matches!(w, PackWarning::Writer(_)))
+        .filter(|w| !matches!(w, PackWarning::Writer(_) | PackWarning::ReplacedKind { .. }))
         .count() as u64;
     let skipped = if skipped > 0 {
         format!(

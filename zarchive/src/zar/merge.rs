@@ -1,7 +1,9 @@
 //! Merging several sources into one archive: directories on disk, existing archives (read
 //! through the decoder, never extracted to disk) and the caller's own entries. A later
 //! source's file replaces an earlier one at the same path, compared ignoring ASCII case as ZAR
-//! looks names up; directories merge. The result is byte-identical to packing the merged tree
+//! looks names up; directories merge. An entry replaced by one of another kind (a directory
+//! by a file, with everything under it, or a file by a directory) is reported as a
+//! [`PackWarning::ReplacedKind`]. The result is byte-identical to packing the merged tree
 //! laid out on disk, because it is written by the same function in the same canonical order.
 
 use std::collections::HashMap;
@@ -46,11 +48,30 @@ struct Tree<'a> {
     children: HashMap<Vec<u8>, Node<'a>>,
 }
 
+impl Tree<'_> {
+    /// Entries under this directory, at any depth.
+    fn count(&self) -> u64 {
+        self.children
+            .values()
+            .map(|n| match &n.what {
+                What::Dir(t) => 1 + t.count(),
+                What::File { .. } => 1,
+            })
+            .sum()
+    }
+}
+
 impl<'a> Tree<'a> {
-    /// The directory at `path` (created, replacing a file on the way, as needed).
-    fn dir_at(&mut self, path: &[u8]) -> &mut Tree<'a> {
+    /// The directory at `path` (created, replacing a file on the way, as needed: each
+    /// replaced file is reported in `replaced`).
+    fn dir_at(&mut self, path: &[u8], replaced: &mut Vec<PackWarning>) -> &mut Tree<'a> {
         let mut cur = self;
+        let mut so_far: Vec<u8> = Vec::new();
         for part in names::split_path(path) {
+            if !so_far.is_empty() {
+                so_far.push(b'/');
+            }
+            so_far.extend_from_slice(part);
             let node = cur
                 .children
                 .entry(part.to_ascii_lowercase())
@@ -59,6 +80,11 @@ impl<'a> Tree<'a> {
                     what: What::Dir(Tree::default()),
                 });
             if !matches!(node.what, What::Dir(_)) {
+                replaced.push(PackWarning::ReplacedKind {
+                    path: names::display(&so_far),
+                    was_dir: false,
+                    entries: 0,
+                });
                 node.what = What::Dir(Tree::default());
             }
             let What::Dir(t) = &mut node.what else {
@@ -69,8 +95,9 @@ impl<'a> Tree<'a> {
         cur
     }
 
-    /// Add `item` (its path's parents are made directories).
-    fn add(&mut self, item: Item<'a>) {
+    /// Add `item` (its path's parents are made directories); an entry of another kind it
+    /// replaces is reported in `replaced`.
+    fn add(&mut self, item: Item<'a>, replaced: &mut Vec<PackWarning>) {
         let path = item.archive_path;
         let (parent, name) = match path.iter().rposition(|&c| c == b'/' || c == b'\\') {
             Some(i) => (&path[..i], &path[i + 1..]),
@@ -80,16 +107,25 @@ impl<'a> Tree<'a> {
             return;
         }
         if matches!(item.data, ItemData::Dir) {
-            self.dir_at(&path);
+            self.dir_at(&path, replaced);
             return;
         }
-        let dir = self.dir_at(parent);
+        let dir = self.dir_at(parent, replaced);
         let what = What::File {
             data: item.data,
             size: item.size,
         };
         match dir.children.get_mut(&name.to_ascii_lowercase()) {
-            Some(node) => node.what = what,
+            Some(node) => {
+                if let What::Dir(t) = &node.what {
+                    replaced.push(PackWarning::ReplacedKind {
+                        path: names::display(&path),
+                        was_dir: true,
+                        entries: t.count(),
+                    });
+                }
+                node.what = what;
+            }
             None => {
                 dir.children.insert(
                     name.to_ascii_lowercase(),
@@ -222,9 +258,14 @@ pub fn merge_to<W: Write>(
 ) -> Result<(W, PackSummary), ZarError> {
     let mut warnings = Vec::new();
     let mut tree = Tree::default();
+    let mut replaced = Vec::new();
     for source in sources {
         for item in items_of(source, opts, skip, &mut warnings, progress)? {
-            tree.add(item);
+            tree.add(item, &mut replaced);
+            for w in replaced.drain(..) {
+                progress(PackEvent::Warning(&w));
+                warnings.push(w);
+            }
         }
     }
     let items = tree.into_items();

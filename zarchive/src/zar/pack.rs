@@ -112,6 +112,17 @@ pub enum PackWarning {
     /// With links followed: a link whose target is missing or unreadable, or that leads back
     /// to a directory above it (a loop), was skipped.
     SkippedBrokenLink(PathBuf, String),
+    /// Merging: a later source's entry of another kind took the place of an earlier one
+    /// with the same name (ignoring ASCII case): a file replaced a directory and the
+    /// `entries` under it, or a directory replaced a file (`entries` 0).
+    ReplacedKind {
+        /// The path in the archive, as the later source spells it.
+        path: String,
+        /// Whether the earlier entry was a directory.
+        was_dir: bool,
+        /// Entries under the replaced directory, all gone with it.
+        entries: u64,
+    },
     /// A warning from the archive writer.
     Writer(WriteWarning),
 }
@@ -141,6 +152,23 @@ impl std::fmt::Display for PackWarning {
                     names::display_path(p)
                 )
             }
+            PackWarning::ReplacedKind {
+                path,
+                was_dir: true,
+                entries,
+            } => write!(
+                f,
+                "{path}: a file of a later source replaces the directory of that name{}",
+                match entries {
+                    0 => String::new(),
+                    1 => " and the entry under it".to_string(),
+                    n => format!(" and the {n} entries under it"),
+                }
+            ),
+            PackWarning::ReplacedKind { path, .. } => write!(
+                f,
+                "{path}: a directory of a later source replaces the file of that name"
+            ),
             PackWarning::Writer(w) => w.fmt(f),
         }
     }
