@@ -19,8 +19,9 @@ use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 pub struct CompressArgs {
     /// Input files, or `-` for standard input: each is compressed to INPUT.zst, as `zstd
     /// FILE...` does (a failed one is named and the others go on), or all into the one
-    /// output of `-o` or `-c`, frame after frame.
-    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    /// output of `-o` or `-c`, frame after frame. None: standard input, unless it is a
+    /// terminal (as `zstd`).
+    #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Output file, or `-` for standard output (default: INPUT.zst; standard output when
     /// the input is `-`); the next argument is taken as it is, as `zstd -o` takes it.
@@ -57,6 +58,8 @@ pub struct CompressArgs {
     dict: Option<PathBuf>,
     #[command(flatten)]
     long: LongArg,
+    #[command(flatten)]
+    compat: ZstdCompat,
     /// Compress every file under each directory given, each to its own FILE.zst beside
     /// it, as `zstd -r` (names in order; symbolic links met there are not followed).
     #[arg(short = 'r', long = "recursive")]
@@ -65,6 +68,42 @@ pub struct CompressArgs {
     /// .txz, .lzma, .lz4, .tlz4), as `zstd --exclude-compressed`.
     #[arg(long)]
     exclude_compressed: bool,
+}
+
+/// Options of the `zstd` tool taken for compatibility, shared by `compress` and
+/// `decompress`: they change nothing here.
+#[derive(Args, Debug)]
+struct ZstdCompat {
+    /// Accepted as `zstd -T` takes it; this tool compresses and decompresses with one
+    /// thread, its frames those of `zstd --single-thread` (a multi-threaded `zstd` writes
+    /// other bytes, which decode the same).
+    #[arg(short = 'T', long = "threads", value_name = "N")]
+    #[allow(dead_code)] // Taken, not used: see above.
+    threads: Option<u32>,
+    /// Accepted as `zstd --single-thread` takes it: what this tool always does.
+    #[arg(long = "single-thread")]
+    #[allow(dead_code)] // Taken, not used: see above.
+    single_thread: bool,
+    /// No progress bar, as `zstd --no-progress` (messages are still shown).
+    #[arg(long = "no-progress")]
+    no_progress: bool,
+}
+
+/// The inputs as given, or standard input when none is (refused when it is a terminal, as
+/// `zstd` refuses to read compressed data, or data to compress, from the console).
+fn inputs_or_stdin(inputs: &[PathBuf], what: &str) -> Result<Vec<PathBuf>, Failure> {
+    if !inputs.is_empty() {
+        return Ok(inputs.to_vec());
+    }
+    if io::stdin().is_terminal() {
+        return Err(fail(
+            EXIT_USAGE,
+            format!(
+                "no input given, and standard input is a terminal: name the files {what}, or `-` for standard input"
+            ),
+        ));
+    }
+    Ok(vec![PathBuf::from("-")])
 }
 
 /// `-c`, `-k` and `--rm`, shared by `compress` and `decompress` with the `zstd` tool's
@@ -119,9 +158,10 @@ const READ_SIZE: usize = 1 << 17;
 #[derive(Args, Debug)]
 pub struct DecompressArgs {
     /// Input files, or `-` for standard input: each is decompressed to INPUT without its
-    /// `.zst` (NAME.tzst to NAME.tar), as `zstd -d FILE...` does (a failed one is named and the others go on), or
-    /// all into the one output of `-o` or `-c`, one after the other.
-    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    /// `.zst` (NAME.tzst to NAME.tar), as `zstd -d FILE...` does (a failed one is named and
+    /// the others go on), or all into the one output of `-o` or `-c`, one after the other.
+    /// None: standard input, unless it is a terminal (as `zstd -d`).
+    #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Output file, or `-` for standard output (default: INPUT without its `.zst`;
     /// standard output when the input is `-`); the next argument is taken as it is, as
@@ -148,6 +188,8 @@ pub struct DecompressArgs {
     memory: Option<u64>,
     #[command(flatten)]
     long: LongArg,
+    #[command(flatten)]
+    compat: ZstdCompat,
     /// Decompress every file named .zst or .tzst under each directory given, each beside
     /// itself, as `zstd -dr` (names in order; symbolic links met there are not followed;
     /// other files there are left alone, with a note of how many). Into standard output
@@ -180,11 +222,20 @@ pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
 /// becomes `--level=N` and `--fast[=N]` `--level=-N` (N from 1, 1 when bare). As in
 /// `zstd`, `-20` .. `-22` need `--ultra` (given anywhere): without it such a level, if it
 /// is the last one given, becomes 19 with a warning on stderr. Values of the options that
-/// take one (`-o`, `-l`, `-D` and their long names) and everything after `--` are left
+/// take one (`-o`, `-l`, `-D`, `-T` and their long names) and everything after `--` are left
 /// as they are; anything else is the parser's to judge. `--fast=0` and a factor that is
 /// not a number are refused; a factor above the fastest level's means that level.
 pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>, Failure> {
-    const TAKES_VALUE: [&str; 6] = ["-o", "--output", "-l", "--level", "-D", "--dict"];
+    const TAKES_VALUE: [&str; 8] = [
+        "-o",
+        "--output",
+        "-l",
+        "--level",
+        "-D",
+        "--dict",
+        "-T",
+        "--threads",
+    ];
     let mut ultra = false;
     // The last level given: its argument's index, and the `-N` form's level.
     let mut last: Option<(usize, Option<u32>)> = None;
@@ -693,11 +744,13 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     encoder
         .set_long_distance_matching(a.long.long)
         .map_err(|e| fail(EXIT_USAGE, format!("--long: {e}")))?;
+    let given = inputs_or_stdin(&a.inputs, "to compress")?;
+    let quiet = a.quiet || a.compat.no_progress;
     let mut left_out = 0;
     let (mut inputs, unreadable) = if a.recursive {
-        expand_directories(&a.inputs, |_| true, &mut left_out)
+        expand_directories(&given, |_| true, &mut left_out)
     } else {
-        (a.inputs.clone(), 0)
+        (given, 0)
     };
     if a.exclude_compressed {
         inputs.retain(|p| is_dash(p) || !has_suffix(p, &COMPRESSED_SUFFIXES));
@@ -724,7 +777,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         // As `zstd`: compressed data goes to a terminal only when forced.
         a.force,
         name,
-        |input, w, output| compress_one(&mut encoder, input, w, output, a.quiet),
+        |input, w, output| compress_one(&mut encoder, input, w, output, quiet),
     );
     with_unreadable(result, unreadable)
 }
@@ -846,14 +899,16 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     // by name and the others go on. An `-o` file, which appears only whole, still takes
     // the named ones only: a stray file there would fail it all.
     let every_file = output.as_deref().is_some_and(is_dash);
+    let given = inputs_or_stdin(&a.inputs, "to decompress")?;
+    let quiet = a.quiet || a.compat.no_progress;
     let (inputs, unreadable) = if a.recursive {
         expand_directories(
-            &a.inputs,
+            &given,
             |p| every_file || decompressed_name(p).is_some(),
             &mut left_out,
         )
     } else {
-        (a.inputs.clone(), 0)
+        (given, 0)
     };
     if left_out > 0 {
         eprintln!(
@@ -907,7 +962,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             if let Some(dict) = &dict {
                 decoder.set_dictionary(Some(dict));
             }
-            decompress_one(decoder, input, w, output, a.quiet)
+            decompress_one(decoder, input, w, output, quiet)
         },
     );
     with_unreadable(result, unreadable)

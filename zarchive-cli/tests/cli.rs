@@ -1592,3 +1592,52 @@ fn compress_takes_a_dictionary_larger_than_the_levels_window_with_long() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(o.stdout == data[1_250_000..]);
 }
+
+#[test]
+fn compress_and_decompress_read_standard_input_when_given_no_input() {
+    // `cat x.zst | zarchive decompress` was a usage error; `zstd -d` reads standard input
+    // when it is not a terminal, and so does `zstd` to compress. The `zstd` options that
+    // change nothing here (-T, --single-thread, --no-progress) are taken.
+    let data = b"from a pipe, from a pipe, from a pipe\n".repeat(500);
+    let through = |args: &[&str], input: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        let feeder = std::thread::spawn(move || {
+            use std::io::Write;
+            stdin.write_all(&input).unwrap();
+        });
+        let o = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        o
+    };
+    let o = through(&["compress", "-l", "7"], &data);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let frame = o.stdout;
+    let o = through(
+        &[
+            "compress",
+            "-l",
+            "7",
+            "-T0",
+            "--single-thread",
+            "--no-progress",
+            "-",
+        ],
+        &data,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, frame, "the compatibility options change nothing");
+    let o = through(&["decompress"], &frame);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout == data);
+    let o = through(&["decompress", "-T", "2", "--no-progress"], &frame);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout == data);
+}
