@@ -205,13 +205,17 @@ pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
     let (n, unit) = s.split_at(digits);
     let n: u64 = n
         .parse()
-        .map_err(|_| format!("{s:?} is not a size (a number, optionally with K, M or G)"))?;
+        .map_err(|_| format!("{s:?} is not a size (a whole number, optionally with K, M or G)"))?;
     let shift = match unit.trim_end_matches("iB").trim_end_matches('B') {
         "" => 0,
         "K" | "k" => 10,
         "M" | "m" => 20,
         "G" | "g" => 30,
-        _ => return Err(format!("{s:?}: the unit must be K, M or G")),
+        _ => {
+            return Err(format!(
+                "{s:?} is not a size (a whole number, optionally with K, M or G)"
+            ));
+        }
     };
     n.checked_mul(1 << shift)
         .ok_or_else(|| format!("{s:?} is too large"))

@@ -506,13 +506,24 @@ pub fn cat(a: CatArgs) -> Result<(), Failure> {
     }
     r.seek(SeekFrom::Start(offset))
         .map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    match io::copy(&mut r.take(len), &mut out) {
-        Ok(_) => output::ignore_broken_pipe(out.flush()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(fail(EXIT_FAILURE, format!("{path}: {e}"))),
+    // A read error names the archive (the reader's message names the file and block); a
+    // write error is standard output's, and a reader gone away (`| head`) ends it quietly.
+    let shown = display_path(&a.archive);
+    let mut out = io::stdout().lock();
+    let mut r = r.take(len);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(fail(EXIT_FAILURE, format!("{shown}: {e}"))),
+        };
+        if let Err(e) = out.write_all(&buf[..n]) {
+            return output::ignore_broken_pipe(Err(e));
+        }
     }
+    output::ignore_broken_pipe(out.flush())
 }
 
 /// Run `zarchive info`.

@@ -103,7 +103,7 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
         out.commit()?;
     }
     eprintln!(
-        "zarchive: trained a {} dictionary on {} ({}) into {}",
+        "zarchive: trained a dictionary of {} on {} ({}) into {}",
         count(dict.len() as u64, "byte", "bytes"),
         count(samples.len() as u64, "sample", "samples"),
         count(

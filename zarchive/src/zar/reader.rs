@@ -497,8 +497,13 @@ impl Archive {
                                     format!("need block {b}, {why}")
                                 }
                                 _ => format!(
-                                    "need blocks {first} to {last} but the archive holds only {} blocks",
-                                    self.block_count
+                                    "need blocks {first} to {last} but the archive holds only {} {}",
+                                    self.block_count,
+                                    if self.block_count == 1 {
+                                        "block"
+                                    } else {
+                                        "blocks"
+                                    }
                                 ),
                             };
                             return Err(ZarError::FileExtent {

@@ -160,7 +160,7 @@ pub enum ZstdError {
     },
     /// The frame at `at` decodes to another size than its header declares.
     #[error(
-        "zstd frame at byte {at}: it decodes to {got} bytes but its header declares {declared}"
+        "zstd frame at byte {at}: it decodes to {got} bytes but its header declares {declared} bytes"
     )]
     ContentSizeMismatch {
         /// Byte offset in the input where the problem was found.
