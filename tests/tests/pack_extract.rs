@@ -441,6 +441,55 @@ fn names_an_archive_cannot_hold_fail_the_pack_or_are_skipped_never_renamed() {
     assert_eq!(paths, ["back", "plain.txt"]);
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn names_differing_only_in_case_are_refused_or_skipped_on_request() {
+    // Before, such a pair failed in the writer whatever the options ("a file named
+    // index.html was already added beside it"), so a tree like /usr/share/doc could not be
+    // packed at all. Now it is named as a collision, and --skip-invalid-names keeps the
+    // first of the pair in byte order with a warning for the other.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t");
+    std::fs::create_dir_all(tree.join("Sub")).unwrap();
+    std::fs::create_dir_all(tree.join("sub/deeper")).unwrap();
+    std::fs::write(tree.join("index.html"), b"lower").unwrap();
+    std::fs::write(tree.join("Index.html"), b"upper").unwrap();
+    std::fs::write(tree.join("Sub/a.txt"), b"a").unwrap();
+    std::fs::write(tree.join("sub/deeper/b.txt"), b"b").unwrap();
+    let err =
+        pack_dir_to(&tree, Vec::new(), &PackOptions::default(), &[], &mut |_| {}).unwrap_err();
+    match &err {
+        ZarError::CaseCollision { path, kept } => {
+            assert!(
+                path.ends_with("index.html") && kept.ends_with("Index.html"),
+                "{err}"
+            );
+        }
+        other => panic!("expected CaseCollision, got {other}"),
+    }
+    let skip = PackOptions::new().skip_invalid_names(true);
+    let (bytes, s) = pack_dir_to(&tree, Vec::new(), &skip, &[], &mut |_| {}).unwrap();
+    let skipped: Vec<String> = s
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            PackWarning::SkippedCaseDuplicate { path, kept } => Some(format!(
+                "{} for {}",
+                path.file_name().unwrap().to_string_lossy(),
+                kept.file_name().unwrap().to_string_lossy()
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(skipped, ["index.html for Index.html", "sub for Sub"]);
+    let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    let paths: Vec<String> = a.walk().map(|e| e.path_display()).collect();
+    assert_eq!(paths, ["Index.html", "Sub", "Sub/a.txt"]);
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut a.open_file("index.html").unwrap(), &mut text).unwrap();
+    assert_eq!(text, "upper");
+}
+
 #[cfg(unix)]
 #[test]
 fn following_links_skips_dangling_and_looping_ones_with_a_warning() {

@@ -23,7 +23,7 @@ pub const REPLACE_HINT: &str = "; use -f to replace it";
 pub fn explain(e: &ZarError) -> String {
     match e {
         ZarError::Exists { .. } => format!("{e}{REPLACE_HINT}"),
-        ZarError::UnstorableName { .. } => {
+        ZarError::UnstorableName { .. } | ZarError::CaseCollision { .. } => {
             format!("{e}; use --skip-invalid-names to leave such names out")
         }
         _ => e.to_string(),

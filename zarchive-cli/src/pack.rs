@@ -30,7 +30,8 @@ pub struct WriteArgs {
     #[arg(long)]
     follow_symlinks: bool,
     /// Leave out files and directories whose names a ZAR archive cannot hold (such as a
-    /// `\` in a Unix file name), with a warning each. Without it, such a name fails the pack:
+    /// `\` in a Unix file name, or a name that differs only in case from a sibling's: the
+    /// first of those in byte order is packed), with a warning each. Without it, such a name fails the pack:
     /// a name is never stored as something else.
     #[arg(long)]
     skip_invalid_names: bool,

@@ -197,6 +197,19 @@ pub enum ZarError {
         /// Why the name cannot be stored.
         reason: UnsafeName,
     },
+    /// Two names in one directory on disk differ only in ASCII case, which a ZAR archive
+    /// cannot tell apart (it looks names up ignoring case).
+    #[error(
+        "{}: its name differs only in case from {}, and a ZAR archive compares names ignoring ASCII case: it cannot hold both",
+        names::display_path(path),
+        names::display_path(kept)
+    )]
+    CaseCollision {
+        /// The later name on disk (in byte order).
+        path: PathBuf,
+        /// The sibling it collides with.
+        kept: PathBuf,
+    },
     /// The output path exists and replacing it was not allowed.
     #[error("{}: already exists", names::display_path(path))]
     Exists {

@@ -66,7 +66,8 @@ impl PackOptions {
         self
     }
     /// Leave out files and directories whose names a ZAR archive cannot hold (a `\\` in a
-    /// Unix file name, a drive-letter prefix), with a warning each. By default such a name
+    /// Unix file name, a drive-letter prefix, a name that differs only in ASCII case from a
+    /// sibling's: the first of those in byte order is packed), with a warning each. By default such a name
     /// fails the pack with [`ZarError::UnstorableName`]: the archive would not hold the tree.
     /// Such a name is never stored under another name.
     pub fn skip_invalid_names(mut self, on: bool) -> Self {
@@ -112,6 +113,14 @@ pub enum PackWarning {
     /// With links followed: a link whose target is missing or unreadable, or that leads back
     /// to a directory above it (a loop), was skipped.
     SkippedBrokenLink(PathBuf, String),
+    /// A name equal ignoring ASCII case to a sibling's (`kept`, packed in its place), left
+    /// out on request: the archive looks names up ignoring case.
+    SkippedCaseDuplicate {
+        /// The file or directory left out.
+        path: PathBuf,
+        /// The sibling packed instead (the first of them in byte order).
+        kept: PathBuf,
+    },
     /// Merging: a later source's entry of another kind took the place of an earlier one
     /// with the same name (ignoring ASCII case): a file replaced a directory and the
     /// `entries` under it, or a directory replaced a file (`entries` 0).
@@ -152,6 +161,13 @@ impl std::fmt::Display for PackWarning {
                     names::display_path(p)
                 )
             }
+            PackWarning::SkippedCaseDuplicate { path, kept } => write!(
+                f,
+                "{}: skipped: its name differs only in case from {}, which is packed (the \
+                 archive compares names ignoring ASCII case)",
+                names::display_path(path),
+                names::display_path(kept)
+            ),
             PackWarning::ReplacedKind {
                 path,
                 was_dir: true,
@@ -464,6 +480,8 @@ struct Level {
     archive_path: Vec<u8>,
     names: std::vec::IntoIter<OsString>,
     id: Option<(u64, u64)>,
+    /// The last name taken here (names equal to it ignoring case come right after it).
+    last: Vec<u8>,
 }
 
 /// A directory's names in the canonical order (the ZAR name comparator).
@@ -471,7 +489,12 @@ fn sorted_names(dir: &DirHandle) -> Result<std::vec::IntoIter<OsString>, ZarErro
     let mut names = dir
         .names()
         .map_err(|e| ZarError::path_io(dir.path(), "cannot read the directory", e))?;
-    names.sort_by(|a, b| names::compare(&os_bytes(a), &os_bytes(b)));
+    // Names equal ignoring case (which one archive cannot hold together) in byte order, so
+    // that which of them `--skip-invalid-names` keeps does not depend on the directory's.
+    names.sort_by(|a, b| {
+        let (a, b) = (os_bytes(a), os_bytes(b));
+        names::compare(&a, &b).then_with(|| a.cmp(&b))
+    });
     Ok(names.into_iter())
 }
 
@@ -503,6 +526,7 @@ pub(crate) fn scan(
         archive_path: Vec::new(),
         names,
         id: dirs::identity(dir),
+        last: Vec::new(),
     }];
     let mut items = Vec::new();
     while let Some(level) = stack.last_mut() {
@@ -571,6 +595,17 @@ pub(crate) fn scan(
             warn(PackWarning::SkippedInvalidName(disk, reason));
             continue;
         }
+        // A name equal to the one before it ignoring ASCII case cannot be looked up apart
+        // from it: refused, or left out on request.
+        if !level.last.is_empty() && names::eq_ignore_case(&bytes, &level.last) {
+            let kept = level.dir.path().join(os_str_of(&level.last));
+            if !skip_invalid {
+                return Err(ZarError::CaseCollision { path: disk, kept });
+            }
+            warn(PackWarning::SkippedCaseDuplicate { path: disk, kept });
+            continue;
+        }
+        level.last.clone_from(&bytes);
         let mut archive_path = level.archive_path.clone();
         if !archive_path.is_empty() {
             archive_path.push(b'/');
@@ -610,6 +645,7 @@ pub(crate) fn scan(
             archive_path,
             names,
             id: meta.id,
+            last: Vec::new(),
         });
     }
     Ok(items)
@@ -625,6 +661,19 @@ fn component_bytes(s: &std::ffi::OsStr) -> Option<Vec<u8>> {
     #[cfg(not(unix))]
     {
         s.to_str().map(|s| s.as_bytes().to_vec())
+    }
+}
+
+/// The name whose bytes [`component_bytes`] gave.
+fn os_str_of(bytes: &[u8]) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(bytes).to_os_string()
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(bytes).into_owned())
     }
 }
 
