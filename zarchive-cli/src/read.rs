@@ -331,13 +331,20 @@ pub fn list(a: ListArgs) -> Result<(), Failure> {
             let items: Vec<serde_json::Value> = archive
                 .walk()
                 .map(|e| {
-                    let path = String::from_utf8_lossy(&e.path()).into_owned();
-                    match e.kind() {
+                    let bytes = e.path();
+                    let path = String::from_utf8_lossy(&bytes).into_owned();
+                    let mut v = match e.kind() {
                         zar::EntryKind::File { offset, size } => {
                             serde_json::json!({ "path": path, "type": "file", "size": size, "offset": offset })
                         }
                         zar::EntryKind::Dir => serde_json::json!({ "path": path, "type": "dir" }),
+                    };
+                    // A path that is not UTF-8 is shown with U+FFFD in `path`; its exact
+                    // bytes follow, so that no name is lost.
+                    if std::str::from_utf8(&bytes).is_err() {
+                        v["path_bytes"] = serde_json::json!(bytes);
                     }
+                    v
                 })
                 .collect();
             // Rendered first, so a closed pipe is an ordinary write error (ignored below).

@@ -1641,3 +1641,36 @@ fn compress_and_decompress_read_standard_input_when_given_no_input() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(o.stdout == data);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn list_json_keeps_the_exact_bytes_of_a_name_that_is_not_utf8() {
+    // Before, such a name came out with U+FFFD only: the exact name was lost.
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir_all(&tree).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::write(tree.join(name), b"latin-1").unwrap();
+    std::fs::write(tree.join("plain.txt"), b"utf-8").unwrap();
+    let archive = d.path().join("t.zar");
+    let o = run!("pack", "-q", &tree, "-o", &archive);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("list", "--json", &archive);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let entries = v.as_array().unwrap();
+    let odd = entries
+        .iter()
+        .find(|e| e["path"] == "caf\u{fffd}.txt")
+        .unwrap();
+    let bytes: Vec<u8> = odd["path_bytes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap() as u8)
+        .collect();
+    assert_eq!(bytes, b"caf\xe9.txt");
+    let plain = entries.iter().find(|e| e["path"] == "plain.txt").unwrap();
+    assert!(plain.get("path_bytes").is_none());
+}
