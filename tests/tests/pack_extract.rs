@@ -492,6 +492,28 @@ fn names_differing_only_in_case_are_refused_or_skipped_on_request() {
 
 #[cfg(unix)]
 #[test]
+fn a_skipped_looping_link_does_not_collide_with_its_case_variant() {
+    // `Loop -> .` is skipped as a loop when links are followed; `loop` beside it was then
+    // refused as a case collision with the entry that was never packed.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t");
+    std::fs::create_dir_all(tree.join("loop")).unwrap();
+    std::fs::write(tree.join("loop/f"), b"x").unwrap();
+    std::os::unix::fs::symlink(".", tree.join("Loop")).unwrap();
+    let opts = PackOptions::new().follow_symlinks(true);
+    let (bytes, s) = pack_dir_to(&tree, Vec::new(), &opts, &[], &mut |_| {}).unwrap();
+    assert!(
+        matches!(&s.warnings[..], [PackWarning::SkippedBrokenLink(p, _)] if p.ends_with("Loop")),
+        "{:?}",
+        s.warnings
+    );
+    let a = Archive::from_reader(std::io::Cursor::new(bytes)).unwrap();
+    let paths: Vec<String> = a.walk().map(|e| e.path_display()).collect();
+    assert_eq!(paths, ["loop", "loop/f"]);
+}
+
+#[cfg(unix)]
+#[test]
 fn following_links_skips_dangling_and_looping_ones_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("t");

@@ -564,11 +564,9 @@ pub(crate) fn scan(
                 }
             };
         }
-        if meta.kind == Kind::Other || meta.kind == Kind::Symlink {
-            warn(PackWarning::SkippedSpecial(disk));
-            continue;
-        }
-        if meta.kind == Kind::File {
+        // The archive being written (a file, or a FIFO or device it is written into) is
+        // left out without a word.
+        if meta.kind != Kind::Dir {
             let is_output = match meta.id {
                 Some(id) => skip_ids.contains(&id),
                 None => {
@@ -579,6 +577,10 @@ pub(crate) fn scan(
             if is_output {
                 continue;
             }
+        }
+        if meta.kind == Kind::Other || meta.kind == Kind::Symlink {
+            warn(PackWarning::SkippedSpecial(disk));
+            continue;
         }
         // The name must be stored as it is, or not at all: a `\\` in a Unix name would
         // otherwise become a directory separator in the archive.
@@ -605,13 +607,13 @@ pub(crate) fn scan(
             warn(PackWarning::SkippedCaseDuplicate { path: disk, kept });
             continue;
         }
-        level.last.clone_from(&bytes);
         let mut archive_path = level.archive_path.clone();
         if !archive_path.is_empty() {
             archive_path.push(b'/');
         }
         archive_path.extend_from_slice(&bytes);
         if meta.kind == Kind::File {
+            level.last = bytes;
             items.push(Item {
                 archive_path,
                 data: ItemData::Disk { path: disk, follow },
@@ -629,7 +631,11 @@ pub(crate) fn scan(
             warnings.push(PackWarning::SkippedBrokenLink(disk, why));
             continue;
         }
-        let Some(level) = stack.last() else { break };
+        let Some(level) = stack.last_mut() else {
+            break;
+        };
+        // Taken: later names equal to it ignoring case collide with it.
+        level.last = bytes;
         let sub = level
             .dir
             .open_dir(&name, follow)
