@@ -40,8 +40,8 @@ Reference-tool form (Exzap's ZArchive):
   with `-`.
 
 Exit codes: 0 success (also when entries were skipped with a warning), 1 failure,
-2 usage error, 3 the archive is damaged (verify; extract: a block that does not decode, or
-the hash check of a full extract).";
+2 usage error, 3 the archive is damaged (verify; extract: an index that does not validate, a
+block that does not decode, or the hash check of a full extract).";
 
 #[derive(Parser, Debug)]
 #[command(name = "zarchive", version, about = "Pack, extract, list and verify ZAR (.zar / .wua) archives", after_help = AFTER_HELP)]

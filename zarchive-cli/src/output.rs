@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use zarkit::zar::names::display_path;
 use zarkit::zar::{Archive, ZarError};
 
-use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
+use crate::{EXIT_DAMAGED, EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 
 /// `n` and the noun, singular or plural: "1 file", "2 files".
 pub fn count(n: u64, singular: &str, plural: &str) -> String {
@@ -65,6 +65,18 @@ pub fn is_dash(path: &Path) -> bool {
 /// memory: an archive is read at random positions).
 pub fn open_archive(path: &Path) -> Result<Archive, Failure> {
     try_open(path)?.map_err(|e| fail(EXIT_FAILURE, archive_error(path, &e)))
+}
+
+/// [`open_archive`] for `extract`, whose exit status tells damage apart: an index that does
+/// not validate exits 3 ([`EXIT_DAMAGED`]), a file that cannot be read 1.
+pub fn open_archive_telling_damage(path: &Path) -> Result<Archive, Failure> {
+    try_open(path)?.map_err(|e| {
+        let code = match e {
+            ZarError::Io { .. } | ZarError::Path { .. } => EXIT_FAILURE,
+            _ => EXIT_DAMAGED,
+        };
+        fail(code, archive_error(path, &e))
+    })
 }
 
 /// The message for an archive that failed to open, naming it.

@@ -209,7 +209,7 @@ fn extract_one(
     dest: &Path,
     paths: Vec<String>,
 ) -> Result<(), Failure> {
-    let archive = open_archive(archive_path)?;
+    let archive = output::open_archive_telling_damage(archive_path)?;
     if !a.quiet {
         eprintln!(
             "Extracting {} to {}",

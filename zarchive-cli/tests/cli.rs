@@ -57,7 +57,8 @@ fn hostile_archives_fail_extraction_and_write_nothing_outside() {
     ] {
         let dest = d.path().join("inner").join(name);
         let o = run!("extract", "-q", fixture(&format!("bad/{name}")), "-C", dest);
-        assert_eq!(code(&o), 1, "{name}");
+        // An index that does not validate: the archive is damaged (3), as `verify` says.
+        assert_eq!(code(&o), 3, "{name}");
         assert!(!String::from_utf8_lossy(&o.stderr).is_empty());
     }
     let top: Vec<_> = std::fs::read_dir(d.path())
@@ -1673,4 +1674,45 @@ fn list_json_keeps_the_exact_bytes_of_a_name_that_is_not_utf8() {
     assert_eq!(bytes, b"caf\xe9.txt");
     let plain = entries.iter().find(|e| e["path"] == "plain.txt").unwrap();
     assert!(plain.get("path_bytes").is_none());
+}
+
+#[test]
+fn extract_exits_3_for_a_block_naming_a_dictionary_the_archive_lacks() {
+    // The block's frame names a dictionary ID the archive does not hold: the reader's
+    // error had no decoder error behind it, so it did not count as damage (exit 1).
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir_all(&tree).unwrap();
+    for i in 0..24 {
+        let text = format!(
+            "record {i}: name=item{i} kind=text value={} note=the same words\n",
+            i * 7
+        );
+        std::fs::write(tree.join(format!("f{i:02}.txt")), text.repeat(3 + i % 5)).unwrap();
+    }
+    let dict = d.path().join("dict");
+    let o = run!("train", "-o", &dict, &tree);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let archive = d.path().join("a.zar");
+    let o = run!("pack", "-q", "--dict", &dict, &tree, "-o", &archive);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut bytes = std::fs::read(&archive).unwrap();
+    // The first block's frame: its dictionary ID follows the header byte (and the window
+    // byte of a frame that is not single-segment).
+    assert_eq!(&bytes[..4], b"\x28\xb5\x2f\xfd");
+    let fhd = bytes[4];
+    assert_ne!(fhd & 3, 0, "the frame names a dictionary");
+    let at = 5 + usize::from(fhd & 0x20 == 0);
+    bytes[at] ^= 0xff;
+    std::fs::write(&archive, &bytes).unwrap();
+    let o = run!(
+        "extract",
+        "-q",
+        &archive,
+        "-C",
+        d.path().join("x"),
+        "f00.txt"
+    );
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(stderr(&o).contains("dictionary"), "{}", stderr(&o));
 }

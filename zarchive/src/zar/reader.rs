@@ -843,7 +843,8 @@ impl Archive {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-                source: None,
+                // A decode failure like any other: the block cannot be read as written.
+                source: Some(zstd::ZstdError::DictionaryRequired { at: 0, dict_id: id }),
             }),
         }
     }
