@@ -181,6 +181,9 @@ impl OutputFile {
                 format!("{}: is a directory", display_path(target)),
             ));
         }
+        // A link to a regular file stays a link: the file it leads to is replaced.
+        let resolved = zarkit::zar::resolve_link_to_file(target)?;
+        let target = resolved.as_deref().unwrap_or(target);
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),

@@ -1676,6 +1676,44 @@ fn list_json_keeps_the_exact_bytes_of_a_name_that_is_not_utf8() {
     assert!(plain.get("path_bytes").is_none());
 }
 
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_link_to_a_file_replaces_the_file_and_keeps_the_link() {
+    // Before, `-f` renamed the new file over the link (`-o /dev/stdout` redirected to a
+    // file replaced the link and left the redirected file empty); `tar -cf LINK` writes
+    // through it.
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n);
+    std::fs::create_dir_all(p("tree")).unwrap();
+    std::fs::write(p("tree/a.txt"), b"through the link\n".repeat(100)).unwrap();
+    std::fs::write(p("real.zar"), b"old").unwrap();
+    std::os::unix::fs::symlink("real.zar", p("link.zar")).unwrap();
+    let o = run!("pack", "-q", "-f", p("tree"), "-o", p("link.zar"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_link(p("link.zar")).unwrap(),
+        std::path::Path::new("real.zar")
+    );
+    let o = run!("pack", "-q", p("tree"), "-o", "-");
+    assert_eq!(std::fs::read(p("real.zar")).unwrap(), o.stdout);
+    // The same for `compress -f -o`.
+    std::fs::write(p("real.zst"), b"old").unwrap();
+    std::os::unix::fs::symlink("real.zst", p("link.zst")).unwrap();
+    let o = run!("compress", "-q", "-f", p("tree/a.txt"), "-o", p("link.zst"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(p("link.zst"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let o = run!("decompress", "-q", p("real.zst"), "-c");
+    assert_eq!(o.stdout, b"through the link\n".repeat(100));
+    // Without -f the file behind the link is still not replaced.
+    let o = run!("pack", "-q", p("tree"), "-o", p("link.zar"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+}
+
 #[test]
 fn extract_exits_3_for_a_block_naming_a_dictionary_the_archive_lacks() {
     // The block's frame names a dictionary ID the archive does not hold: the reader's

@@ -32,7 +32,9 @@ pub use error::{ExtractFailure, ZarError};
 pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
 pub use merge::{Source, merge, merge_to};
 pub use names::UnsafeName;
-pub use pack::{PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to};
+pub use pack::{
+    PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to, resolve_link_to_file,
+};
 pub use reader::{
     Archive, ArchiveDictionary, DEFAULT_CACHE_BLOCKS, DecodedBlock, Entry, EntryId, EntryKind,
     FileReader, OpenOptions, Walk,

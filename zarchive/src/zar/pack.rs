@@ -249,7 +249,8 @@ pub fn pack_dir(
 ///
 /// An existing `out` that is neither a regular file nor a directory after symbolic links (a
 /// device such as `/dev/null`, a FIFO) is written into where it is, with or without
-/// `overwrite`, and never replaced by a file, as `tar -cf /dev/null` and `zstd -o` do.
+/// `overwrite`, and never replaced by a file, as `tar -cf /dev/null` and `zstd -o` do. A
+/// symbolic link to a regular file stays: the file it leads to is replaced.
 pub(crate) fn write_atomically(
     out: &Path,
     overwrite: bool,
@@ -277,6 +278,8 @@ pub(crate) fn write_atomically(
     if out.is_dir() {
         return Err(ZarError::path(out, "the output path is a directory"));
     }
+    let resolved = resolve_link_to_file(out)?;
+    let out = resolved.as_deref().unwrap_or(out);
     let name = out
         .file_name()
         .ok_or_else(|| ZarError::path(out, "the output path has no file name"))?;
@@ -333,6 +336,21 @@ pub(crate) fn write_atomically(
         }
     })?;
     Ok(summary)
+}
+
+/// Where a symbolic link `path` leads when it leads to a regular file: an output replaces
+/// that file and keeps the link (as `tar -cf LINK` writes through it), rather than putting a
+/// file in the link's place. `None` for anything else.
+pub fn resolve_link_to_file(path: &Path) -> Result<Option<PathBuf>, ZarError> {
+    let is_link = path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    path.canonicalize()
+        .map(Some)
+        .map_err(|e| ZarError::path_io(path, "cannot resolve the link", e))
 }
 
 /// Whether `path` exists and is neither a regular file nor a directory, after symbolic
