@@ -173,8 +173,8 @@ fn an_entry_replaced_by_one_of_another_kind_is_a_warning() {
     assert_eq!(
         shown,
         [
-            "Note: a directory of a later source replaces the file of that name",
-            "SUB: a file of a later source replaces the directory of that name and the 3 entries under it",
+            "Note: a directory given later replaces the file of that name",
+            "SUB: a file given later replaces the directory of that name and the 3 entries under it",
         ]
     );
     assert_eq!(events, shown);

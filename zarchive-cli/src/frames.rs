@@ -99,7 +99,7 @@ fn inputs_or_stdin(inputs: &[PathBuf], what: &str) -> Result<Vec<PathBuf>, Failu
         return Err(fail(
             EXIT_USAGE,
             format!(
-                "no input given, and standard input is a terminal: name the files {what}, or `-` for standard input"
+                "no input given, and standard input is a terminal: name the files {what}, or redirect standard input"
             ),
         ));
     }

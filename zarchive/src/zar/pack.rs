@@ -174,7 +174,7 @@ impl std::fmt::Display for PackWarning {
                 entries,
             } => write!(
                 f,
-                "{path}: a file of a later source replaces the directory of that name{}",
+                "{path}: a file given later replaces the directory of that name{}",
                 match entries {
                     0 => String::new(),
                     1 => " and the entry under it".to_string(),
@@ -183,7 +183,7 @@ impl std::fmt::Display for PackWarning {
             ),
             PackWarning::ReplacedKind { path, .. } => write!(
                 f,
-                "{path}: a directory of a later source replaces the file of that name"
+                "{path}: a directory given later replaces the file of that name"
             ),
             PackWarning::Writer(w) => w.fmt(f),
         }
