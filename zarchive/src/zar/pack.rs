@@ -67,9 +67,10 @@ impl PackOptions {
     }
     /// Leave out files and directories whose names a ZAR archive cannot hold (a `\\` in a
     /// Unix file name, a drive-letter prefix, a name that differs only in ASCII case from a
-    /// sibling's: the first of those in byte order is packed), with a warning each. By default such a name
-    /// fails the pack with [`ZarError::UnstorableName`]: the archive would not hold the tree.
-    /// Such a name is never stored under another name.
+    /// sibling's: the first of those in byte order is packed), with a warning each. By
+    /// default such a name fails the pack with [`ZarError::UnstorableName`] (or
+    /// [`ZarError::CaseCollision`]): the archive would not hold the tree. Such a name is
+    /// never stored under another name.
     pub fn skip_invalid_names(mut self, on: bool) -> Self {
         self.skip_invalid_names = on;
         self
