@@ -1754,3 +1754,23 @@ fn extract_exits_3_for_a_block_naming_a_dictionary_the_archive_lacks() {
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     assert!(stderr(&o).contains("dictionary"), "{}", stderr(&o));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_of_the_archive_names_the_output() {
+    // Before: "writing block 0 of the archive: No space left on device", with no path.
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::write(tree.join("a.bin"), vec![7u8; 300_000]).unwrap();
+    let o = run!("pack", "-q", &tree, "-o", "/dev/full");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/dev/full: No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+}

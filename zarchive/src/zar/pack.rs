@@ -256,9 +256,9 @@ pub(crate) fn write_atomically(
     out: &Path,
     overwrite: bool,
     write: impl FnOnce(
-        BufWriter<std::fs::File>,
+        BufWriter<NamedSink>,
         &[PathBuf],
-    ) -> Result<(BufWriter<std::fs::File>, PackSummary), ZarError>,
+    ) -> Result<(BufWriter<NamedSink>, PackSummary), ZarError>,
 ) -> Result<PackSummary, ZarError> {
     if is_special_file(out) {
         let file = std::fs::OpenOptions::new()
@@ -266,7 +266,8 @@ pub(crate) fn write_atomically(
             .open(out)
             .map_err(|e| ZarError::path_io(out, "cannot write the archive", e))?;
         let skip: Vec<PathBuf> = out.canonicalize().into_iter().collect();
-        let (w, summary) = write(BufWriter::with_capacity(1 << 20, file), &skip)?;
+        let sink = NamedSink::new(file, out);
+        let (w, summary) = write(BufWriter::with_capacity(1 << 20, sink), &skip)?;
         w.into_inner()
             .map_err(|e| ZarError::path(out, format!("cannot write the archive: {}", e.error())))?;
         return Ok(summary);
@@ -314,19 +315,19 @@ pub(crate) fn write_atomically(
         canonical_parent.join(name),
         canonical_parent.join(tmp.path().file_name().unwrap_or_default()),
     ];
+    // Errors name the archive being written, not its temporary file's random name.
     let file = tmp
         .as_file()
         .try_clone()
-        .map_err(|e| ZarError::path_io(tmp.path(), "cannot write the archive", e))?;
-    let (w, summary) = write(BufWriter::with_capacity(1 << 20, file), &skip)?;
-    let file = w.into_inner().map_err(|e| {
-        ZarError::path(
-            tmp.path(),
-            format!("cannot write the archive: {}", e.error()),
-        )
-    })?;
-    file.sync_all()
-        .map_err(|e| ZarError::path_io(tmp.path(), "cannot write the archive", e))?;
+        .map_err(|e| ZarError::path_io(out, "cannot write the archive", e))?;
+    let sink = NamedSink::new(file, out);
+    let (w, summary) = write(BufWriter::with_capacity(1 << 20, sink), &skip)?;
+    let sink = w
+        .into_inner()
+        .map_err(|e| ZarError::path(out, format!("cannot write the archive: {}", e.error())))?;
+    sink.file
+        .sync_all()
+        .map_err(|e| ZarError::path_io(out, "cannot write the archive", e))?;
     super::atomic::move_into_place(tmp, out, overwrite).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             ZarError::Exists {
@@ -337,6 +338,41 @@ pub(crate) fn write_atomically(
         }
     })?;
     Ok(summary)
+}
+
+/// The file an archive is written to, whose write errors name the archive's path: the
+/// writer's own messages say what was being written (`writing block 16 of the archive`),
+/// not where.
+pub(crate) struct NamedSink {
+    file: std::fs::File,
+    shown: String,
+}
+
+impl NamedSink {
+    fn new(file: std::fs::File, path: &Path) -> Self {
+        NamedSink {
+            file,
+            shown: names::display_path(path),
+        }
+    }
+
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(e.kind(), format!("{}: {e}", self.shown))
+    }
+}
+
+impl Write for NamedSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf).map_err(|e| self.named(e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush().map_err(|e| self.named(e))
+    }
 }
 
 /// Where a symbolic link `path` leads when it leads to a regular file: an output replaces
