@@ -1016,21 +1016,13 @@ fn decompress_one(
     }
     let mut stream = decoder.into_stream(input).read_in_place();
     let pb = output::bar(quiet, 0, true);
-    let result = (|| {
-        let mut buf = vec![0u8; 1 << 17];
-        loop {
-            let n = match stream.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(decode_failure(&shown, e)),
-            };
-            w.write_all(&buf[..n])
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
-            pb.inc(n as u64);
-        }
-        Ok(())
-    })();
+    let result =
+        output::copy_apart(&mut stream, w, 1 << 17, |n| pb.inc(n as u64)).map_err(|e| match e {
+            output::CopyError::Read(e) => decode_failure(&shown, e),
+            output::CopyError::Write(e) => {
+                fail(EXIT_FAILURE, format!("{}: {e}", display_path(output)))
+            }
+        });
     pb.finish_and_clear();
     result
 }

@@ -1,7 +1,7 @@
 //! What the subcommands share: progress bars, thread counts, wording, archives from `-`,
 //! and output files that appear only when complete.
 
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -109,6 +109,35 @@ pub fn try_open(path: &Path) -> Result<Result<Archive, ZarError>, Failure> {
     Ok(Archive::open(path))
 }
 
+/// Which side of a copy failed (see [`copy_apart`]).
+pub enum CopyError {
+    /// Reading the source.
+    Read(io::Error),
+    /// Writing the destination.
+    Write(io::Error),
+}
+
+/// Copy `r` into `w` until `r` ends, in `chunk`-byte reads, telling the two sides' errors
+/// apart; `copied` hears of each chunk written.
+pub fn copy_apart<R: Read, W: Write + ?Sized>(
+    mut r: R,
+    w: &mut W,
+    chunk: usize,
+    mut copied: impl FnMut(usize),
+) -> Result<(), CopyError> {
+    let mut buf = vec![0u8; chunk];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CopyError::Read(e)),
+        };
+        w.write_all(&buf[..n]).map_err(CopyError::Write)?;
+        copied(n);
+    }
+}
+
 /// Turn a broken pipe on standard output (`| head`) into success, as other tools do.
 pub fn ignore_broken_pipe(r: io::Result<()>) -> Result<(), Failure> {
     match r {
@@ -150,7 +179,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// `/dev/null`, a FIFO), after symbolic links: written into where it is, as `zstd` and `tar`
 /// do, never replaced by a file and never refused for existing.
 pub fn is_special(output: &Path) -> bool {
-    !is_dash(output) && std::fs::metadata(output).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    !is_dash(output) && zarkit::zar::is_special_file(output)
 }
 
 /// A file written under a temporary name beside its target and renamed into place only when

@@ -515,22 +515,15 @@ pub fn cat(a: CatArgs) -> Result<(), Failure> {
         .map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
     // A read error names the archive (the reader's message names the file and block); a
     // write error is standard output's, and a reader gone away (`| head`) ends it quietly.
-    let shown = display_path(&a.archive);
     let mut out = io::stdout().lock();
-    let mut r = r.take(len);
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = match r.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(fail(EXIT_FAILURE, format!("{shown}: {e}"))),
-        };
-        if let Err(e) = out.write_all(&buf[..n]) {
-            return output::ignore_broken_pipe(Err(e));
-        }
+    match output::copy_apart(r.take(len), &mut out, 1 << 16, |_| {}) {
+        Ok(()) => output::ignore_broken_pipe(out.flush()),
+        Err(output::CopyError::Read(e)) => Err(fail(
+            EXIT_FAILURE,
+            format!("{}: {e}", display_path(&a.archive)),
+        )),
+        Err(output::CopyError::Write(e)) => output::ignore_broken_pipe(Err(e)),
     }
-    output::ignore_broken_pipe(out.flush())
 }
 
 /// Run `zarchive info`.

@@ -33,7 +33,8 @@ pub use extract::{ExtractEvent, ExtractOptions, ExtractSummary, extract};
 pub use merge::{Source, merge, merge_to};
 pub use names::UnsafeName;
 pub use pack::{
-    PackEvent, PackOptions, PackSummary, PackWarning, pack_dir, pack_dir_to, resolve_link_to_file,
+    PackEvent, PackOptions, PackSummary, PackWarning, is_special_file, pack_dir, pack_dir_to,
+    resolve_link_to_file,
 };
 pub use reader::{
     Archive, ArchiveDictionary, DEFAULT_CACHE_BLOCKS, DecodedBlock, Entry, EntryId, EntryKind,

@@ -366,10 +366,6 @@ impl Write for NamedSink {
         self.file.write(buf).map_err(|e| self.named(e))
     }
 
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.file.write_all(buf).map_err(|e| self.named(e))
-    }
-
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush().map_err(|e| self.named(e))
     }
@@ -392,7 +388,7 @@ pub fn resolve_link_to_file(path: &Path) -> Result<Option<PathBuf>, ZarError> {
 
 /// Whether `path` exists and is neither a regular file nor a directory, after symbolic
 /// links: a device or a FIFO, which an output is written into rather than replaced.
-pub(crate) fn is_special_file(path: &Path) -> bool {
+pub fn is_special_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
