@@ -581,7 +581,47 @@ pub fn compress_stream_with(
     long: Option<u32>,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, String> {
+    compress_stream_headed(
+        level,
+        checksum,
+        pledged,
+        dict,
+        long,
+        HeaderFlags::default(),
+        calls,
+    )
+}
+
+/// What a frame header may leave out: the known content size (`ZSTD_c_contentSizeFlag`,
+/// the `zstd` tool's `--no-content-size`) and a dictionary's ID (`ZSTD_c_dictIDFlag`,
+/// `--no-dictID`). Both on by default, as in libzstd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeaderFlags {
+    pub content_size: bool,
+    pub dict_id: bool,
+}
+
+impl Default for HeaderFlags {
+    fn default() -> Self {
+        HeaderFlags {
+            content_size: true,
+            dict_id: true,
+        }
+    }
+}
+
+/// [`compress_stream_with`] with the header flags `header`.
+pub fn compress_stream_headed(
+    level: i32,
+    checksum: bool,
+    pledged: Option<u64>,
+    dict: Option<&[u8]>,
+    long: Option<u32>,
+    header: HeaderFlags,
+    calls: &[StreamCall<'_>],
+) -> Result<Vec<u8>, String> {
     let mut s = NativeStream::new(level, checksum);
+    s.set_header_flags(header)?;
     if let Some(window_log) = long {
         s.set_long(window_log)?;
     }
@@ -635,6 +675,28 @@ impl NativeStream {
             cctx,
             buf: vec![0u8; out_cap],
         }
+    }
+
+    /// The header flags of the next frames.
+    pub fn set_header_flags(&mut self, header: HeaderFlags) -> Result<(), String> {
+        let params = [
+            (
+                zstd_sys::ZSTD_cParameter::ZSTD_c_contentSizeFlag,
+                header.content_size as i32,
+            ),
+            (
+                zstd_sys::ZSTD_cParameter::ZSTD_c_dictIDFlag,
+                header.dict_id as i32,
+            ),
+        ];
+        for (param, value) in params {
+            // SAFETY: `self.cctx` is live.
+            let r = unsafe { zstd_sys::ZSTD_CCtx_setParameter(self.cctx, param, value) };
+            if is_error(r) {
+                return Err(error_name(r));
+            }
+        }
+        Ok(())
     }
 
     /// Long-distance matching on, with this window log, for the next frames.

@@ -5,7 +5,7 @@
 use zarkit::zstd::{self, StreamEncoder, ZstdError};
 use zarkit_corpus::{Shape, SplitMix64, generate, long_range};
 
-use crate::oracle::{self, StreamCall};
+use crate::oracle::{self, HeaderFlags, StreamCall};
 
 /// Every level family, negative to 22.
 pub const LEVELS: &[i32] = &[
@@ -85,11 +85,34 @@ pub fn ours(
     long: Option<u32>,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, ZstdError> {
+    ours_headed(
+        level,
+        checksum,
+        pledged,
+        dict,
+        long,
+        HeaderFlags::default(),
+        calls,
+    )
+}
+
+/// [`ours`] with the header flags `header`.
+pub fn ours_headed(
+    level: i32,
+    checksum: bool,
+    pledged: Option<u64>,
+    dict: Option<&[u8]>,
+    long: Option<u32>,
+    header: HeaderFlags,
+    calls: &[StreamCall<'_>],
+) -> Result<Vec<u8>, ZstdError> {
     let mut enc = match dict {
         Some(d) => StreamEncoder::with_dictionary(&zstd::EncoderDictionary::new(d, level)?),
         None => StreamEncoder::new(level)?,
     };
     enc.set_checksum(checksum)?;
+    enc.set_content_size(header.content_size)?;
+    enc.set_dict_id(header.dict_id)?;
     enc.set_long_distance_matching(long)?;
     enc.set_pledged_size(pledged)?;
     let mut out = Vec::new();
@@ -116,6 +139,8 @@ pub struct Case {
     pub dict: Option<(Vec<u8>, String)>,
     /// Long-distance matching asked for, with this window log (`--long=W`).
     pub long: Option<u32>,
+    /// What the header leaves out (`--no-content-size`, `--no-dictID`).
+    pub header: HeaderFlags,
 }
 
 /// A zstd-format dictionary trained by libzstd on generated text, made once per process.
@@ -178,9 +203,16 @@ impl Case {
         let checksum = rng.below(2) == 0;
         let plan = draw_plan(rng, size);
         let dict = draw_dict(rng);
+        // Drawn from the input's seed, so that a seed's other draws stay what they were
+        // before the header flags were drawn: each flag off in one case in four.
+        let header = HeaderFlags {
+            content_size: (data_seed >> 40) & 3 != 0,
+            dict_id: (data_seed >> 42) & 3 != 0,
+        };
         Case {
             dict,
             long: None,
+            header,
             level,
             src,
             input,
@@ -216,13 +248,23 @@ impl Case {
     /// One line naming the case.
     pub fn describe(&self) -> String {
         format!(
-            "level {}, {}{}, pledged {:?}, checksum {}, {}, {} calls, end {}",
+            "level {}, {}{}, pledged {:?}{}{}, checksum {}, {}, {} calls, end {}",
             self.level,
             self.input,
             self.dict
                 .as_ref()
                 .map_or(String::new(), |(_, d)| format!(" with dictionary {d}")),
             self.pledged,
+            if self.header.content_size {
+                ""
+            } else {
+                " (not in the header)"
+            },
+            if self.header.dict_id {
+                ""
+            } else {
+                ", no dictionary ID"
+            },
             self.checksum,
             self.plan.describe,
             self.calls().len(),
@@ -238,20 +280,22 @@ impl Case {
     pub fn check(&self) -> Outcome {
         let calls = self.calls();
         let dict = self.dict.as_ref().map(|(d, _)| d.as_slice());
-        let native = oracle::compress_stream_with(
+        let native = oracle::compress_stream_headed(
             self.level,
             self.checksum,
             self.pledged,
             dict,
             self.long,
+            self.header,
             &calls,
         );
-        let mine = ours(
+        let mine = ours_headed(
             self.level,
             self.checksum,
             self.pledged,
             dict,
             self.long,
+            self.header,
             &calls,
         );
         match (native, mine) {
@@ -343,6 +387,7 @@ mod tests {
                         plan: cli_plan(src.len(), regular_file),
                         dict: None,
                         long: None,
+                        header: HeaderFlags::default(),
                     };
                     if let Outcome::Failed(why) = case.check() {
                         panic!("{}: {why}", case.describe());
@@ -351,6 +396,7 @@ mod tests {
                     let case = Case {
                         dict: Some((trained_dictionary().to_vec(), "trained".into())),
                         long: None,
+                        header: HeaderFlags::default(),
                         ..case
                     };
                     if let Outcome::Failed(why) = case.check() {
@@ -397,6 +443,7 @@ mod tests {
                             plan: draw_plan(&mut rng, size),
                             dict: Some((dict.to_vec(), kind.into())),
                             long: None,
+                            header: HeaderFlags::default(),
                             src: src.clone(),
                         };
                         if let Outcome::Failed(why) = case.check() {
@@ -475,6 +522,7 @@ mod tests {
                 plan: draw_plan(&mut rng, size),
                 dict: None,
                 long,
+                header: HeaderFlags::default(),
                 src,
             };
             if let Outcome::Failed(why) = case.check() {
@@ -499,6 +547,7 @@ mod tests {
                 plan: draw_plan(&mut rng, size),
                 dict: Some((trained_dictionary().to_vec(), "trained".into())),
                 long,
+                header: HeaderFlags::default(),
                 src: long_range(size, seed ^ size as u64),
             };
             if let Outcome::Failed(why) = case.check() {
@@ -540,6 +589,7 @@ mod tests {
                 plan,
                 dict: None,
                 long: None,
+                header: HeaderFlags::default(),
             };
             if let Outcome::Failed(why) = case.check() {
                 panic!("{}: {why}", case.describe());

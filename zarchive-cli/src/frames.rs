@@ -50,6 +50,17 @@ pub struct CompressArgs {
     /// No content checksum.
     #[arg(long = "no-check", overrides_with = "check")]
     no_check: bool,
+    /// Name a file's size in the frame header when it is known (the default, as `zstd`).
+    #[arg(long = "content-size", overrides_with = "no_content_size")]
+    content_size: bool,
+    /// Leave the size out of the frame header, as `zstd --no-content-size` (the header
+    /// names the window instead; the blocks are the same).
+    #[arg(long = "no-content-size", overrides_with = "content_size")]
+    no_content_size: bool,
+    /// Leave a zstd-format dictionary's ID out of the frame header, as `zstd
+    /// --no-dictID` (the decoder must then be given the right dictionary unasked).
+    #[arg(long = "no-dictID")]
+    no_dict_id: bool,
     /// Compress with this dictionary (a zstd-format dictionary, such as `zstd --train`
     /// writes, or raw content), as `zstd -D`: the frame is libzstd's after
     /// `ZSTD_CCtx_loadDictionary`, streamed as without one, and names a zstd-format
@@ -744,6 +755,8 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     };
     encoder
         .set_checksum(a.check || !a.no_check)
+        .and_then(|()| encoder.set_content_size(a.content_size || !a.no_content_size))
+        .and_then(|()| encoder.set_dict_id(!a.no_dict_id))
         .map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
     encoder
         .set_long_distance_matching(a.long.long)

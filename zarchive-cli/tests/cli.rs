@@ -1127,6 +1127,53 @@ fn compress_with_a_dictionary_streams_as_zstd_d_does() {
     }
 }
 
+/// `--no-content-size` and `--no-dictID` leave the size and the dictionary's ID out of the
+/// header, as `zstd` does with them (the header then names the window); the blocks stay
+/// those of the default frame, which names both. `--content-size` undoes the first.
+#[test]
+fn compress_leaves_the_size_and_dictionary_id_out_of_the_header_when_told() {
+    let dict_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/goldens/dict/formatted.dict");
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("notes.txt");
+    let text: Vec<u8> = (0..9_000u32)
+        .flat_map(|i| format!("entry {} of the list, page {}\n", i % 613, i % 11).into_bytes())
+        .collect();
+    std::fs::write(&input, &text).unwrap();
+    let frame = |args: &[&str]| {
+        let out = d.path().join("out.zst");
+        let mut all: Vec<&std::ffi::OsStr> = vec!["compress".as_ref(), "-f".as_ref()];
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        all.extend([input.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+        let o = common::zarchive(&all);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        std::fs::read(&out).unwrap()
+    };
+    let dict = dict_path.to_str().unwrap();
+    let full = frame(&["-D", dict]);
+    // Single segment, a 4-byte content size (FCS code 2), a 4-byte dictionary ID (code 3).
+    assert_eq!(full[4], 0b1010_0111);
+    let bare = frame(&["-D", dict, "--no-content-size", "--no-dictID"]);
+    // The checksum flag only, then the window descriptor; no ID, no size.
+    assert_eq!(bare[4], 0b0000_0100);
+    assert_eq!(full[5 + 4 + 4..], bare[6..], "the blocks differ");
+    let dd = zarkit::zstd::DecoderDictionary::new(&std::fs::read(&dict_path).unwrap()).unwrap();
+    let mut decoder = zarkit::zstd::Decoder::new();
+    decoder.set_dictionary(Some(&dd));
+    assert_eq!(decoder.decompress(&bare, text.len()).unwrap(), text);
+    // Each flag alone; the last of `--content-size` and `--no-content-size` wins.
+    assert_eq!(frame(&["-D", dict, "--no-dictID"])[4], 0b1010_0100);
+    assert_eq!(frame(&["-D", dict, "--no-content-size"])[4], 0b0000_0111);
+    assert_eq!(
+        frame(&["-D", dict, "--no-content-size", "--content-size"]),
+        full
+    );
+    // Without a dictionary.
+    let plain = frame(&["--no-content-size"]);
+    assert_eq!(plain[4], 0b0000_0100);
+    assert_eq!(zarkit::zstd::decompress(&plain, text.len()).unwrap(), text);
+}
+
 #[test]
 fn update_keeps_the_archives_dictionary() {
     let d = tempfile::tempdir().unwrap();

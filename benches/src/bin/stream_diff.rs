@@ -57,6 +57,7 @@ fn check_files(
                     plan: cli_plan(src.len(), file),
                     dict: dict.cloned(),
                     long,
+                    header: oracle::HeaderFlags::default(),
                     src: src.clone(),
                 };
                 let start = Instant::now();

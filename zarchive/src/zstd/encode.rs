@@ -74,6 +74,28 @@ impl StreamEncoder {
         Ok(())
     }
 
+    /// Whether the header of the next frames names their size when it is known (pledged,
+    /// or the whole input given with the end): `ZSTD_c_contentSizeFlag`, on by default;
+    /// off is the `zstd` tool's `--no-content-size`. Without it the header names the
+    /// window instead; the blocks are the same. Only between frames, else
+    /// [`ZstdError::FrameInProgress`].
+    pub fn set_content_size(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.between_frames("the content size flag")?;
+        self.state.set_content_size(on);
+        Ok(())
+    }
+
+    /// Whether the header of the next frames names the ID of a zstd-format dictionary
+    /// (`ZSTD_c_dictIDFlag`, on by default; off is the `zstd` tool's `--no-dictID`, and a
+    /// decoder then cannot tell which dictionary the frame needs). Raw-content
+    /// dictionaries have no ID either way. Only between frames, else
+    /// [`ZstdError::FrameInProgress`].
+    pub fn set_dict_id(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.between_frames("the dictionary ID flag")?;
+        self.state.set_dict_id(on);
+        Ok(())
+    }
+
     /// Pledge the size of the next frame (`ZSTD_CCtx_setPledgedSrcSize`): the header then
     /// names it, the parameters fit it, and the frame fails with
     /// [`ZstdError::PledgedSizeMismatch`] when it gets another size. Only between frames;
@@ -200,6 +222,18 @@ impl<W: Write> Encoder<W> {
     /// Whether the frame ends with a content checksum (before the first write).
     pub fn set_checksum(&mut self, on: bool) -> Result<(), ZstdError> {
         self.stream.set_checksum(on)
+    }
+
+    /// Whether the header names the frame's size when it is known (before the first
+    /// write; see [`StreamEncoder::set_content_size`]).
+    pub fn set_content_size(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.stream.set_content_size(on)
+    }
+
+    /// Whether the header names a zstd-format dictionary's ID (before the first write;
+    /// see [`StreamEncoder::set_dict_id`]).
+    pub fn set_dict_id(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.stream.set_dict_id(on)
     }
 
     /// Long-distance matching with a window of `2^window_log` bytes, or off (before the

@@ -66,6 +66,10 @@ pub(crate) const fn compress_bound(n: usize) -> usize {
 pub(crate) struct StreamState {
     level: i32,
     checksum: bool,
+    /// Whether a known size is written in the header (`ZSTD_c_contentSizeFlag`).
+    content_size: bool,
+    /// Whether a zstd-format dictionary's ID is written in the header (`ZSTD_c_dictIDFlag`).
+    dict_id: bool,
     /// The size pledged for the next frame (`ZSTD_CCtx_setPledgedSrcSize`).
     pledged: Option<u64>,
     run: Option<Box<FrameRun>>,
@@ -89,6 +93,8 @@ impl StreamState {
         StreamState {
             level,
             checksum,
+            content_size: true,
+            dict_id: true,
             pledged: None,
             run: None,
             dict: None,
@@ -113,6 +119,20 @@ impl StreamState {
     pub(crate) fn set_checksum(&mut self, on: bool) {
         debug_assert!(self.run.is_none());
         self.checksum = on;
+    }
+
+    /// Whether the header of the next frames names their size when it is known
+    /// (`ZSTD_c_contentSizeFlag`); only between frames.
+    pub(crate) fn set_content_size(&mut self, on: bool) {
+        debug_assert!(self.run.is_none());
+        self.content_size = on;
+    }
+
+    /// Whether the header of the next frames names a zstd-format dictionary's ID
+    /// (`ZSTD_c_dictIDFlag`); only between frames.
+    pub(crate) fn set_dict_id(&mut self, on: bool) {
+        debug_assert!(self.run.is_none());
+        self.dict_id = on;
     }
 
     /// Long-distance matching with window log `window_log` for every frame, or off (then
@@ -289,8 +309,9 @@ impl StreamState {
             split_enabled,
             dict,
             attach: setup.attach,
-            dict_id: setup.dict_id,
+            dict_id: if self.dict_id { setup.dict_id } else { 0 },
             pledged,
+            content_size: self.content_size,
             checksum: self.checksum,
             block_max,
             zcs: Zcs {
@@ -343,8 +364,11 @@ struct FrameRun {
     /// rather than copied.
     dict: Option<Arc<PreparedDict>>,
     attach: bool,
+    /// The dictionary ID the header names (0: none).
     dict_id: u32,
     pledged: Option<u64>,
+    /// Whether the header names the pledged size.
+    content_size: bool,
     checksum: bool,
     block_max: usize,
     zcs: Zcs,
@@ -460,7 +484,10 @@ impl FrameRun {
         let out_start = out.len();
         if !self.header_written {
             let window_log = self.cp.window_log;
-            write_frame_header_with(out, window_log, self.pledged, self.dict_id, self.checksum);
+            // ZSTD_writeFrameHeader: without the content size flag, a known size is left
+            // out as an unknown one is (no single segment: the window is named).
+            let size = self.pledged.filter(|_| self.content_size);
+            write_frame_header_with(out, window_log, size, self.dict_id, self.checksum);
             self.header_written = true;
         }
         let header_size = out.len() - out_start;
