@@ -98,6 +98,126 @@ struct ZstdCompat {
     /// No progress bar, as `zstd --no-progress` (messages are still shown).
     #[arg(long = "no-progress")]
     no_progress: bool,
+    /// Say more, as `zstd -v`: with several inputs, a line for each besides the total.
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+/// The summary lines `zstd` prints on stderr once an input is done (`fileio.c`): one per
+/// input when there is one input or `-v` was given, a total when there are several.
+/// Nothing with `-q`, nor when the output is standard output (`zstd` lowers its display
+/// level then).
+struct Summary {
+    /// Whether each input gets its line, and whether the total does.
+    each: bool,
+    total: bool,
+    inputs: u64,
+    done: u64,
+    bytes_in: u64,
+    bytes_out: u64,
+}
+
+impl Summary {
+    fn new(quiet: bool, verbose: u8, inputs: usize, output: Option<&Path>) -> Self {
+        let shown = !quiet && !output.is_some_and(is_dash);
+        Summary {
+            each: shown && (inputs <= 1 || verbose > 0),
+            total: shown && inputs > 1,
+            inputs: inputs as u64,
+            done: 0,
+            bytes_in: 0,
+            bytes_out: 0,
+        }
+    }
+
+    /// How `zstd` names an input in these lines.
+    fn name(input: &Path) -> String {
+        if is_dash(input) {
+            "/*stdin*\\".to_string()
+        } else {
+            display_path(input)
+        }
+    }
+
+    /// `input` compressed from `bytes_in` to `bytes_out` bytes into `output`.
+    fn compressed(&mut self, input: &Path, output: &Path, bytes_in: u64, bytes_out: u64) {
+        self.add(bytes_in, bytes_out);
+        if self.each && !is_dash(output) {
+            let (name, to) = (Self::name(input), display_path(output));
+            let (i, o) = (human_size(bytes_in, 0), human_size(bytes_out, 0));
+            if bytes_in == 0 {
+                eprintln!("{name:<20} :  ({i} => {o}, {to}) ");
+            } else {
+                let ratio = bytes_out as f64 / bytes_in as f64 * 100.0;
+                eprintln!("{name:<20} :{ratio:6.2}%   ({i} => {o}, {to}) ");
+            }
+        }
+    }
+
+    /// `input` decompressed to `bytes_out` bytes into `output`.
+    fn decompressed(&mut self, input: &Path, output: &Path, bytes_out: u64) {
+        self.add(0, bytes_out);
+        if self.each && !is_dash(output) {
+            eprintln!("{:<20}: {bytes_out} bytes ", Self::name(input));
+        }
+    }
+
+    fn add(&mut self, bytes_in: u64, bytes_out: u64) {
+        self.done += 1;
+        self.bytes_in += bytes_in;
+        self.bytes_out += bytes_out;
+    }
+
+    /// The total line after the inputs, if any was done.
+    fn finish(&self, compressing: bool) {
+        if !self.total || self.done == 0 {
+            return;
+        }
+        if compressing && self.bytes_in > 0 {
+            let ratio = self.bytes_out as f64 / self.bytes_in as f64 * 100.0;
+            eprintln!(
+                "{:3} files compressed : {ratio:.2}% ({} => {})",
+                self.inputs,
+                human_size(self.bytes_in, 4),
+                human_size(self.bytes_out, 4)
+            );
+        } else if !compressing && self.done > 1 && self.bytes_out > 0 {
+            eprintln!(
+                "{} files decompressed : {:6} bytes total ",
+                self.done, self.bytes_out
+            );
+        }
+    }
+}
+
+/// A size as `zstd` shows it (`UTIL_makeHumanReadableSize`): scaled to the largest binary
+/// unit it reaches, with three significant digits, the number 6 wide and the unit (with
+/// its leading space) `unit_width` wide.
+fn human_size(n: u64, unit_width: usize) -> String {
+    const UNITS: [(u32, &str); 6] = [
+        (60, " EiB"),
+        (50, " PiB"),
+        (40, " TiB"),
+        (30, " GiB"),
+        (20, " MiB"),
+        (10, " KiB"),
+    ];
+    let (value, unit) = UNITS
+        .iter()
+        .find(|(shift, _)| n >= 1u64 << shift)
+        .map_or((n as f64, " B"), |&(shift, unit)| {
+            (n as f64 / (1u64 << shift) as f64, unit)
+        });
+    let precision = if value >= 100.0 || value as u64 == n {
+        0
+    } else if value >= 10.0 {
+        1
+    } else if value > 1.0 {
+        2
+    } else {
+        3
+    };
+    format!("{value:6.precision$}{unit:>unit_width$}")
 }
 
 /// The inputs as given, or standard input when none is (refused when it is a terminal, as
@@ -786,6 +906,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
             PathBuf::from(name)
         })
     };
+    let mut summary = Summary::new(a.quiet, a.compat.verbose, inputs.len(), output.as_deref());
     let result = each_input(
         &inputs,
         output,
@@ -794,8 +915,13 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         // As `zstd`: compressed data goes to a terminal only when forced.
         a.force,
         name,
-        |input, w, output| compress_one(&mut encoder, input, w, output, quiet),
+        |input, w, output| {
+            let (bytes_in, bytes_out) = compress_one(&mut encoder, input, w, output, quiet)?;
+            summary.compressed(input, output, bytes_in, bytes_out);
+            Ok(())
+        },
     );
+    summary.finish(true);
     with_unreadable(result, unreadable)
 }
 
@@ -807,7 +933,7 @@ fn compress_one(
     w: &mut dyn Write,
     output: &Path,
     quiet: bool,
-) -> Result<(), Failure> {
+) -> Result<(u64, u64), Failure> {
     // A frame an earlier input left unfinished is dropped.
     encoder.reset();
     let shown = shown(input);
@@ -855,6 +981,7 @@ fn compress_one(
         let mut chunk = vec![0u8; READ_SIZE];
         let mut frame = Vec::new();
         let mut total = 0u64;
+        let mut written = 0u64;
         loop {
             let n = read_full(&mut input, &mut chunk)
                 .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
@@ -868,9 +995,10 @@ fn compress_one(
             }
             w.write_all(&frame)
                 .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
+            written += frame.len() as u64;
             frame.clear();
             if last {
-                return Ok(());
+                return Ok((total, written));
             }
         }
     })();
@@ -966,6 +1094,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             )
         })
     };
+    let mut summary = Summary::new(a.quiet, a.compat.verbose, inputs.len(), output.as_deref());
     let result = each_input(
         &inputs,
         output,
@@ -979,9 +1108,12 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             if let Some(dict) = &dict {
                 decoder.set_dictionary(Some(dict));
             }
-            decompress_one(decoder, input, w, output, quiet)
+            let bytes_out = decompress_one(decoder, input, w, output, quiet)?;
+            summary.decompressed(input, output, bytes_out);
+            Ok(())
         },
     );
+    summary.finish(false);
     with_unreadable(result, unreadable)
 }
 
@@ -992,7 +1124,7 @@ fn decompress_one(
     w: &mut dyn Write,
     output: &Path,
     quiet: bool,
-) -> Result<(), Failure> {
+) -> Result<u64, Failure> {
     let shown = shown(input);
     // The input streams through the decoder: memory is the frames' windows, whatever the
     // input's size.
@@ -1029,15 +1161,17 @@ fn decompress_one(
     }
     let mut stream = decoder.into_stream(input).read_in_place();
     let pb = output::bar(quiet, 0, true);
-    let result =
-        output::copy_apart(&mut stream, w, 1 << 17, |n| pb.inc(n as u64)).map_err(|e| match e {
-            output::CopyError::Read(e) => decode_failure(&shown, e),
-            output::CopyError::Write(e) => {
-                fail(EXIT_FAILURE, format!("{}: {e}", display_path(output)))
-            }
-        });
+    let mut written = 0u64;
+    let result = output::copy_apart(&mut stream, w, 1 << 17, |n| {
+        pb.inc(n as u64);
+        written += n as u64;
+    })
+    .map_err(|e| match e {
+        output::CopyError::Read(e) => decode_failure(&shown, e),
+        output::CopyError::Write(e) => fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))),
+    });
     pb.finish_and_clear();
-    result
+    result.map(|()| written)
 }
 
 /// The message of a failed decode: the decoder's error (with the `--memory` that would

@@ -1127,6 +1127,77 @@ fn compress_with_a_dictionary_streams_as_zstd_d_does() {
     }
 }
 
+/// After each input, `compress` and `decompress` print `zstd`'s summary lines on stderr:
+/// one line for a single input, a total for several (each input's line too with `-v`),
+/// nothing with `-q` or into standard output.
+#[test]
+fn compress_and_decompress_summarise_as_zstd_does() {
+    let d = tempfile::tempdir().unwrap();
+    let text: Vec<u8> = (0..30_000u32)
+        .flat_map(|i| format!("{}\n", i % 100).into_bytes())
+        .collect();
+    let (a, b) = (d.path().join("a.txt"), d.path().join("b.txt"));
+    std::fs::write(&a, &text).unwrap();
+    std::fs::write(&b, &text).unwrap();
+    let (az, bz) = (d.path().join("a.txt.zst"), d.path().join("b.txt.zst"));
+    let name = |p: &std::path::Path| p.display().to_string();
+    // One input: its line, the ratio and both sizes as `zstd` writes them.
+    let o = run!("compress", "-f", &a);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let size = std::fs::metadata(&az).unwrap().len();
+    let ratio = size as f64 / text.len() as f64 * 100.0;
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{:<20} :{ratio:6.2}%   (  85.0 KiB => {size:>6} B, {}) \n",
+            name(&a),
+            name(&az)
+        )
+    );
+    assert!(size < 1000, "the sizes above are for this input: {size}");
+    let o = run!("decompress", "-f", &az);
+    assert_eq!(
+        stderr(&o),
+        format!("{:<20}: {} bytes \n", name(&az), text.len())
+    );
+    // Several: the total only, each line with -v.
+    let o = run!("compress", "-f", &a, &b);
+    let total = format!(
+        "  2 files compressed : {:.2}% (   170 KiB => {:>6}   B)\n",
+        ratio,
+        2 * size
+    );
+    assert_eq!(stderr(&o), total);
+    let o = run!("compress", "-f", "-v", &a, &b);
+    let lines: Vec<_> = stderr(&o).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(
+        lines[1].starts_with(&format!("{:<20} :", name(&b))),
+        "{lines:?}"
+    );
+    assert_eq!(format!("{}\n", lines[2]), total);
+    let o = run!("decompress", "-f", &az, &bz);
+    assert_eq!(
+        stderr(&o),
+        format!("2 files decompressed : {} bytes total \n", 2 * text.len())
+    );
+    // Quiet, and into standard output: nothing.
+    for args in [&["-q"][..], &["-c"][..]] {
+        let o = common::zarchive(
+            &[
+                &["compress".as_ref(), "-f".as_ref()][..],
+                &args.iter().map(std::ffi::OsStr::new).collect::<Vec<_>>(),
+                &[a.as_os_str()],
+            ]
+            .concat(),
+        );
+        assert_eq!(code(&o), 0);
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+    let o = run!("decompress", "-f", "-q", &az);
+    assert_eq!(stderr(&o), "");
+}
+
 /// `--no-content-size` and `--no-dictID` leave the size and the dictionary's ID out of the
 /// header, as `zstd` does with them (the header then names the window); the blocks stay
 /// those of the default frame, which names both. `--content-size` undoes the first.
