@@ -128,8 +128,19 @@ fn main() -> ExitCode {
         None => match Cli::try_parse_from(&args) {
             Ok(cli) => run(cli.command),
             Err(e) => {
-                let _ = e.print();
-                return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
+                let printed = e.print().and_then(|()| std::io::stdout().flush());
+                if e.use_stderr() {
+                    return ExitCode::from(EXIT_USAGE);
+                }
+                // `--help` and `--version` go to standard output: a failed write there
+                // (`> /dev/full`) is a failure, a reader gone away (`| head`) is not.
+                return match printed {
+                    Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                        eprintln!("zarchive: writing to standard output: {err}");
+                        ExitCode::from(EXIT_FAILURE)
+                    }
+                    _ => ExitCode::from(EXIT_OK),
+                };
             }
         },
     };

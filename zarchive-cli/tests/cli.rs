@@ -1630,6 +1630,38 @@ fn extract_exits_3_when_the_archive_is_damaged_whatever_else_failed() {
     assert!(stderr(&o).contains("damaged"), "{}", stderr(&o));
 }
 
+/// `--help` and `--version` into a full device fail (before, the write error was ignored
+/// and the status was 0).
+#[cfg(target_os = "linux")]
+#[test]
+fn help_and_version_into_a_full_device_fail() {
+    for args in [
+        &["-V"][..],
+        &["--help"],
+        &["pack", "--help"],
+        &["help", "extract"],
+    ] {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("writing to standard output: No space left on device"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run!("--version");
+    assert_eq!(code(&o), 0);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("zarchive "));
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn verify_reports_a_failed_standard_output_plainly_and_a_closed_pipe_not_at_all() {
