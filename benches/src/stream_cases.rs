@@ -76,28 +76,8 @@ pub fn draw_plan(rng: &mut SplitMix64, size: usize) -> Plan {
 }
 
 /// Our frame, through the same calls, with long-distance matching and this window log
-/// when `long` is given.
+/// when `long` is given, and the header flags `header`.
 pub fn ours(
-    level: i32,
-    checksum: bool,
-    pledged: Option<u64>,
-    dict: Option<&[u8]>,
-    long: Option<u32>,
-    calls: &[StreamCall<'_>],
-) -> Result<Vec<u8>, ZstdError> {
-    ours_headed(
-        level,
-        checksum,
-        pledged,
-        dict,
-        long,
-        HeaderFlags::default(),
-        calls,
-    )
-}
-
-/// [`ours`] with the header flags `header`.
-pub fn ours_headed(
     level: i32,
     checksum: bool,
     pledged: Option<u64>,
@@ -289,7 +269,7 @@ impl Case {
             self.header,
             &calls,
         );
-        let mine = ours_headed(
+        let mine = ours(
             self.level,
             self.checksum,
             self.pledged,
@@ -473,7 +453,16 @@ mod tests {
         ];
         let native =
             oracle::compress_stream_with_dict(4, false, Some(65), Some(dict), &calls).unwrap();
-        let mine = ours(4, false, Some(65), Some(dict), None, &calls).unwrap();
+        let mine = ours(
+            4,
+            false,
+            Some(65),
+            Some(dict),
+            None,
+            HeaderFlags::default(),
+            &calls,
+        )
+        .unwrap();
         assert_eq!(mine, native);
     }
 
