@@ -262,3 +262,72 @@ fn a_failed_update_leaves_the_archive_intact() {
     let expected = pack(&laid_out(d.path(), &base, &update), 1);
     assert!(std::fs::read(&target).unwrap() == expected);
 }
+
+/// A source archive whose bytes changed after it was written (a flipped bit inside a block
+/// stored raw, which decodes without complaint) fails the merge by its place in the list,
+/// and nothing is written: before, the merged archive carried the damage under a fresh,
+/// valid hash, and `update` replaced the damaged archive with it.
+#[test]
+fn a_damaged_source_archive_fails_the_merge_instead_of_getting_a_valid_hash() {
+    let d = tempfile::tempdir().unwrap();
+    let (base, update) = trees(d.path());
+    // Bytes that do not compress: their blocks are stored raw.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let noise: Vec<u8> = (0..200_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    write(&base, &[("content/noise.bin", &noise)]);
+    let target = d.path().join("game.zar");
+    let mut bytes = pack(&base, 1);
+    // `code/app.rpx`, `content/a.bin` (300,000 bytes) and `content/b.txt` come first in
+    // the stream, then `noise.bin`: block 6 lies wholly inside it, stored raw.
+    let (at, len) = Archive::from_reader(std::io::Cursor::new(bytes.clone()))
+        .unwrap()
+        .block_extent(6)
+        .unwrap();
+    assert_eq!(len, 65_536, "block 6 is stored raw");
+    bytes[at as usize + 100] ^= 0x40;
+    std::fs::write(&target, &bytes).unwrap();
+    let archive = Archive::open(&target).unwrap();
+    // The blocks still decode: only the hash tells.
+    assert!(archive.read_block(6).is_ok());
+    for (sources, index) in [
+        (
+            vec![Source::Archive(&archive), Source::Dir(update.clone())],
+            0,
+        ),
+        (
+            vec![Source::Dir(update.clone()), Source::Archive(&archive)],
+            1,
+        ),
+    ] {
+        for threads in [1, 3] {
+            let err = merge(
+                &sources,
+                &target,
+                &opts(threads).overwrite(true),
+                &mut |_| {},
+            )
+            .unwrap_err();
+            match &err {
+                zarkit::zar::ZarError::SourceDamaged {
+                    source_index,
+                    error,
+                } => {
+                    assert_eq!(*source_index, index);
+                    assert!(
+                        matches!(**error, zarkit::zar::ZarError::HashMismatch { .. }),
+                        "{error}"
+                    );
+                }
+                other => panic!("{other}"),
+            }
+            assert!(std::fs::read(&target).unwrap() == bytes, "left as it was");
+        }
+    }
+}

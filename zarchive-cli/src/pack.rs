@@ -8,11 +8,12 @@ use clap::Args;
 use zarkit::zar::names::display_path;
 use zarkit::zar::{
     self, BlockCompressor, PackEvent, PackOptions, PackWarning, Source, Stored, WriterOptions,
+    ZarError,
 };
 use zarkit::zstd;
 
 use crate::output::{self, count};
-use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
+use crate::{EXIT_DAMAGED, EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 
 /// How an archive is written: the options `pack`, `merge` and `update` share.
 #[derive(Args, Debug, Default)]
@@ -403,8 +404,28 @@ fn merge_into(
         eprintln!("{banner}");
     }
     let pb = output::bar(quiet, 0, true);
-    let summary = zar::merge(&sources(inputs, &opened), out, opts, &mut events(&pb))?;
+    let result = zar::merge(&sources(inputs, &opened), out, opts, &mut events(&pb));
     pb.finish_and_clear();
+    let summary = result.map_err(|e| match e {
+        // Named by its path; exit 3 as `verify` and `extract` report damage.
+        ZarError::SourceDamaged {
+            source_index,
+            error,
+        } => fail(
+            EXIT_DAMAGED,
+            format!(
+                "{}: the archive is damaged ({}): nothing was written{}; `zarchive verify` tells more",
+                display_path(&inputs[source_index]),
+                output::explain(&error),
+                if output::same_file(&inputs[0], out) {
+                    ", the archive is left as it was"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        other => other.into(),
+    })?;
     if !quiet {
         print_summary(&summary);
     }

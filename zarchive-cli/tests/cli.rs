@@ -1245,6 +1245,53 @@ fn compress_leaves_the_size_and_dictionary_id_out_of_the_header_when_told() {
     assert_eq!(zarkit::zstd::decompress(&plain, text.len()).unwrap(), text);
 }
 
+/// `update` and `merge` refuse an archive whose hash does not match (a flipped bit in a
+/// block stored raw decodes without complaint): exit 3, the archive named and left as it
+/// was. Before, both exited 0 and wrote the damage under a fresh, valid hash.
+#[test]
+fn update_and_merge_refuse_a_damaged_archive() {
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("src");
+    let add = d.path().join("add");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(&add).unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..100_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(src.join("game.bin"), &noise).unwrap();
+    std::fs::write(add.join("new.txt"), b"new").unwrap();
+    let archive = d.path().join("a.zar");
+    let o = run!("pack", &src, "-o", &archive, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut bytes = std::fs::read(&archive).unwrap();
+    bytes[1000] ^= 0xff;
+    std::fs::write(&archive, &bytes).unwrap();
+    let o = run!("update", &archive, &add, "-q");
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a.zar: the archive is damaged (integrity hash mismatch")
+            && stderr(&o).contains("the archive is left as it was"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(std::fs::read(&archive).unwrap() == bytes);
+    let merged = d.path().join("m.zar");
+    let o = run!("merge", "-o", &merged, &add, &archive, "-q");
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a.zar: the archive is damaged"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!merged.exists());
+}
+
 #[test]
 fn update_keeps_the_archives_dictionary() {
     let d = tempfile::tempdir().unwrap();

@@ -225,6 +225,17 @@ pub enum ZarError {
         /// The hash of the archive's bytes, in hex.
         computed: String,
     },
+    /// A source archive of a merge is damaged (its SHA-256 does not match its footer, or it
+    /// could not be read to the end): the merged archive is not written, so the damage is
+    /// never carried into an archive with a fresh, valid hash.
+    #[error("source {} of the merge is damaged: {error}", source_index + 1)]
+    SourceDamaged {
+        /// The damaged source's place in the list of sources, from 0.
+        source_index: usize,
+        /// What is wrong with it.
+        #[source]
+        error: Box<ZarError>,
+    },
     /// Extraction finished, but some entries failed; each is listed with its error.
     #[error("{} of the selected entries could not be extracted:\n{}", failures.len(), failures.iter().map(|f| format!("  {f}")).collect::<Vec<_>>().join("\n"))]
     ExtractFailed {

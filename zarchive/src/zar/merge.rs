@@ -235,7 +235,9 @@ fn items_of<'a>(
 ///
 /// # Errors
 ///
-/// As [`pack::pack_dir`]; a source archive's damaged block fails the merge, naming the file.
+/// As [`pack::pack_dir`]; a source archive's damaged block fails the merge, naming the file,
+/// and so does one whose SHA-256 does not match its footer ([`ZarError::SourceDamaged`]).
+/// Nothing is written then.
 pub fn merge(
     sources: &[Source<'_>],
     out: &Path,
@@ -249,7 +251,67 @@ pub fn merge(
 
 /// Merge `sources` (later ones win) into `out` (any writer). `skip` lists canonical paths
 /// never to take from a source directory (the archive being written).
+///
+/// The SHA-256 of every source archive is checked on a thread of its own while the merge
+/// runs (as a full [`super::extract()`] checks it): a source whose hash does not match its
+/// footer fails the merge with [`ZarError::SourceDamaged`], for a damaged stored block
+/// decodes without complaint and the merged archive would carry it under a valid hash.
 pub fn merge_to<W: Write>(
+    sources: &[Source<'_>],
+    out: W,
+    opts: &PackOptions,
+    skip: &[PathBuf],
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<(W, PackSummary), ZarError> {
+    let archives: Vec<(usize, &Archive)> = sources
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Source::Archive(a) => Some((i, *a)),
+            _ => None,
+        })
+        .collect();
+    std::thread::scope(|s| {
+        let hashers: Vec<_> = archives
+            .iter()
+            .map(|&(i, a)| {
+                let thread = std::thread::Builder::new()
+                    .name("zar-merge-hash".into())
+                    .spawn_scoped(s, || a.compute_hash());
+                (i, a, thread)
+            })
+            .collect();
+        let result = merge_items(sources, out, opts, skip, progress);
+        let mut damaged = None;
+        for (i, a, thread) in hashers {
+            let hash = match thread {
+                Ok(t) => t.join().unwrap_or_else(|_| a.compute_hash()),
+                // No thread to spare: hash after the merge.
+                Err(_) => a.compute_hash(),
+            };
+            let stored = a.footer().integrity_hash;
+            let error = match hash {
+                Ok(h) if h == stored => continue,
+                Ok(h) => ZarError::HashMismatch {
+                    stored: super::extract::hex(&stored),
+                    computed: super::extract::hex(&h),
+                },
+                Err(e) => e,
+            };
+            damaged.get_or_insert(ZarError::SourceDamaged {
+                source_index: i,
+                error: Box::new(error),
+            });
+        }
+        match damaged {
+            Some(e) => Err(e),
+            None => result,
+        }
+    })
+}
+
+/// [`merge_to`] without the check of the source archives' hashes.
+fn merge_items<W: Write>(
     sources: &[Source<'_>],
     out: W,
     opts: &PackOptions,
