@@ -1245,6 +1245,38 @@ fn compress_leaves_the_size_and_dictionary_id_out_of_the_header_when_told() {
     assert_eq!(zarkit::zstd::decompress(&plain, text.len()).unwrap(), text);
 }
 
+/// `pack -f` and `merge -f` into a file of the tree being packed that is not an archive
+/// fail and keep it: before, the walk left it out as the output and the archive replaced
+/// it (exit 0), so it was neither packed nor kept. An earlier archive there is replaced.
+#[test]
+fn pack_and_merge_never_write_over_a_file_of_their_own_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("src");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::write(tree.join("notes.txt"), b"important").unwrap();
+    std::fs::write(tree.join("a.txt"), b"other").unwrap();
+    let notes = tree.join("notes.txt");
+    let o = run!("pack", &tree, "-o", &notes, "-f", "-q");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("notes.txt: the output is a file of the tree being packed"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&notes).unwrap(), b"important");
+    let o = run!("merge", "-o", &notes, "-f", &tree, "-q");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&notes).unwrap(), b"important");
+    // An archive written inside the tree is replaced the next time, and never packed.
+    let archive = tree.join("src.zar");
+    for _ in 0..2 {
+        let o = run!("pack", &tree, "-o", &archive, "-f", "-q");
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let o = run!("list", &archive);
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "a.txt\nnotes.txt\n");
+    }
+}
+
 /// `update` and `merge` refuse an archive whose hash does not match (a flipped bit in a
 /// block stored raw decodes without complaint): exit 3, the archive named and left as it
 /// was. Before, both exited 0 and wrote the damage under a fresh, valid hash.

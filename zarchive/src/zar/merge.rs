@@ -186,11 +186,12 @@ fn items_of<'a>(
     source: &Source<'a>,
     opts: &PackOptions,
     skip: &[PathBuf],
+    output: Option<&Path>,
     warnings: &mut Vec<PackWarning>,
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<Vec<Item<'a>>, ZarError> {
     Ok(match source {
-        Source::Dir(dir) => pack::scan(dir, opts, skip, warnings, progress)?,
+        Source::Dir(dir) => pack::scan(dir, opts, skip, output, warnings, progress)?,
         Source::Archive(archive) => archive
             .walk()
             .map(|e| Item {
@@ -245,7 +246,14 @@ pub fn merge(
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<PackSummary, ZarError> {
     pack::write_atomically(out, opts.overwrite_allowed(), |w, skip| {
-        merge_to(sources, w, opts, skip, progress)
+        merge_guarded(
+            sources,
+            w,
+            opts,
+            skip,
+            skip.first().map(PathBuf::as_path),
+            progress,
+        )
     })
 }
 
@@ -261,6 +269,20 @@ pub fn merge_to<W: Write>(
     out: W,
     opts: &PackOptions,
     skip: &[PathBuf],
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<(W, PackSummary), ZarError> {
+    merge_guarded(sources, out, opts, skip, None, progress)
+}
+
+/// [`merge_to`], refusing to replace `output` (the canonical path of the archive being
+/// written, among `skip`) when it is a file of a source directory that is not an archive
+/// (see [`pack::scan`]).
+fn merge_guarded<W: Write>(
+    sources: &[Source<'_>],
+    out: W,
+    opts: &PackOptions,
+    skip: &[PathBuf],
+    output: Option<&Path>,
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<(W, PackSummary), ZarError> {
     let archives: Vec<(usize, &Archive)> = sources
@@ -281,7 +303,7 @@ pub fn merge_to<W: Write>(
                 (i, a, thread)
             })
             .collect();
-        let result = merge_items(sources, out, opts, skip, progress);
+        let result = merge_items(sources, out, opts, skip, output, progress);
         let mut damaged = None;
         for (i, a, thread) in hashers {
             let hash = match thread {
@@ -316,13 +338,14 @@ fn merge_items<W: Write>(
     out: W,
     opts: &PackOptions,
     skip: &[PathBuf],
+    output: Option<&Path>,
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<(W, PackSummary), ZarError> {
     let mut warnings = Vec::new();
     let mut tree = Tree::default();
     let mut replaced = Vec::new();
     for source in sources {
-        for item in items_of(source, opts, skip, &mut warnings, progress)? {
+        for item in items_of(source, opts, skip, output, &mut warnings, progress)? {
             tree.add(item, &mut replaced);
             for w in replaced.drain(..) {
                 progress(PackEvent::Warning(&w));

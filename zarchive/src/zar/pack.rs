@@ -239,7 +239,14 @@ pub fn pack_dir(
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<PackSummary, ZarError> {
     write_atomically(out, opts.overwrite, |w, skip| {
-        pack_dir_to(dir, w, opts, skip, progress)
+        pack_dir_guarded(
+            dir,
+            w,
+            opts,
+            skip,
+            skip.first().map(PathBuf::as_path),
+            progress,
+        )
     })
 }
 
@@ -392,6 +399,25 @@ pub fn is_special_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
+/// Whether `path` is a ZAR archive as far as its footer tells (its magic, and the file's
+/// length where the footer says); no other check.
+fn is_zar_file(path: &Path) -> bool {
+    use super::format::{FOOTER_SIZE, Footer, MAGIC};
+    use std::io::{Read, Seek, SeekFrom};
+    let footer = (|| {
+        let mut f = std::fs::File::open(path)?;
+        let len = f.metadata()?.len();
+        let mut b = [0u8; FOOTER_SIZE];
+        f.seek(SeekFrom::Start(
+            len.checked_sub(FOOTER_SIZE as u64)
+                .ok_or(std::io::ErrorKind::UnexpectedEof)?,
+        ))?;
+        f.read_exact(&mut b)?;
+        Ok::<_, std::io::Error>((Footer::parse(&b), len))
+    })();
+    footer.is_ok_and(|(footer, len)| footer.magic == MAGIC && footer.total_size == len)
+}
+
 /// Pack `dir` into `out` (any writer, e.g. stdout). `skip` lists canonical paths never to
 /// pack (the archive being written, when it lies inside `dir`).
 pub fn pack_dir_to<W: Write>(
@@ -401,8 +427,22 @@ pub fn pack_dir_to<W: Write>(
     skip: &[PathBuf],
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<(W, PackSummary), ZarError> {
+    pack_dir_guarded(dir, out, opts, skip, None, progress)
+}
+
+/// [`pack_dir_to`], refusing to go on when `output` (the canonical path of the archive
+/// being written, among `skip`) is a file of the tree that is not an archive: replacing it
+/// would lose it (see [`scan`]).
+fn pack_dir_guarded<W: Write>(
+    dir: &Path,
+    out: W,
+    opts: &PackOptions,
+    skip: &[PathBuf],
+    output: Option<&Path>,
+    progress: &mut dyn FnMut(PackEvent<'_>),
+) -> Result<(W, PackSummary), ZarError> {
     let mut warnings = Vec::new();
-    let items = scan(dir, opts, skip, &mut warnings, progress)?;
+    let items = scan(dir, opts, skip, output, &mut warnings, progress)?;
     write_items(&items, out, opts, warnings, progress)
 }
 
@@ -552,10 +592,14 @@ fn sorted_names(dir: &DirHandle) -> Result<std::vec::IntoIter<OsString>, ZarErro
 /// Walk `dir` in canonical order (depth-first, a directory before its contents, siblings
 /// sorted by the ZAR name comparator) and list what to pack. Directories are opened by
 /// handle, one level below the other, so no depth is too deep for the system's path limit.
+/// The paths of `skip` are left out; `output`, one of them, is the archive being written
+/// over an existing file: when that file is in the tree and is not a ZAR archive, the
+/// walk fails, for the file would be neither packed nor kept.
 pub(crate) fn scan(
     dir: &Path,
     opts: &PackOptions,
     skip: &[PathBuf],
+    output: Option<&Path>,
     warnings: &mut Vec<PackWarning>,
     progress: &mut dyn FnMut(PackEvent<'_>),
 ) -> Result<Vec<Item<'static>>, ZarError> {
@@ -571,6 +615,7 @@ pub(crate) fn scan(
     // one, by name and canonical path elsewhere.
     let skip_ids: Vec<(u64, u64)> = skip.iter().filter_map(|p| dirs::identity(p)).collect();
     let skip_names: Vec<&std::ffi::OsStr> = skip.iter().filter_map(|p| p.file_name()).collect();
+    let output_id = output.and_then(dirs::identity);
     let names = sorted_names(&root)?;
     let mut stack = vec![Level {
         dir: root,
@@ -626,6 +671,20 @@ pub(crate) fn scan(
                 }
             };
             if is_output {
+                // Replaced (`--force`), a file of the tree would be lost: it is neither
+                // packed nor kept. An earlier archive written there is what `--force`
+                // means to replace.
+                let is_target = match (meta.id, output_id) {
+                    (Some(id), Some(out)) => id == out,
+                    _ => output.is_some_and(|o| disk.canonicalize().is_ok_and(|c| c == o)),
+                };
+                if is_target && meta.kind == Kind::File && !is_zar_file(&disk) {
+                    return Err(ZarError::path(
+                        &disk,
+                        "the output is a file of the tree being packed, and not an archive: \
+                         writing the archive over it would lose it; write the archive elsewhere",
+                    ));
+                }
                 continue;
             }
         }
