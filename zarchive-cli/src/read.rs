@@ -328,29 +328,36 @@ pub fn list(a: ListArgs) -> Result<(), Failure> {
     let mut out = io::BufWriter::new(stdout.lock());
     let res: io::Result<()> = (|| {
         if a.json {
-            let items: Vec<serde_json::Value> = archive
-                .walk()
-                .map(|e| {
-                    let bytes = e.path();
-                    let path = String::from_utf8_lossy(&bytes).into_owned();
-                    let mut v = match e.kind() {
-                        zar::EntryKind::File { offset, size } => {
-                            serde_json::json!({ "path": path, "type": "file", "size": size, "offset": offset })
-                        }
-                        zar::EntryKind::Dir => serde_json::json!({ "path": path, "type": "dir" }),
-                    };
-                    // A path that is not UTF-8 is shown with U+FFFD in `path`; its exact
-                    // bytes follow, so that no name is lost.
-                    if std::str::from_utf8(&bytes).is_err() {
-                        v["path_bytes"] = serde_json::json!(bytes);
+            // One element at a time, as `serde_json::to_string_pretty` lays out the whole
+            // array: memory is one entry's, whatever the archive holds (a crafted chain of
+            // 100,000 nested directories made the whole array some 10 GB).
+            let mut first = true;
+            for e in archive.walk() {
+                let bytes = e.path();
+                let path = String::from_utf8_lossy(&bytes).into_owned();
+                let mut v = match e.kind() {
+                    zar::EntryKind::File { offset, size } => {
+                        serde_json::json!({ "path": path, "type": "file", "size": size, "offset": offset })
                     }
-                    v
-                })
-                .collect();
-            // Rendered first, so a closed pipe is an ordinary write error (ignored below).
-            let text = serde_json::to_string_pretty(&items).map_err(io::Error::other)?;
-            out.write_all(text.as_bytes())?;
-            writeln!(out)?;
+                    zar::EntryKind::Dir => serde_json::json!({ "path": path, "type": "dir" }),
+                };
+                // A path that is not UTF-8 is shown with U+FFFD in `path`; its exact
+                // bytes follow, so that no name is lost.
+                if std::str::from_utf8(&bytes).is_err() {
+                    v["path_bytes"] = serde_json::json!(bytes);
+                }
+                let text = serde_json::to_string_pretty(&v).map_err(io::Error::other)?;
+                out.write_all(if first { b"[\n" } else { b",\n" })?;
+                first = false;
+                for (i, line) in text.lines().enumerate() {
+                    if i > 0 {
+                        out.write_all(b"\n")?;
+                    }
+                    out.write_all(b"  ")?;
+                    out.write_all(line.as_bytes())?;
+                }
+            }
+            out.write_all(if first { b"[]\n" } else { b"\n]\n" })?;
         } else if a.tree {
             write_tree(&archive, &mut out)?;
         } else {

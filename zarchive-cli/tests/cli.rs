@@ -1872,6 +1872,54 @@ fn compress_and_decompress_read_standard_input_when_given_no_input() {
     assert!(o.stdout == data);
 }
 
+/// `list --json` writes entry after entry: its memory is one entry's, not the listing's.
+/// Before, the whole array was built and then rendered, so a small archive of deeply
+/// nested directories (paths growing with the depth) drove it to gigabytes.
+#[cfg(target_os = "linux")]
+#[test]
+fn list_json_streams_its_entries() {
+    let d = tempfile::tempdir().unwrap();
+    // 4,000 nested directories `d`, a file at the bottom: about 16 MB of paths in all.
+    let depth = 4_000;
+    let file = format!("{}f", "d/".repeat(depth));
+    let (bytes, _) = zarkit::zar::merge_to(
+        &[zarkit::zar::Source::Entries(vec![(
+            file.clone(),
+            Some(std::sync::Arc::from(&b"bottom"[..])),
+        )])],
+        Vec::new(),
+        &zarkit::zar::PackOptions::new(),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap();
+    let archive = d.path().join("deep.zar");
+    std::fs::write(&archive, bytes).unwrap();
+    let listing = d.path().join("listing.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["list", "--json"])
+        .arg(&archive)
+        .stdout(std::fs::File::create(&listing).unwrap())
+        .spawn()
+        .unwrap();
+    let (exit, peak_kib) = common::wait_with_peak_rss(child);
+    assert!(exit.success());
+    let text = std::fs::read(&listing).unwrap();
+    assert!(text.len() > 16_000_000, "{} bytes", text.len());
+    assert!(
+        peak_kib > 0 && peak_kib < 20 << 10,
+        "peak resident size {peak_kib} KiB for {} bytes of listing",
+        text.len()
+    );
+    let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    let entries = v.as_array().unwrap();
+    assert_eq!(entries.len(), depth + 1);
+    assert_eq!(entries[depth]["path"], file.as_str());
+    assert_eq!(entries[depth]["size"], 6);
+    assert_eq!(entries[0]["path"], "d");
+    assert_eq!(entries[0]["type"], "dir");
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn list_json_keeps_the_exact_bytes_of_a_name_that_is_not_utf8() {
