@@ -20,7 +20,8 @@ const SHOWN_PATHS: usize = 5;
     after_help = "Several archives: `zarchive extract a.wua b.wua -C out/` extracts each \
 into its own folder named after the archive (out/a, out/b; without -C, a_extracted and \
 b_extracted beside them), reports each, and exits with the worst status. The leading \
-arguments that name existing files are the archives; the rest are paths inside them.
+arguments that are archive files (a ZAR footer, or a .zar / .wua name) are the archives; the \
+rest are paths inside them.
 
 A full extraction also checks the archive's SHA-256 while it writes (exit 3 on a mismatch; \
 --no-verify skips it). Extracting only some PATHs reads just the blocks they need and does \
@@ -128,12 +129,21 @@ pub struct InfoArgs {
 
 /// Run `zarchive extract`: one archive, or several each into its own folder.
 pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
-    // The leading arguments that name existing files (or `-`) are archives.
+    // The leading arguments that are archives (or `-`): files whose footer says so, or
+    // named `.zar` / `.wua`. A member's name that happens to name some other file here is
+    // a path inside the archive.
+    let is_archive = |p: &Path| {
+        p.is_file()
+            && (zar::looks_like_archive(p)
+                || p.extension().is_some_and(|e| {
+                    e.eq_ignore_ascii_case("zar") || e.eq_ignore_ascii_case("wua")
+                }))
+    };
     let n_archives = a
         .args
         .iter()
         .enumerate()
-        .take_while(|(i, p)| (*i == 0) || output::is_dash(p) || p.is_file())
+        .take_while(|(i, p)| (*i == 0) || output::is_dash(p) || is_archive(p))
         .count();
     let (archives, paths) = a.args.split_at(n_archives);
     let paths: Vec<String> = paths
@@ -147,7 +157,7 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
         ));
     }
     let several = archives.len() > 1;
-    let mut worst: Option<Failure> = None;
+    let mut dests: Vec<PathBuf> = Vec::with_capacity(archives.len());
     for archive in archives {
         let dest = match (&a.dest, several) {
             (Some(d), false) => d.clone(),
@@ -164,7 +174,23 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
                 name
             }),
         };
-        let result = extract_one(&a, archive, &dest, paths.clone());
+        // `a.zar` and `a.wua` would share a folder, the second writing over the first.
+        if let Some(i) = dests.iter().position(|d| *d == dest) {
+            return Err(fail(
+                EXIT_USAGE,
+                format!(
+                    "{} and {} would both be extracted into {}; extract them one at a time, each with its own -C DIR",
+                    display_path(&archives[i]),
+                    display_path(archive),
+                    display_path(&dest)
+                ),
+            ));
+        }
+        dests.push(dest);
+    }
+    let mut worst: Option<Failure> = None;
+    for (archive, dest) in archives.iter().zip(&dests) {
+        let result = extract_one(&a, archive, dest, paths.clone());
         if several {
             match &result {
                 Ok(()) => {}

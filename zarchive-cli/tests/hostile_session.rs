@@ -726,3 +726,87 @@ fn names_on_disk_never_reach_the_terminal_raw() {
             .is_file()
     );
 }
+
+// A second hostile session (issue 14's forty-fifth session) found these.
+
+/// A member PATH that names some other file in the current directory stays a member: only
+/// archive files (a ZAR footer, or a `.zar` / `.wua` name) lead the arguments. Before,
+/// `extract a.zar top.txt -C q` with a local `top.txt` extracted everything into `q/a/` and
+/// called `top.txt` a damaged archive (exit 3).
+#[test]
+fn a_member_path_naming_a_local_file_is_still_a_member() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let archive = d.path().join("t.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    std::fs::write(d.path().join("a.txt"), b"an unrelated local file").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["extract", "-q", "t.zar", "a.txt", "-C", "q"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(d.path().join("q/a.txt")).unwrap(),
+        b"hello archive"
+    );
+    assert!(!d.path().join("q/sub").exists() && !d.path().join("q/t").exists());
+    // A second archive still leads, by its footer whatever its name, or by its name.
+    std::fs::copy(&archive, d.path().join("copy.bin")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["extract", "-q", "t.zar", "copy.bin", "a.txt", "-C", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(d.path().join("r/t/a.txt").is_file() && d.path().join("r/copy/a.txt").is_file());
+}
+
+/// A PATH the archive does not hold is reported and the others are extracted (exit 1), as
+/// `tar` and `unzip` go on. Before, nothing at all was extracted.
+#[test]
+fn a_missing_path_does_not_cancel_the_others() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let archive = d.path().join("t.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    let q = d.path().join("q");
+    let o = run!("extract", "-q", &archive, "sub", "nonexist", "-C", &q);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no entry named nonexist"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(q.join("sub/b.bin")).unwrap(),
+        vec![7u8; 100_000]
+    );
+    assert!(!q.join("a.txt").exists());
+    // Only missing paths: nothing is made.
+    let r = d.path().join("r");
+    let o = run!("extract", "-q", &archive, "nonexist", "-C", &r);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(!r.exists());
+}
+
+/// Two archives that would share a destination folder (`a.zar`, `a.wua`) are refused
+/// before anything is written; before, the second wrote over the first with `-f`.
+#[test]
+fn two_archives_into_one_folder_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let zar = d.path().join("a.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &zar)), 0);
+    let wua = d.path().join("a.wua");
+    std::fs::copy(&zar, &wua).unwrap();
+    let out = d.path().join("out");
+    let o = run!("extract", "-q", "-f", &zar, &wua, "-C", &out);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("would both be extracted into"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}

@@ -50,6 +50,8 @@ impl ExtractOptions {
         self
     }
     /// Archive paths to extract (a directory means its whole subtree); empty = everything.
+    /// A path the archive does not hold is a failed entry ([`ZarError::NotFound`] among
+    /// those of [`ZarError::ExtractFailed`]); the others are still extracted.
     pub fn paths(mut self, paths: Vec<String>) -> Self {
         self.paths = paths;
         self
@@ -194,10 +196,29 @@ fn extract_entries<'a>(
     progress: &mut dyn FnMut(ExtractEvent<'_>),
 ) -> Result<ExtractSummary, ZarError> {
     let mut roots: Vec<Entry<'_>> = Vec::new();
+    // A path the archive does not hold is reported and the others are extracted, as `tar`
+    // and `unzip` go on past a name they do not find.
+    let mut missing: Vec<ExtractFailure> = Vec::new();
     for p in &opts.paths {
-        roots.push(archive.get(p)?);
+        match archive.get(p) {
+            Ok(e) => roots.push(e),
+            Err(error) => {
+                progress(ExtractEvent::Failed {
+                    path: p,
+                    error: &error,
+                });
+                missing.push(ExtractFailure {
+                    path: p.clone(),
+                    error,
+                    not_extracted_inside: 0,
+                });
+            }
+        }
     }
     if roots.is_empty() {
+        if !missing.is_empty() {
+            return Err(ZarError::ExtractFailed { failures: missing });
+        }
         roots.push(archive.root());
     }
     let mut selected: Vec<Entry<'_>> = Vec::new();
@@ -367,12 +388,11 @@ fn extract_entries<'a>(
         });
     }
     failures.sort_by_key(|(i, _)| *i);
-    if failures.is_empty() {
+    missing.extend(failures.into_iter().map(|(_, f)| f));
+    if missing.is_empty() {
         Ok(summary)
     } else {
-        Err(ZarError::ExtractFailed {
-            failures: failures.into_iter().map(|(_, f)| f).collect(),
-        })
+        Err(ZarError::ExtractFailed { failures: missing })
     }
 }
 

@@ -38,7 +38,7 @@ pub use pack::{
 };
 pub use reader::{
     Archive, ArchiveDictionary, DEFAULT_CACHE_BLOCKS, DecodedBlock, Entry, EntryId, EntryKind,
-    FileReader, OpenOptions, Walk,
+    FileReader, OpenOptions, Walk, looks_like_archive,
 };
 pub use source::ReadAt;
 pub use verify::{BlockProblem, VerifyEvent, VerifyOptions, VerifyReport, verify};

@@ -399,25 +399,6 @@ pub fn is_special_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
-/// Whether `path` is a ZAR archive as far as its footer tells (its magic, and the file's
-/// length where the footer says); no other check.
-fn is_zar_file(path: &Path) -> bool {
-    use super::format::{FOOTER_SIZE, Footer, MAGIC};
-    use std::io::{Read, Seek, SeekFrom};
-    let footer = (|| {
-        let mut f = std::fs::File::open(path)?;
-        let len = f.metadata()?.len();
-        let mut b = [0u8; FOOTER_SIZE];
-        f.seek(SeekFrom::Start(
-            len.checked_sub(FOOTER_SIZE as u64)
-                .ok_or(std::io::ErrorKind::UnexpectedEof)?,
-        ))?;
-        f.read_exact(&mut b)?;
-        Ok::<_, std::io::Error>((Footer::parse(&b), len))
-    })();
-    footer.is_ok_and(|(footer, len)| footer.magic == MAGIC && footer.total_size == len)
-}
-
 /// Pack `dir` into `out` (any writer, e.g. stdout). `skip` lists canonical paths never to
 /// pack (the archive being written, when it lies inside `dir`).
 pub fn pack_dir_to<W: Write>(
@@ -678,7 +659,8 @@ pub(crate) fn scan(
                     (Some(id), Some(out)) => id == out,
                     _ => output.is_some_and(|o| disk.canonicalize().is_ok_and(|c| c == o)),
                 };
-                if is_target && meta.kind == Kind::File && !is_zar_file(&disk) {
+                if is_target && meta.kind == Kind::File && !super::reader::looks_like_archive(&disk)
+                {
                     return Err(ZarError::path(
                         &disk,
                         "the output is a file of the tree being packed, and not an archive: \

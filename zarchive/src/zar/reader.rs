@@ -234,6 +234,24 @@ impl std::fmt::Debug for Entry<'_> {
     }
 }
 
+/// Whether the file at `path` looks like a ZAR archive: its last 144 bytes are a footer
+/// with the ZAR magic that gives the file's own length. Nothing else is read or checked
+/// ([`Archive::open`] validates); any error reading it is a no.
+pub fn looks_like_archive(path: impl AsRef<Path>) -> bool {
+    let footer = (|| {
+        let mut f = std::fs::File::open(path.as_ref())?;
+        let len = f.metadata()?.len();
+        let Some(at) = len.checked_sub(FOOTER_SIZE as u64) else {
+            return Ok(None);
+        };
+        let mut b = [0u8; FOOTER_SIZE];
+        f.seek(SeekFrom::Start(at))?;
+        f.read_exact(&mut b)?;
+        Ok::<_, std::io::Error>(Some((Footer::parse(&b), len)))
+    })();
+    matches!(footer, Ok(Some((footer, len))) if footer.magic == MAGIC && footer.total_size == len)
+}
+
 impl Archive {
     /// Open and validate the archive at `path` with default [`OpenOptions`] (memory-mapped,
     /// a 16-block cache).
