@@ -331,3 +331,55 @@ fn a_damaged_source_archive_fails_the_merge_instead_of_getting_a_valid_hash() {
         }
     }
 }
+
+/// A block of a source archive that does not decode (its hash made to match, so only the
+/// block tells) fails the merge naming that archive by its place; before, the error named
+/// the file but not which source held it.
+#[test]
+fn a_block_that_does_not_decode_names_its_source_archive() {
+    let d = tempfile::tempdir().unwrap();
+    let (base, update) = trees(d.path());
+    let mut bytes = pack(&base, 1);
+    let archive = Archive::from_reader(std::io::Cursor::new(bytes.clone())).unwrap();
+    // The first block of `content/a.bin` (compressed): its frame's block header is made to
+    // claim the reserved block type, which no decoder accepts.
+    let (at, len) = archive.block_extent(0).unwrap();
+    assert!(len < 65_536, "block 0 is compressed");
+    drop(archive);
+    // Magic (4), the frame header descriptor and what it implies, then the block header:
+    // type bits 1-2 set to 3 (reserved).
+    let fhd = bytes[at as usize + 4];
+    let header_len = 1
+        + usize::from(fhd & 0x20 == 0)
+        + [0, 1, 2, 4][usize::from(fhd & 3)]
+        + [usize::from(fhd & 0x20 != 0), 2, 4, 8][usize::from(fhd >> 6)];
+    bytes[at as usize + 4 + header_len] |= 0b110;
+    zarkit_tests::exercise::fix_hash(&mut bytes);
+    let damaged = d.path().join("damaged.zar");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let archive = Archive::open(&damaged).unwrap();
+    assert!(archive.read_block(0).is_err());
+    let good = Archive::from_reader(std::io::Cursor::new(pack(&update, 1))).unwrap();
+    let err = merge_to(
+        &[
+            Source::Archive(&good),
+            Source::Archive(&archive),
+            Source::Dir(update.clone()),
+        ],
+        Vec::new(),
+        &opts(2),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap_err();
+    match &err {
+        zarkit::zar::ZarError::SourceDamaged {
+            source_index,
+            error,
+        } => {
+            assert_eq!(*source_index, 1);
+            assert!(error.to_string().contains("content/a.bin"), "{error}");
+        }
+        other => panic!("{other}"),
+    }
+}

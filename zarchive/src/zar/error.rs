@@ -225,9 +225,10 @@ pub enum ZarError {
         /// The hash of the archive's bytes, in hex.
         computed: String,
     },
-    /// A source archive of a merge is damaged (its SHA-256 does not match its footer, or it
-    /// could not be read to the end): the merged archive is not written, so the damage is
-    /// never carried into an archive with a fresh, valid hash.
+    /// A source archive of a merge is damaged (its SHA-256 does not match its footer, a
+    /// block of one of its files does not decode, or it could not be read to the end): the
+    /// merged archive is not written, so the damage is never carried into an archive with a
+    /// fresh, valid hash.
     #[error("source {} of the merge is damaged: {error}", source_index + 1)]
     SourceDamaged {
         /// The damaged source's place in the list of sources, from 0.

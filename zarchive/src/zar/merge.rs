@@ -303,7 +303,24 @@ fn merge_guarded<W: Write>(
                 (i, a, thread)
             })
             .collect();
-        let result = merge_items(sources, out, opts, skip, output, progress);
+        // A block of an archive that does not decode names the file; the source it came
+        // from is the last archive holding that file (a later directory's file would have
+        // replaced it, and reading that is no decode).
+        let result = merge_items(sources, out, opts, skip, output, progress).map_err(|e| {
+            let holder = damaged_file(&e).and_then(|path| {
+                archives
+                    .iter()
+                    .rev()
+                    .find(|(_, a)| a.lookup(path).is_some_and(|f| f.is_file()))
+            });
+            match holder {
+                Some(&(i, _)) => ZarError::SourceDamaged {
+                    source_index: i,
+                    error: Box::new(e),
+                },
+                None => e,
+            }
+        });
         let mut damaged = None;
         for (i, a, thread) in hashers {
             let hash = match thread {
@@ -330,6 +347,20 @@ fn merge_guarded<W: Write>(
             None => result,
         }
     })
+}
+
+/// The archive path of the file whose stored bytes `e` says are damaged (a block that does
+/// not decode), if that is what `e` is.
+fn damaged_file(e: &ZarError) -> Option<&str> {
+    match e {
+        ZarError::File { path, source } => match **source {
+            ZarError::Block {
+                source: Some(_), ..
+            } => Some(path),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// [`merge_to`] without the check of the source archives' hashes.
