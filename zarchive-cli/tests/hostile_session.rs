@@ -810,3 +810,30 @@ fn two_archives_into_one_folder_are_refused() {
     );
     assert!(!out.exists());
 }
+
+/// `update` (and `pack -f` over an archive) keeps the archive's owner and group where it
+/// may (as root); before, root's update handed a user's archive to root.
+#[cfg(unix)]
+#[test]
+fn update_keeps_the_archives_owner() {
+    use std::os::unix::fs::MetadataExt;
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let archive = d.path().join("own.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    if std::fs::metadata(&archive).unwrap().uid() != 0 {
+        return; // Only root may give a file away.
+    }
+    std::os::unix::fs::chown(&archive, Some(65534), Some(65534)).unwrap();
+    let add = d.path().join("add");
+    std::fs::create_dir_all(&add).unwrap();
+    std::fs::write(add.join("z.txt"), b"z").unwrap();
+    let o = run!("update", "-q", &archive, &add);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = std::fs::metadata(&archive).unwrap();
+    assert_eq!((m.uid(), m.gid()), (65534, 65534));
+    let o = run!("pack", "-q", "-f", &t, "-o", &archive);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = std::fs::metadata(&archive).unwrap();
+    assert_eq!((m.uid(), m.gid()), (65534, 65534));
+}

@@ -300,10 +300,23 @@ pub(crate) fn write_atomically(
         .tempfile_in(&parent)
         .map_err(|e| ZarError::path_io(out, "cannot create the archive", e))?;
     let _partial = super::atomic::PartialFile::new(tmp.path());
-    // An archive replaced keeps its permissions (a private one stays private).
+    // An archive replaced keeps its permissions (a private one stays private) and, where
+    // this process may give it (root), its owner and group: `update` run by root must not
+    // hand a user's archive to root.
     if let Ok(old) = std::fs::metadata(out)
         && old.is_file()
     {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if let Ok(new) = tmp.as_file().metadata()
+                && (new.uid(), new.gid()) != (old.uid(), old.gid())
+            {
+                // Refused to anyone else, who could only have made the file their own:
+                // it stays theirs, as a copy of it would.
+                let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(old.uid()), Some(old.gid()));
+            }
+        }
         tmp.as_file()
             .set_permissions(old.permissions())
             .map_err(|e| {
