@@ -212,7 +212,22 @@ fn block_compressor(level: Option<&str>) -> Result<Arc<dyn BlockCompressor>, Fai
     }
 }
 
+/// `DIR.zar` beside DIR. A named directory's archive goes beside that name, a symbolic
+/// link's included (not beside where the link leads, which may be read-only media), as
+/// the reference tool names it; `.`, `..` and `/` are named after where they lead.
 fn default_output(dir: &Path) -> Result<PathBuf, Failure> {
+    if let Some(name) = dir.file_name() {
+        let parent = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let parent = parent
+            .canonicalize()
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(parent))))?;
+        let mut file = name.to_os_string();
+        file.push(".zar");
+        return Ok(parent.join(file));
+    }
     let abs = dir
         .canonicalize()
         .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(dir))))?;

@@ -837,3 +837,28 @@ fn update_keeps_the_archives_owner() {
     let m = std::fs::metadata(&archive).unwrap();
     assert_eq!((m.uid(), m.gid()), (65534, 65534));
 }
+
+/// The default output of a directory given by a symbolic link's name is `NAME.zar` beside
+/// the link (as the reference tool names it), not beside the directory it leads to.
+#[cfg(unix)]
+#[test]
+fn the_default_archive_of_a_linked_directory_goes_beside_the_link() {
+    let d = tempfile::tempdir().unwrap();
+    let far = d.path().join("far/away");
+    std::fs::create_dir_all(&far).unwrap();
+    let t = small_tree(&far);
+    let here = d.path().join("here");
+    std::fs::create_dir_all(&here).unwrap();
+    std::os::unix::fs::symlink(&t, here.join("game")).unwrap();
+    for args in [&["pack", "-q", "game"][..], &["game"]] {
+        let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .current_dir(&here)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(here.join("game.zar").is_file(), "{args:?}");
+        assert!(!far.join("t.zar").exists(), "{args:?}");
+        std::fs::remove_file(here.join("game.zar")).unwrap();
+    }
+}
