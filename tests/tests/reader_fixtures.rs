@@ -83,6 +83,26 @@ fn lookup_ignores_ascii_case_and_accepts_both_separators() {
     assert!(a.lookup("sub.txt/x").is_none());
 }
 
+/// `.` components are skipped (`./Sub`, as shells write paths) and a path ending in a
+/// separator finds only a directory; before, `./Sub` and `.` were "no entry" and
+/// `Sub/Deeper/deep.txt/` found the file.
+#[test]
+fn lookup_skips_dot_components_and_a_trailing_separator_asks_for_a_directory() {
+    let a = Archive::open(zar("basic/reference.zar")).unwrap();
+    assert_eq!(
+        a.get("./Sub/./Deeper/deep.txt").unwrap().path(),
+        b"Sub/Deeper/deep.txt"
+    );
+    assert!(a.lookup(".").unwrap().path().is_empty());
+    assert!(a.lookup("./").unwrap().is_dir());
+    assert!(a.lookup("sub/deeper/").unwrap().is_dir());
+    assert!(a.lookup("sub\\deeper\\").unwrap().is_dir());
+    assert!(a.lookup("sub/deeper/deep.txt/").is_none());
+    assert!(a.lookup("sub/deeper/deep.txt\\").is_none());
+    assert!(a.get("sub/deeper/deep.txt/").is_err());
+    assert!(a.lookup("sub/deeper/deep.txt").unwrap().is_file());
+}
+
 /// Counts the blocks it decodes, and refuses them all when `refuse` is set.
 struct Probe {
     decoded: std::sync::Arc<std::sync::atomic::AtomicUsize>,

@@ -636,11 +636,18 @@ impl Archive {
     }
 
     /// Find an entry by path: components split on `/` and `\`, empty components ignored, ASCII
-    /// letters compared ignoring case. Mirrors zarchivereader.cpp `LookUp`.
+    /// letters compared ignoring case. Mirrors zarchivereader.cpp `LookUp`, and besides it
+    /// skips `.` components (`./sub`, as shells and `find .` write paths; no entry can be
+    /// named `.`) and, as every POSIX lookup does, finds only a directory for a path ending
+    /// in a separator (`sub/f.txt/` is no file).
     pub fn lookup(&self, path: impl AsRef<[u8]>) -> Option<Entry<'_>> {
+        let path = path.as_ref();
         let mut cur = self.root();
-        for part in names::split_path(path.as_ref()) {
+        for part in names::split_path(path).filter(|p| *p != b".") {
             cur = cur.child(part)?;
+        }
+        if path.ends_with(b"/") || path.ends_with(b"\\") {
+            return cur.is_dir().then_some(cur);
         }
         Some(cur)
     }
