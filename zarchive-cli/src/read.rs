@@ -107,7 +107,8 @@ pub struct CatArgs {
     /// First byte to write.
     #[arg(long, default_value_t = 0)]
     offset: u64,
-    /// Number of bytes to write (default: to the end of the file).
+    /// Number of bytes to write, fewer where the file ends first, as `head -c` (default:
+    /// to the end of the file).
     #[arg(long)]
     length: Option<u64>,
 }
@@ -534,16 +535,8 @@ pub fn cat(a: CatArgs) -> Result<(), Failure> {
             ),
         ));
     }
-    let len = a.length.unwrap_or(size - offset);
-    if len > size - offset {
-        return Err(fail(
-            EXIT_FAILURE,
-            format!(
-                "range {offset}+{len} is beyond the end of {path} ({})",
-                count(size, "byte", "bytes")
-            ),
-        ));
-    }
+    // Up to the end at most, as `head -c` and `dd count=` stop there.
+    let len = a.length.unwrap_or(u64::MAX).min(size - offset);
     r.seek(SeekFrom::Start(offset))
         .map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
     // A read error names the archive (the reader's message names the file and block); a

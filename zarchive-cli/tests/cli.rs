@@ -120,6 +120,19 @@ fn list_json_cat_range_and_pack_to_stdout() {
     assert_eq!(code(&o), 0);
     let want = std::fs::read(fixture("multi-frame/expected/sub/c.txt")).unwrap();
     assert_eq!(o.stdout, &want[10..30]);
+    // A length past the end stops at the end, as `head -c` does (it was an error, with
+    // nothing written); an offset past the end is still an error.
+    let o = run!(
+        "cat",
+        fixture("multi-frame/multiframe.zar"),
+        "SUB\\c.txt",
+        "--offset",
+        "10",
+        "--length",
+        "99999999"
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, &want[10..]);
     let o = run!(
         "cat",
         fixture("multi-frame/multiframe.zar"),
