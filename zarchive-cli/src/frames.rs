@@ -1126,6 +1126,7 @@ fn decompress_one(
     quiet: bool,
 ) -> Result<u64, Failure> {
     let shown = shown(input);
+    let input_path = input;
     // The input streams through the decoder: memory is the frames' windows, whatever the
     // input's size.
     let input: Box<dyn Read> = if is_dash(input) {
@@ -1167,6 +1168,15 @@ fn decompress_one(
         written += n as u64;
     })
     .map_err(|e| match e {
+        // A ZAR archive starts with a block's frame, then goes on with what is no frame.
+        output::CopyError::Read(e)
+            if !is_dash(input_path) && zarkit::zar::looks_like_archive(input_path) =>
+        {
+            let mut f = decode_failure(&shown, e);
+            f.message
+                .push_str(" (it is a ZAR archive: `zarchive extract` or `zarchive cat` reads it)");
+            f
+        }
         output::CopyError::Read(e) => decode_failure(&shown, e),
         output::CopyError::Write(e) => fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))),
     });

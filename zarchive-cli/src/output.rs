@@ -73,6 +73,8 @@ pub fn open_archive_telling_damage(path: &Path) -> Result<Archive, Failure> {
     try_open(path)?.map_err(|e| {
         let code = match e {
             ZarError::Io { .. } | ZarError::Path { .. } => EXIT_FAILURE,
+            // A zstd file is no damaged archive.
+            ZarError::NotAnArchive { .. } if is_zstd_file(path) => EXIT_FAILURE,
             _ => EXIT_DAMAGED,
         };
         fail(code, archive_error(path, &e))
@@ -84,8 +86,25 @@ pub fn archive_error(path: &Path, e: &ZarError) -> String {
     match e {
         ZarError::Path { .. } => e.to_string(),
         e if is_dash(path) => format!("standard input: {e}"),
+        ZarError::NotAnArchive { .. } if is_zstd_file(path) => format!(
+            "{}: {e} (it is a zstd file: `zarchive decompress` reads it)",
+            display_path(path)
+        ),
         e => format!("{}: {e}", display_path(path)),
     }
+}
+
+/// Whether `path` is named `.zst` and starts with a zstd frame's magic number (a truncated
+/// archive starts with one too, but is not named so).
+pub fn is_zstd_file(path: &Path) -> bool {
+    use std::io::Read;
+    let named = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("zst") || e.eq_ignore_ascii_case("tzst"));
+    let mut magic = [0u8; 4];
+    named
+        && std::fs::File::open(path).is_ok_and(|mut f| f.read_exact(&mut magic).is_ok())
+        && magic == [0x28, 0xB5, 0x2F, 0xFD]
 }
 
 /// Open an archive: the outer error is a failure to read standard input, the inner one the

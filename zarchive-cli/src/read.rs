@@ -452,6 +452,10 @@ pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
         Err(e @ (ZarError::Io { .. } | ZarError::Path { .. })) => {
             return Err(fail(EXIT_FAILURE, output::archive_error(&a.archive, &e)));
         }
+        // A zstd file is no damaged archive.
+        Err(e @ ZarError::NotAnArchive { .. }) if output::is_zstd_file(&a.archive) => {
+            return Err(fail(EXIT_FAILURE, output::archive_error(&a.archive, &e)));
+        }
         Err(e) => {
             return Err(fail(EXIT_DAMAGED, format!("{shown}: damaged: {e}")));
         }

@@ -862,3 +862,36 @@ fn the_default_archive_of_a_linked_directory_goes_beside_the_link() {
         std::fs::remove_file(here.join("game.zar")).unwrap();
     }
 }
+
+/// A `.zst` given to the archive commands, and an archive given to `decompress`, say which
+/// command reads them.
+#[test]
+fn a_zstd_file_and_an_archive_given_to_the_other_commands_say_which_reads_them() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let archive = d.path().join("t.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    let zst = d.path().join("a.txt.zst");
+    assert_eq!(
+        code(&run!("compress", "-q", t.join("a.txt"), "-o", &zst)),
+        0
+    );
+    for command in ["info", "list", "verify", "extract"] {
+        let o = run!(command, &zst);
+        // Not called damaged (3): it is no archive at all.
+        assert_eq!(code(&o), 1, "{command}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("(it is a zstd file: `zarchive decompress` reads it)"),
+            "{command}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run!("decompress", &archive, "-o", d.path().join("out"));
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("(it is a ZAR archive: `zarchive extract`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.path().join("out").exists());
+}
