@@ -5,7 +5,7 @@
 use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use clap::Args;
 use fuser::{
@@ -42,6 +42,9 @@ struct ArchiveFs {
     archive: Arc<Archive>,
     uid: u32,
     gid: u32,
+    /// Every entry's times: the archive file's modification time (entries have none of
+    /// their own), as fuse-zip and squashfuse show them, not 1970.
+    time: SystemTime,
 }
 
 impl ArchiveFs {
@@ -64,10 +67,10 @@ impl ArchiveFs {
             ino: ino_of(e),
             size,
             blocks: size.div_ceil(512),
-            atime: UNIX_EPOCH,
-            mtime: UNIX_EPOCH,
-            ctime: UNIX_EPOCH,
-            crtime: UNIX_EPOCH,
+            atime: self.time,
+            mtime: self.time,
+            ctime: self.time,
+            crtime: self.time,
             kind,
             perm,
             nlink,
@@ -186,12 +189,30 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
             format!("{}: not a directory to mount on", display_path(&a.dir)),
         ));
     }
+    // Mounted over, its files would be hidden until the archive is unmounted.
+    let empty = std::fs::read_dir(&a.dir)
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.dir))))?
+        .next()
+        .is_none();
+    if !empty {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!(
+                "{}: not empty: its files would be hidden while the archive is mounted; mount on an empty directory",
+                display_path(&a.dir)
+            ),
+        ));
+    }
     let meta = std::fs::metadata(&a.dir)
         .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.dir))))?;
+    let time = std::fs::metadata(&a.archive)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|_| SystemTime::now());
     let fs = ArchiveFs {
         archive,
         uid: std::os::unix::fs::MetadataExt::uid(&meta),
         gid: std::os::unix::fs::MetadataExt::gid(&meta),
+        time,
     };
     let mut config = fuser::Config::default();
     config.mount_options = vec![

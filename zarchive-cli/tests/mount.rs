@@ -58,6 +58,11 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
             .output()
             .unwrap()
     });
+    // Entries show the archive's own modification time (they were all at 1970).
+    let entry_time = mounted.then(|| {
+        let first = std::fs::read_dir(&mnt).unwrap().next().unwrap().unwrap();
+        first.metadata().unwrap().modified().unwrap()
+    });
     // Ctrl-C: SIGINT to the mounting process, which unmounts and exits 0.
     let _ = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -78,4 +83,41 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("Unmounted"));
     assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "unmounted");
+    assert_eq!(
+        entry_time.unwrap(),
+        std::fs::metadata(&archive).unwrap().modified().unwrap()
+    );
+}
+
+/// A directory that is not empty is refused before anything is mounted: its files would be
+/// hidden while the archive is mounted (before, it was mounted over).
+#[test]
+fn a_directory_that_is_not_empty_is_refused() {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
+    let d = tempfile::tempdir().unwrap();
+    let archive = d.path().join("sample.zar");
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["pack", "-q"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mnt = d.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    std::fs::write(mnt.join("mine.txt"), b"kept").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .arg("mount")
+        .arg(&archive)
+        .arg(&mnt)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not empty"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(std::fs::read(mnt.join("mine.txt")).unwrap(), b"kept");
 }
