@@ -249,9 +249,16 @@ impl OutputFile {
             b.permissions(std::fs::Permissions::from_mode(0o666));
         }
         // Named by the target, not by the temporary file's random name.
-        let tmp = b
-            .tempfile_in(dir)
-            .map_err(|e| ZarError::path_io(target, "cannot create it", e))?;
+        let tmp = b.tempfile_in(dir).map_err(|e| {
+            ZarError::path_io(
+                target,
+                format!(
+                    "cannot create it (written as a temporary file in {} first, then renamed)",
+                    display_path(dir)
+                ),
+                e,
+            )
+        })?;
         Ok(OutputFile {
             _partial: zarkit::zar::PartialFile::new(tmp.path()),
             tmp,

@@ -1466,6 +1466,25 @@ fn outputs_and_removals_keep_what_zstd_keeps() {
         stderr(&o)
     );
     assert!(!stderr(&o).contains("partial") && !stderr(&o).contains("at path"));
+    // What failed is making a file in that directory: said so, for `pack` too (the user
+    // may own the output file and still not write its directory).
+    assert!(
+        stderr(&o).contains("(written as a temporary file in ")
+            && stderr(&o).contains("nodir first, then renamed)"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::create_dir_all(p("t0")).unwrap();
+    std::fs::write(p("t0/x"), b"x").unwrap();
+    let o = run!("pack", "-q", p("t0"), "-o", p("nodir/a.zar"));
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o)
+            .contains("nodir/a.zar: cannot create the archive (written as a temporary file in ")
+            && stderr(&o).contains("nodir first, then renamed)"),
+        "{}",
+        stderr(&o)
+    );
 
     // `update` through a link updates the archive it names and keeps its mode.
     std::fs::create_dir_all(p("store")).unwrap();

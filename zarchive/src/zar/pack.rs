@@ -298,7 +298,18 @@ pub(crate) fn write_atomically(
     };
     let tmp = super::atomic::temp_builder(&format!(".{}.", name.to_string_lossy()))
         .tempfile_in(&parent)
-        .map_err(|e| ZarError::path_io(out, "cannot create the archive", e))?;
+        .map_err(|e| {
+            // The archive is written beside its name and renamed: what failed is making
+            // a file in that directory, whatever the file of that name allows.
+            ZarError::path_io(
+                out,
+                format!(
+                    "cannot create the archive (written as a temporary file in {} first, then renamed)",
+                    names::display_path(&parent)
+                ),
+                e,
+            )
+        })?;
     let _partial = super::atomic::PartialFile::new(tmp.path());
     // An archive replaced keeps its permissions (a private one stays private) and, where
     // this process may give it (root), its owner and group: `update` run by root must not
