@@ -627,6 +627,13 @@ fn each_input(
         ));
     }
     let exists = |output: &Path| {
+        // A directory first: `-f` could not replace it, so it is no use suggesting.
+        if !is_dash(output) && output.is_dir() {
+            return Err(fail(
+                EXIT_FAILURE,
+                format!("{}: is a directory", display_path(output)),
+            ));
+        }
         if !is_dash(output) && !force && output.symlink_metadata().is_ok() && !is_special(output) {
             Err(Failure::from(zarkit::zar::ZarError::Exists {
                 path: output.to_path_buf(),

@@ -243,14 +243,43 @@ fn legacy_form(args: &[OsString]) -> Option<Result<(), Failure>> {
             "extract",
         )
     } else {
+        // A mistyped subcommand is the likelier meaning than a missing file.
+        let typed = input.to_string_lossy();
+        let near = subcommand_names()
+            .into_iter()
+            .filter(|n| n != "help")
+            .map(|n| (edit_distance(typed.as_bytes(), n.as_bytes()), n))
+            .filter(|(d, n)| *d <= 2 && *d < n.len())
+            .min();
         Err(fail(
             EXIT_USAGE,
-            format!(
-                "{}: not a file or directory (and not a subcommand; see --help)",
-                display_path(&input)
-            ),
+            match near {
+                Some((_, name)) => format!(
+                    "{}: not a file or directory, nor a subcommand; did you mean `zarchive {name}`?",
+                    display_path(&input)
+                ),
+                None => format!(
+                    "{}: not a file or directory (and not a subcommand; see --help)",
+                    display_path(&input)
+                ),
+            },
         ))
     })
+}
+
+/// The Levenshtein distance between `a` and `b` (insertions, deletions, substitutions).
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(x != y);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// The exit status after Ctrl-C (128 + SIGINT, as shells report it).

@@ -48,6 +48,9 @@ pub struct ExtractArgs {
     /// No progress bar or summary (warnings and errors still print).
     #[arg(short, long)]
     quiet: bool,
+    /// Run as the reference tool's form `zarchive ARCHIVE [DIR]`, which takes no `-f`.
+    #[arg(skip)]
+    positional: bool,
 }
 
 impl ExtractArgs {
@@ -60,6 +63,7 @@ impl ExtractArgs {
             threads: None,
             no_verify: false,
             quiet: false,
+            positional: true,
         }
     }
 }
@@ -282,12 +286,17 @@ fn extract_one(
             shown.push_str(&format!(", and {} more", existing.len() - SHOWN_PATHS));
         }
         eprintln!(
-            "zarchive: error: {} already {}, not replaced (use -f to overwrite): {shown}",
+            "zarchive: error: {} already {}, not replaced (use {} to overwrite): {shown}",
             count(existing.len() as u64, "file", "files"),
             if existing.len() == 1 {
                 "exists"
             } else {
                 "exist"
+            },
+            if a.positional {
+                "`zarchive extract -f`"
+            } else {
+                "-f"
             },
         );
     }

@@ -895,3 +895,53 @@ fn a_zstd_file_and_an_archive_given_to_the_other_commands_say_which_reads_them()
     );
     assert!(!d.path().join("out").exists());
 }
+
+/// Messages the second session found wanting: a mistyped subcommand is suggested; an
+/// output that is a directory says so at once (it said "use -f", which then said "is a
+/// directory"); the reference form's extraction names `zarchive extract -f`, the option it
+/// cannot take itself.
+#[test]
+fn mistyped_subcommands_directory_outputs_and_the_reference_forms_hint() {
+    let o = run!("extrct", "x.zar");
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("did you mean `zarchive extract`?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!("frobnicate");
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let dir = d.path().join("out");
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [
+        vec!["compress".into(), t.join("a.txt"), "-o".into(), dir.clone()],
+        vec![
+            "pack".into(),
+            "-q".into(),
+            t.clone(),
+            "-o".into(),
+            dir.clone(),
+        ],
+        vec!["train".into(), t.clone(), "-o".into(), dir.clone()],
+    ] {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let o = zarchive(&args);
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("directory"), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("-f"), "{args:?}: {}", stderr(&o));
+    }
+
+    let archive = d.path().join("t.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    assert_eq!(code(&run!(&archive)), 0);
+    let o = run!(&archive);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(use `zarchive extract -f` to overwrite)"),
+        "{}",
+        stderr(&o)
+    );
+}

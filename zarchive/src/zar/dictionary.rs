@@ -74,7 +74,8 @@ pub(crate) fn choose(items: &[Item<'_>], level: i32) -> Result<DictionaryChoice,
     };
     if blocks < MIN_BLOCKS {
         choice.reason = format!(
-            "the archive will hold {blocks} blocks; at least {MIN_BLOCKS} are needed to train a dictionary and measure it"
+            "the archive will hold {blocks} block{}; at least {MIN_BLOCKS} are needed to train a dictionary and measure it",
+            if blocks == 1 { "" } else { "s" }
         );
         return Ok(choice);
     }

@@ -279,13 +279,14 @@ pub(crate) fn write_atomically(
             .map_err(|e| ZarError::path(out, format!("cannot write the archive: {}", e.error())))?;
         return Ok(summary);
     }
+    // A directory first: `-f` could not replace it, so it is no use suggesting.
+    if out.is_dir() {
+        return Err(ZarError::path(out, "the output path is a directory"));
+    }
     if !overwrite && out.symlink_metadata().is_ok() {
         return Err(ZarError::Exists {
             path: out.to_path_buf(),
         });
-    }
-    if out.is_dir() {
-        return Err(ZarError::path(out, "the output path is a directory"));
     }
     let resolved = resolve_link_to_file(out)?;
     let out = resolved.as_deref().unwrap_or(out);
