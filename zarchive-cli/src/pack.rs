@@ -19,7 +19,7 @@ use crate::{EXIT_DAMAGED, EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 #[derive(Args, Debug, Default)]
 pub struct WriteArgs {
     /// Compression threads (default: all cores; at most the number of cores).
-    #[arg(short = 'j', long)]
+    #[arg(short = 'j', long, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// Compression: a zstd level from -131072 to 22, or `stored` for uncompressed blocks
     /// (default: 6, the reference tool's level; the archive is then byte-identical to the

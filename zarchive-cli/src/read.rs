@@ -40,7 +40,7 @@ pub struct ExtractArgs {
     #[arg(short, long)]
     force: bool,
     /// Files written in parallel (default: all cores; at most the number of cores).
-    #[arg(short = 'j', long)]
+    #[arg(short = 'j', long, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// Do not check the archive's SHA-256 during a full extraction.
     #[arg(long)]
@@ -90,7 +90,7 @@ pub struct VerifyArgs {
     /// The archive, or `-` for standard input.
     archive: PathBuf,
     /// Threads (default: all cores; at most the number of cores).
-    #[arg(short = 'j', long)]
+    #[arg(short = 'j', long, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// No progress bar and no "OK" line (problems still print).
     #[arg(short, long)]
@@ -109,11 +109,11 @@ pub struct CatArgs {
     /// The file's path in the archive.
     path: String,
     /// First byte to write.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     offset: u64,
     /// Number of bytes to write, fewer where the file ends first, as `head -c` (default:
     /// to the end of the file).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     length: Option<u64>,
 }
 

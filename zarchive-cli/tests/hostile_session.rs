@@ -945,3 +945,51 @@ fn mistyped_subcommands_directory_outputs_and_the_reference_forms_hint() {
         stderr(&o)
     );
 }
+
+/// A negative number is refused as a value (clap's tip said to pass it after `--`, which
+/// then failed as an extra argument), and a destination that is a file is named as such.
+#[test]
+fn negative_numbers_and_a_file_as_destination_are_refused_plainly() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let archive = d.path().join("t.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    for args in [
+        vec![
+            "cat".into(),
+            archive.clone(),
+            "a.txt".into(),
+            "--offset".into(),
+            "-1".into(),
+        ],
+        vec![
+            "cat".into(),
+            archive.clone(),
+            "a.txt".into(),
+            "--length".into(),
+            "-5".into(),
+        ],
+        vec!["pack".into(), t.clone(), "-j".into(), "-1".into()],
+        vec!["extract".into(), archive.clone(), "-j".into(), "-2".into()],
+        vec!["verify".into(), archive.clone(), "-j".into(), "-2".into()],
+    ] {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let o = zarchive(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("invalid value '-"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("tip:"), "{args:?}: {}", stderr(&o));
+    }
+    let file = d.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    let o = run!("extract", "-q", &archive, "-C", &file);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("the destination exists and is not a directory"),
+        "{}",
+        stderr(&o)
+    );
+}

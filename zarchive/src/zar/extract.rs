@@ -239,8 +239,13 @@ fn extract_entries<'a>(
         bytes: selected.iter().map(|e| e.size()).sum(),
     });
 
-    std::fs::create_dir_all(dest)
-        .map_err(|e| ZarError::path_io(dest, "cannot create the destination directory", e))?;
+    std::fs::create_dir_all(dest).map_err(|e| {
+        if dest.exists() && !dest.is_dir() {
+            ZarError::path(dest, "the destination exists and is not a directory")
+        } else {
+            ZarError::path_io(dest, "cannot create the destination directory", e)
+        }
+    })?;
     let mut summary = ExtractSummary::default();
     // (position in `selected`, message), so failures are reported in archive order.
     let mut failures: Vec<(usize, ExtractFailure)> = Vec::new();
