@@ -105,45 +105,55 @@ struct ZstdCompat {
 
 /// The summary lines `zstd` prints on stderr once an input is done (`fileio.c`): one per
 /// input when there is one input or `-v` was given, a total when there are several.
-/// Nothing with `-q`, nor when the output is standard output (`zstd` lowers its display
-/// level then).
+/// Nothing with `-q`, nor (unless `-v`) into standard output: `zstd` lowers its display
+/// level then.
 struct Summary {
-    /// Whether each input gets its line, and whether the total does.
-    each: bool,
-    total: bool,
+    /// Whether lines are shown at all (not `-q`).
+    shown: bool,
+    /// `-v` given: every input's line, and lines for standard output too.
+    verbose: bool,
+    /// Inputs given, inputs done, and their bytes in and out.
     inputs: u64,
     done: u64,
     bytes_in: u64,
     bytes_out: u64,
+    /// Whether the last input went to standard output.
+    to_stdout: bool,
 }
 
 impl Summary {
-    fn new(quiet: bool, verbose: u8, inputs: usize, output: Option<&Path>) -> Self {
-        let shown = !quiet && !output.is_some_and(is_dash);
+    fn new(quiet: bool, verbose: u8, inputs: usize) -> Self {
         Summary {
-            each: shown && (inputs <= 1 || verbose > 0),
-            total: shown && inputs > 1,
+            shown: !quiet,
+            verbose: verbose > 0,
             inputs: inputs as u64,
             done: 0,
             bytes_in: 0,
             bytes_out: 0,
+            to_stdout: false,
         }
     }
 
-    /// How `zstd` names an input in these lines.
-    fn name(input: &Path) -> String {
-        if is_dash(input) {
-            "/*stdin*\\".to_string()
+    /// Whether the line of an input written to `output` is shown.
+    fn each(&self, output: &Path) -> bool {
+        self.shown && (self.verbose || (self.inputs <= 1 && !is_dash(output)))
+    }
+
+    /// How `zstd` names an input or output in these lines.
+    fn name(path: &Path, stdio: &str) -> String {
+        if is_dash(path) {
+            stdio.to_string()
         } else {
-            display_path(input)
+            display_path(path)
         }
     }
 
     /// `input` compressed from `bytes_in` to `bytes_out` bytes into `output`.
     fn compressed(&mut self, input: &Path, output: &Path, bytes_in: u64, bytes_out: u64) {
-        self.add(bytes_in, bytes_out);
-        if self.each && !is_dash(output) {
-            let (name, to) = (Self::name(input), display_path(output));
+        self.add(output, bytes_in, bytes_out);
+        if self.each(output) {
+            let name = Self::name(input, "/*stdin*\\");
+            let to = Self::name(output, "/*stdout*\\");
             let (i, o) = (human_size(bytes_in, 0), human_size(bytes_out, 0));
             if bytes_in == 0 {
                 eprintln!("{name:<20} :  ({i} => {o}, {to}) ");
@@ -156,35 +166,43 @@ impl Summary {
 
     /// `input` decompressed to `bytes_out` bytes into `output`.
     fn decompressed(&mut self, input: &Path, output: &Path, bytes_out: u64) {
-        self.add(0, bytes_out);
-        if self.each && !is_dash(output) {
-            eprintln!("{:<20}: {bytes_out} bytes ", Self::name(input));
+        self.add(output, 0, bytes_out);
+        if self.each(output) {
+            eprintln!(
+                "{:<20}: {bytes_out} bytes ",
+                Self::name(input, "/*stdin*\\")
+            );
         }
     }
 
-    fn add(&mut self, bytes_in: u64, bytes_out: u64) {
+    fn add(&mut self, output: &Path, bytes_in: u64, bytes_out: u64) {
         self.done += 1;
         self.bytes_in += bytes_in;
         self.bytes_out += bytes_out;
+        self.to_stdout = is_dash(output);
     }
 
-    /// The total line after the inputs, if any was done.
+    /// The total line after several inputs, if any was done: the inputs done, as `zstd`
+    /// counts them.
     fn finish(&self, compressing: bool) {
-        if !self.total || self.done == 0 {
+        if !self.shown || self.inputs <= 1 || self.done == 0 || (self.to_stdout && !self.verbose) {
             return;
         }
-        if compressing && self.bytes_in > 0 {
-            let ratio = self.bytes_out as f64 / self.bytes_in as f64 * 100.0;
-            eprintln!(
-                "{:3} files compressed : {ratio:.2}% ({} => {})",
-                self.inputs,
-                human_size(self.bytes_in, 4),
-                human_size(self.bytes_out, 4)
-            );
-        } else if !compressing && self.done > 1 && self.bytes_out > 0 {
+        if !compressing {
             eprintln!(
                 "{} files decompressed : {:6} bytes total ",
                 self.done, self.bytes_out
+            );
+            return;
+        }
+        let (i, o) = (human_size(self.bytes_in, 4), human_size(self.bytes_out, 4));
+        if self.bytes_in == 0 {
+            eprintln!("{:3} files compressed : ({i} => {o})", self.done);
+        } else {
+            let ratio = self.bytes_out as f64 / self.bytes_in as f64 * 100.0;
+            eprintln!(
+                "{:3} files compressed : {ratio:.2}% ({i} => {o})",
+                self.done
             );
         }
     }
@@ -913,7 +931,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
             PathBuf::from(name)
         })
     };
-    let mut summary = Summary::new(a.quiet, a.compat.verbose, inputs.len(), output.as_deref());
+    let mut summary = Summary::new(a.quiet, a.compat.verbose, inputs.len());
     let result = each_input(
         &inputs,
         output,
@@ -1101,7 +1119,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             )
         })
     };
-    let mut summary = Summary::new(a.quiet, a.compat.verbose, inputs.len(), output.as_deref());
+    let mut summary = Summary::new(a.quiet, a.compat.verbose, inputs.len());
     let result = each_input(
         &inputs,
         output,

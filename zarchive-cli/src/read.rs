@@ -266,8 +266,15 @@ fn extract_one(
             error: ZarError::Exists { path },
             ..
         } => existing.push(display_path(path)),
-        zar::ExtractEvent::Failed { error, .. } => {
-            pb.suspend(|| eprintln!("zarchive: error: {error}"))
+        zar::ExtractEvent::Failed { path, error } => {
+            // The entry is named unless the message already names it (a directory on
+            // disk that could not be written names no entry).
+            let message = error.to_string();
+            if path.is_empty() || message.contains(path) {
+                pb.suspend(|| eprintln!("zarchive: error: {message}"))
+            } else {
+                pb.suspend(|| eprintln!("zarchive: error: {path}: {message}"))
+            }
         }
         zar::ExtractEvent::Warning { path, message } => {
             pb.suspend(|| eprintln!("zarchive: warning: {path}: {message}"))

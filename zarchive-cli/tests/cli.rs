@@ -1209,6 +1209,32 @@ fn compress_and_decompress_summarise_as_zstd_does() {
     }
     let o = run!("decompress", "-f", "-q", &az);
     assert_eq!(stderr(&o), "");
+    // With -v, into standard output too; a total counts the inputs done, and inputs with
+    // no bytes have no ratio (as zstd prints them).
+    let o = run!("compress", "-f", "-v", "-c", &a);
+    assert!(
+        stderr(&o).starts_with(&format!("{:<20} :", name(&a)))
+            && stderr(&o).ends_with(", /*stdout*\\) \n"),
+        "{}",
+        stderr(&o)
+    );
+    let (e1, e2) = (d.path().join("e1"), d.path().join("e2"));
+    std::fs::write(&e1, b"").unwrap();
+    std::fs::write(&e2, b"").unwrap();
+    let o = run!("compress", "-f", &e1, &e2);
+    assert_eq!(
+        stderr(&o),
+        "  2 files compressed : (     0   B =>     26   B)\n"
+    );
+    let o = run!("compress", "-f", &a, d.path().join("missing"));
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains(&format!(
+            "  1 files compressed : {ratio:.2}% (  85.0 KiB => {size:>6}   B)\n"
+        )),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// `--no-content-size` and `--no-dictID` leave the size and the dictionary's ID out of the

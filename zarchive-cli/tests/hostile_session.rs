@@ -931,7 +931,7 @@ fn mistyped_subcommands_directory_outputs_and_the_reference_forms_hint() {
         let o = zarchive(&args);
         assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains("directory"), "{args:?}: {}", stderr(&o));
-        assert!(!stderr(&o).contains("-f"), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("use -f"), "{args:?}: {}", stderr(&o));
     }
 
     let archive = d.path().join("t.zar");
