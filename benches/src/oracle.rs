@@ -597,7 +597,9 @@ pub fn compress_stream_with(
 /// `--no-dictID`). Both on by default, as in libzstd.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeaderFlags {
+    /// A known size is written in the header (`ZSTD_c_contentSizeFlag`).
     pub content_size: bool,
+    /// A zstd-format dictionary's ID is written in the header (`ZSTD_c_dictIDFlag`).
     pub dict_id: bool,
 }
 

@@ -99,6 +99,8 @@ fn lookup_skips_dot_components_and_a_trailing_separator_asks_for_a_directory() {
     assert!(a.lookup("sub\\deeper\\").unwrap().is_dir());
     assert!(a.lookup("sub/deeper/deep.txt/").is_none());
     assert!(a.lookup("sub/deeper/deep.txt\\").is_none());
+    assert!(a.lookup("sub/deeper/deep.txt/.").is_none());
+    assert!(a.lookup("sub/deeper/.").unwrap().is_dir());
     assert!(a.get("sub/deeper/deep.txt/").is_err());
     assert!(a.lookup("sub/deeper/deep.txt").unwrap().is_file());
 }

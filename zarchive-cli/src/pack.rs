@@ -429,13 +429,16 @@ fn merge_into(
         } => fail(
             EXIT_DAMAGED,
             format!(
-                "{}: the archive is damaged ({}): nothing was written{}; `zarchive verify` tells more",
+                "{}: the archive is damaged ({}): {}; `zarchive verify` tells more",
                 display_path(&inputs[source_index]),
                 output::explain(&error),
                 if output::same_file(&inputs[0], out) {
-                    ", the archive is left as it was"
+                    "nothing was written, the archive is left as it was".to_string()
+                } else if zar::is_special_file(out) {
+                    // Written into as it went: what it holds is incomplete.
+                    format!("what was written into {} is incomplete", display_path(out))
                 } else {
-                    ""
+                    "nothing was written".to_string()
                 }
             ),
         ),

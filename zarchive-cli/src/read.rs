@@ -180,7 +180,7 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
             }),
         };
         // `a.zar` and `a.wua` would share a folder, the second writing over the first.
-        if let Some(i) = dests.iter().position(|d| *d == dest) {
+        if let Some(i) = dests.iter().position(|d| same_place(d, &dest)) {
             return Err(fail(
                 EXIT_USAGE,
                 format!(
@@ -223,6 +223,26 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
         )),
         Some(f) => Err(f),
     }
+}
+
+/// Whether two destination folders are one: the same name (ASCII case ignored, as a
+/// case-insensitive file system takes it) in the same directory (`x`, `./x` and a link
+/// to it alike).
+fn same_place(a: &Path, b: &Path) -> bool {
+    let dir = |p: &Path| {
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        parent.canonicalize().unwrap_or(parent)
+    };
+    let same_name = match (a.file_name(), b.file_name()) {
+        (Some(x), Some(y)) => x
+            .as_encoded_bytes()
+            .eq_ignore_ascii_case(y.as_encoded_bytes()),
+        _ => a == b,
+    };
+    same_name && dir(a) == dir(b)
 }
 
 /// The archive's file name without its extension, for its destination folder.

@@ -809,6 +809,18 @@ fn two_archives_into_one_folder_are_refused() {
         stderr(&o)
     );
     assert!(!out.exists());
+    // Also when the names differ only in case, or the paths only in how they are written.
+    let upper = d.path().join("A.wua");
+    std::fs::copy(&zar, &upper).unwrap();
+    let o = run!("extract", "-q", "-f", &zar, &upper, "-C", &out);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["extract", "-q", "-f", "a.zar", "./a.wua"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(!out.exists() && !d.path().join("a_extracted").exists());
 }
 
 /// `update` (and `pack -f` over an archive) keeps the archive's owner and group where it
@@ -992,4 +1004,40 @@ fn negative_numbers_and_a_file_as_destination_are_refused_plainly() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `extract ARCHIVE .` (or `/`) selects the whole archive, so it checks the hash as a full
+/// extraction does (with `.` taken as a path, it would have skipped the check).
+#[test]
+fn extracting_dot_checks_the_hash_as_a_full_extraction() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir_all(&t).unwrap();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let noise: Vec<u8> = (0..100_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(t.join("n.bin"), &noise).unwrap();
+    let archive = d.path().join("t.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    let mut bytes = std::fs::read(&archive).unwrap();
+    bytes[1000] ^= 1;
+    std::fs::write(&archive, &bytes).unwrap();
+    for path in [".", "/", "./"] {
+        let o = run!(
+            "extract",
+            "-q",
+            &archive,
+            path,
+            "-C",
+            d.path().join(format!("x{}", path.len())),
+            "-f"
+        );
+        assert_eq!(code(&o), 3, "{path}: {}", stderr(&o));
+    }
 }

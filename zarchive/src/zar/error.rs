@@ -231,7 +231,8 @@ pub enum ZarError {
     /// fresh, valid hash.
     #[error("source {} of the merge is damaged: {error}", source_index + 1)]
     SourceDamaged {
-        /// The damaged source's place in the list of sources, from 0.
+        /// The damaged source's place in the `sources` given to [`super::merge()`] or
+        /// [`super::merge_to()`], from 0.
         source_index: usize,
         /// What is wrong with it.
         #[source]

@@ -119,13 +119,15 @@ pub struct ExtractSummary {
 
 /// Extract the selected entries of `archive` under `dest` (created if missing). Returns an
 /// error listing every failed entry if any failed; the others are extracted regardless.
-/// With [`ExtractOptions::verify`] and no paths selected, the archive's SHA-256 is checked
-/// on another thread while the files are written.
+/// With [`ExtractOptions::verify`] and the whole archive selected (no paths, or only paths
+/// naming its root such as `.` or `/`), the archive's SHA-256 is checked on another thread
+/// while the files are written.
 ///
 /// # Errors
 ///
-/// [`ZarError::NotFound`] for a selected path the archive does not hold, before anything
-/// is written; [`ZarError::Path`] when the destination cannot be created;
+/// [`ZarError::ExtractFailed`] holding a [`ZarError::NotFound`] for each selected path the
+/// archive does not hold (the other paths are extracted; with none left, nothing is
+/// written); [`ZarError::Path`] when the destination cannot be created;
 /// [`ZarError::ExtractFailed`] listing every entry that failed (an existing file without
 /// `overwrite` is [`ZarError::Exists`]; a damaged block, a name the file system refuses, a
 /// write error...); [`ZarError::HashMismatch`] when everything was written but the
@@ -146,7 +148,13 @@ pub fn extract(
     opts: &ExtractOptions,
     progress: &mut dyn FnMut(ExtractEvent<'_>),
 ) -> Result<ExtractSummary, ZarError> {
-    if !(opts.verify && opts.paths.is_empty()) {
+    // `.` and `/` select the whole archive as no path does.
+    let whole = opts.paths.iter().all(|p| {
+        archive
+            .lookup(p)
+            .is_some_and(|e| e.id() == archive.root().id())
+    });
+    if !(opts.verify && whole) {
         return extract_entries(archive, dest, opts, progress);
     }
     let (result, hash) = std::thread::scope(|s| {

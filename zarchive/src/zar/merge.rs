@@ -293,16 +293,34 @@ fn merge_guarded<W: Write>(
             _ => None,
         })
         .collect();
+    // One thread hashes the source archives one after the other (each a full read of its
+    // file: several at once would only compete for the disk).
+    let hash_all = || -> Option<ZarError> {
+        for &(i, a) in &archives {
+            let stored = a.footer().integrity_hash;
+            match a.compute_hash() {
+                Ok(h) if h == stored => {}
+                Ok(h) => {
+                    return Some(ZarError::SourceDamaged {
+                        source_index: i,
+                        error: Box::new(ZarError::HashMismatch {
+                            stored: super::extract::hex(&stored),
+                            computed: super::extract::hex(&h),
+                        }),
+                    });
+                }
+                // A file that cannot be read is no damaged archive.
+                Err(e) => return Some(e),
+            }
+        }
+        None
+    };
     std::thread::scope(|s| {
-        let hashers: Vec<_> = archives
-            .iter()
-            .map(|&(i, a)| {
-                let thread = std::thread::Builder::new()
-                    .name("zar-merge-hash".into())
-                    .spawn_scoped(s, || a.compute_hash());
-                (i, a, thread)
-            })
-            .collect();
+        let hasher = (!archives.is_empty()).then(|| {
+            std::thread::Builder::new()
+                .name("zar-merge-hash".into())
+                .spawn_scoped(s, hash_all)
+        });
         // A block of an archive that does not decode names the file; the source it came
         // from is the last archive holding that file (a later directory's file would have
         // replaced it, and reading that is no decode).
@@ -311,7 +329,7 @@ fn merge_guarded<W: Write>(
                 archives
                     .iter()
                     .rev()
-                    .find(|(_, a)| a.lookup(path).is_some_and(|f| f.is_file()))
+                    .find(|(_, a)| a.walk().any(|f| f.is_file() && f.path_display() == path))
             });
             match holder {
                 Some(&(i, _)) => ZarError::SourceDamaged {
@@ -321,27 +339,12 @@ fn merge_guarded<W: Write>(
                 None => e,
             }
         });
-        let mut damaged = None;
-        for (i, a, thread) in hashers {
-            let hash = match thread {
-                Ok(t) => t.join().unwrap_or_else(|_| a.compute_hash()),
-                // No thread to spare: hash after the merge.
-                Err(_) => a.compute_hash(),
-            };
-            let stored = a.footer().integrity_hash;
-            let error = match hash {
-                Ok(h) if h == stored => continue,
-                Ok(h) => ZarError::HashMismatch {
-                    stored: super::extract::hex(&stored),
-                    computed: super::extract::hex(&h),
-                },
-                Err(e) => e,
-            };
-            damaged.get_or_insert(ZarError::SourceDamaged {
-                source_index: i,
-                error: Box::new(error),
-            });
-        }
+        let damaged = match hasher {
+            None => None,
+            Some(Ok(t)) => t.join().unwrap_or_else(|_| hash_all()),
+            // No thread to spare: hash after the merge.
+            Some(Err(_)) => hash_all(),
+        };
         match damaged {
             Some(e) => Err(e),
             None => result,

@@ -639,15 +639,17 @@ impl Archive {
     /// letters compared ignoring case. Mirrors zarchivereader.cpp `LookUp`, and besides it
     /// skips `.` components (`./sub`, as shells and `find .` write paths; no entry can be
     /// named `.`) and, as every POSIX lookup does, finds only a directory for a path ending
-    /// in a separator (`sub/f.txt/` is no file).
+    /// in a separator or `.` (`sub/f.txt/` and `sub/f.txt/.` are no file).
     pub fn lookup(&self, path: impl AsRef<[u8]>) -> Option<Entry<'_>> {
         let path = path.as_ref();
         let mut cur = self.root();
         for part in names::split_path(path).filter(|p| *p != b".") {
             cur = cur.child(part)?;
         }
-        if path.ends_with(b"/") || path.ends_with(b"\\") {
-            return cur.is_dir().then_some(cur);
+        // `f.txt/` and `f.txt/.` alike: the last component names a directory.
+        let last = path.rsplit(|&c| c == b'/' || c == b'\\').next();
+        if path.len() > 1 && matches!(last, Some(b"" | b".")) && !cur.is_dir() {
+            return None;
         }
         Some(cur)
     }
