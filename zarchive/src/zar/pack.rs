@@ -324,9 +324,12 @@ pub(crate) fn write_atomically(
             if let Ok(new) = tmp.as_file().metadata()
                 && (new.uid(), new.gid()) != (old.uid(), old.gid())
             {
-                // Refused to anyone else, who could only have made the file their own:
-                // it stays theirs, as a copy of it would.
-                let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(old.uid()), Some(old.gid()));
+                // The owner only root may give; the group any member of it. Refused, the
+                // new file stays the process's own, as a copy of it would.
+                let file = tmp.as_file();
+                if std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+                    let _ = std::os::unix::fs::fchown(file, None, Some(old.gid()));
+                }
             }
         }
         tmp.as_file()
