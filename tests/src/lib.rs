@@ -7,6 +7,11 @@ use sha2::{Digest, Sha256};
 
 pub mod counting;
 
+/// `len` bytes that do not compress (their 64 KiB blocks are stored raw), made from `seed`.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    zarkit_corpus::generate(zarkit_corpus::Shape::Random, len, seed)
+}
+
 /// The fixtures folder shipped in this repository (`tests/fixtures`).
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")

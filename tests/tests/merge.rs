@@ -272,15 +272,7 @@ fn a_damaged_source_archive_fails_the_merge_instead_of_getting_a_valid_hash() {
     let d = tempfile::tempdir().unwrap();
     let (base, update) = trees(d.path());
     // Bytes that do not compress: their blocks are stored raw.
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let noise: Vec<u8> = (0..200_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let noise = zarkit_tests::noise(200_000, 45);
     write(&base, &[("content/noise.bin", &noise)]);
     let target = d.path().join("game.zar");
     let mut bytes = pack(&base, 1);

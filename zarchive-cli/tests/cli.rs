@@ -1326,15 +1326,7 @@ fn update_and_merge_refuse_a_damaged_archive() {
     let add = d.path().join("add");
     std::fs::create_dir_all(&src).unwrap();
     std::fs::create_dir_all(&add).unwrap();
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let noise: Vec<u8> = (0..100_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let noise = zarkit_tests::noise(100_000, 45);
     std::fs::write(src.join("game.bin"), &noise).unwrap();
     std::fs::write(add.join("new.txt"), b"new").unwrap();
     let archive = d.path().join("a.zar");

@@ -1013,15 +1013,7 @@ fn extracting_dot_checks_the_hash_as_a_full_extraction() {
     let d = tempfile::tempdir().unwrap();
     let t = d.path().join("t");
     std::fs::create_dir_all(&t).unwrap();
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let noise: Vec<u8> = (0..100_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let noise = zarkit_tests::noise(100_000, 45);
     std::fs::write(t.join("n.bin"), &noise).unwrap();
     let archive = d.path().join("t.zar");
     assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);

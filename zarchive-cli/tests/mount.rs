@@ -6,6 +6,20 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// `tree` packed into `dir/sample.zar`.
+fn packed(tree: &Path, dir: &Path) -> std::path::PathBuf {
+    let archive = dir.join("sample.zar");
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args(["pack", "-q"])
+        .arg(tree)
+        .arg("-o")
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    archive
+}
+
 #[test]
 fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
     if !Path::new("/dev/fuse").exists() {
@@ -14,15 +28,7 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
     }
     let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
     let d = tempfile::tempdir().unwrap();
-    let archive = d.path().join("sample.zar");
-    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .args(["pack", "-q"])
-        .arg(&tree)
-        .arg("-o")
-        .arg(&archive)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let archive = packed(&tree, d.path());
     let mnt = d.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
@@ -95,15 +101,7 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
 fn a_directory_that_is_not_empty_is_refused() {
     let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
     let d = tempfile::tempdir().unwrap();
-    let archive = d.path().join("sample.zar");
-    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .args(["pack", "-q"])
-        .arg(&tree)
-        .arg("-o")
-        .arg(&archive)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let archive = packed(&tree, d.path());
     let mnt = d.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     std::fs::write(mnt.join("mine.txt"), b"kept").unwrap();
