@@ -436,7 +436,9 @@ pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>,
             if factor == 0 {
                 return Err(fail(
                     EXIT_USAGE,
-                    format!("invalid {a}: the factor is a number from 1 to {fastest}"),
+                    format!(
+                        "invalid {a}: the factor is a whole number from 1 (above {fastest} it means {fastest}, as with `zstd`)"
+                    ),
                 ));
             }
             let n = factor.min(fastest);

@@ -55,6 +55,17 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
             ),
         ));
     }
+    // libzstd's trainer counts the dictionary's size in 32 bits.
+    if max_dict > u64::from(u32::MAX) {
+        return Err(fail(
+            EXIT_USAGE,
+            format!(
+                "--maxdict {}: a dictionary holds at most {} bytes (4 GiB less one)",
+                a.maxdict,
+                u32::MAX
+            ),
+        ));
+    }
     let block = match &a.block_size {
         Some(s) => {
             let b = parse_memory(s).map_err(|e| fail(EXIT_USAGE, format!("-B: {e}")))?;

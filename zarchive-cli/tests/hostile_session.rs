@@ -1033,3 +1033,35 @@ fn extracting_dot_checks_the_hash_as_a_full_extraction() {
         assert_eq!(code(&o), 3, "{path}: {}", stderr(&o));
     }
 }
+
+/// `train --maxdict` above what libzstd's trainer counts is a usage error (exit 2) like
+/// every other bad `--maxdict` (it failed later, exit 1); `--fast=0`'s message states the
+/// range that is enforced (larger factors mean the fastest level, as with `zstd`).
+#[test]
+fn an_oversized_maxdict_and_fast_zero_are_usage_errors_saying_why() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let o = run!(
+        "train",
+        &t,
+        "-o",
+        d.path().join("d.dict"),
+        "--maxdict",
+        "99999G"
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("at most 4294967295 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!("compress", "--fast=0", t.join("a.txt"), "-c");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("above 131072 it means 131072"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!("compress", "--fast=999999", t.join("a.txt"), "-c");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
