@@ -646,22 +646,7 @@ fn each_input(
             "refusing to read from a terminal; redirect standard input",
         ));
     }
-    let exists = |output: &Path| {
-        // A directory first: `-f` could not replace it, so it is no use suggesting.
-        if !is_dash(output) && output.is_dir() {
-            return Err(fail(
-                EXIT_FAILURE,
-                format!("{}: is a directory", display_path(output)),
-            ));
-        }
-        if !is_dash(output) && !force && output.symlink_metadata().is_ok() && !is_special(output) {
-            Err(Failure::from(zarkit::zar::ZarError::Exists {
-                path: output.to_path_buf(),
-            }))
-        } else {
-            Ok(())
-        }
-    };
+    let exists = |output: &Path| output::check_output(output, force);
     // An input is removed only where its data went to a file that is now complete, and
     // only a regular file (never a device or FIFO given as an input).
     let remove_input = |input: &Path, output: &Path| {

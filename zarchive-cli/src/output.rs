@@ -81,6 +81,28 @@ pub fn open_archive_telling_damage(path: &Path) -> Result<Archive, Failure> {
     })
 }
 
+/// Whether `output` may be written: a directory never (`-f` could not replace it, so it is
+/// no use suggesting), an existing file only with `force`; standard output (`-`), a device
+/// or a FIFO always, written into.
+pub fn check_output(output: &Path, force: bool) -> Result<(), Failure> {
+    if is_dash(output) {
+        return Ok(());
+    }
+    if output.is_dir() {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!("{}: is a directory", display_path(output)),
+        ));
+    }
+    if !force && output.symlink_metadata().is_ok() && !is_special(output) {
+        return Err(ZarError::Exists {
+            path: output.to_path_buf(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// The message for an archive that failed to open, naming it.
 pub fn archive_error(path: &Path, e: &ZarError) -> String {
     match e {

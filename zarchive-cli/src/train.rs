@@ -79,16 +79,7 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    // A directory first: `-f` could not replace it, so it is no use suggesting.
-    if a.output.is_dir() {
-        return Err(fail(
-            EXIT_FAILURE,
-            format!("{}: is a directory", display_path(&a.output)),
-        ));
-    }
-    if !a.force && a.output.symlink_metadata().is_ok() && !output::is_special(&a.output) {
-        return Err(zarkit::zar::ZarError::Exists { path: a.output }.into());
-    }
+    output::check_output(&a.output, a.force)?;
     let mut files = Vec::new();
     for input in &a.inputs {
         collect_files(input, &mut files)?;

@@ -157,27 +157,19 @@ pub fn extract(
     if !(opts.verify && whole) {
         return extract_entries(archive, dest, opts, progress);
     }
-    let (result, hash) = std::thread::scope(|s| {
+    let (result, checked) = std::thread::scope(|s| {
         let hasher = std::thread::Builder::new()
             .name("zar-extract-hash".into())
-            .spawn_scoped(s, || archive.compute_hash());
+            .spawn_scoped(s, || archive.check_hash());
         let result = extract_entries(archive, dest, opts, progress);
-        let hash = match hasher {
-            Ok(h) => h.join().unwrap_or_else(|_| archive.compute_hash()),
+        let checked = match hasher {
+            Ok(h) => h.join().unwrap_or_else(|_| archive.check_hash()),
             // No thread to spare: hash after the extraction.
-            Err(_) => archive.compute_hash(),
+            Err(_) => archive.check_hash(),
         };
-        (result, hash)
+        (result, checked)
     });
-    let stored = archive.footer().integrity_hash;
-    let mismatch = match hash {
-        Ok(h) if h == stored => None,
-        Ok(h) => Some(ZarError::HashMismatch {
-            stored: hex(&stored),
-            computed: hex(&h),
-        }),
-        Err(e) => Some(e),
-    };
+    let mismatch = checked.err();
     match (result, mismatch) {
         (r, None) => r,
         (Ok(_), Some(e)) => Err(e),
@@ -191,10 +183,6 @@ pub fn extract(
         }
         (Err(other), Some(_)) => Err(other),
     }
-}
-
-pub(crate) fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn extract_entries<'a>(

@@ -297,16 +297,12 @@ fn merge_guarded<W: Write>(
     // file: several at once would only compete for the disk).
     let hash_all = || -> Option<ZarError> {
         for &(i, a) in &archives {
-            let stored = a.footer().integrity_hash;
-            match a.compute_hash() {
-                Ok(h) if h == stored => {}
-                Ok(h) => {
+            match a.check_hash() {
+                Ok(()) => {}
+                Err(error @ ZarError::HashMismatch { .. }) => {
                     return Some(ZarError::SourceDamaged {
                         source_index: i,
-                        error: Box::new(ZarError::HashMismatch {
-                            stored: super::extract::hex(&stored),
-                            computed: super::extract::hex(&h),
-                        }),
+                        error: Box::new(error),
                     });
                 }
                 // A file that cannot be read is no damaged archive.

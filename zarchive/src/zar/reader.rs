@@ -911,6 +911,21 @@ impl Archive {
         Ok(())
     }
 
+    /// [`Archive::compute_hash`] compared with the footer's hash: a mismatch is
+    /// [`ZarError::HashMismatch`], naming both in hex.
+    pub fn check_hash(&self) -> Result<(), ZarError> {
+        let computed = self.compute_hash()?;
+        let stored = self.footer.integrity_hash;
+        if computed == stored {
+            return Ok(());
+        }
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        Err(ZarError::HashMismatch {
+            stored: hex(&stored),
+            computed: hex(&computed),
+        })
+    }
+
     /// Compute the SHA-256 of the archive with the hash field zeroed, as the reference writer
     /// does, and compare it with the footer's. Returns the computed digest.
     pub fn compute_hash(&self) -> Result<[u8; HASH_SIZE], ZarError> {
