@@ -2,9 +2,61 @@
 //! and Ctrl-C unmounts it. Runs where FUSE is usable; elsewhere it says why it did not run.
 #![cfg(all(feature = "mount", target_os = "linux"))]
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+/// A running `zarchive mount`, unmounted however the test ends: a failed assertion (a
+/// panic) between the mount and the test's own Ctrl-C would otherwise leave the file system
+/// mounted and the temporary directory behind it impossible to remove.
+struct Mount {
+    child: Option<Child>,
+    dir: PathBuf,
+}
+
+impl Mount {
+    fn child(&mut self) -> &mut Child {
+        self.child.as_mut().expect("the mount is running")
+    }
+
+    /// Ctrl-C: SIGINT to the mounting process, which unmounts and exits; its output.
+    fn interrupt(&mut self) -> Output {
+        let child = self.child.take().expect("the mount is running");
+        let _ = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        child.wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let _ = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let start = Instant::now();
+        while matches!(child.try_wait(), Ok(None)) && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if matches!(child.try_wait(), Ok(None)) {
+            let _ = child.kill();
+            let _ = child.wait();
+            for tool in ["fusermount3", "fusermount"] {
+                let unmounted = Command::new(tool)
+                    .arg("-u")
+                    .arg(&self.dir)
+                    .stderr(Stdio::null())
+                    .status();
+                if unmounted.is_ok_and(|s| s.success()) {
+                    break;
+                }
+            }
+        }
+    }
+}
 
 /// `tree` packed into `dir/sample.zar`.
 fn packed(tree: &Path, dir: &Path) -> std::path::PathBuf {
@@ -31,20 +83,25 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
     let archive = packed(&tree, d.path());
     let mnt = d.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
-        .arg("mount")
-        .arg(&archive)
-        .arg(&mnt)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut mount = Mount {
+        child: Some(
+            Command::new(env!("CARGO_BIN_EXE_zarchive"))
+                .arg("mount")
+                .arg(&archive)
+                .arg(&mnt)
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        ),
+        dir: mnt.clone(),
+    };
     let start = Instant::now();
     let mounted = loop {
         if std::fs::read_dir(&mnt).map(|r| r.count()).unwrap_or(0) > 0 {
             break true;
         }
-        if let Some(status) = child.try_wait().unwrap() {
-            let out = child.wait_with_output().unwrap();
+        if let Some(status) = mount.child().try_wait().unwrap() {
+            let out = mount.child.take().unwrap().wait_with_output().unwrap();
             eprintln!(
                 "mount test did not run: FUSE is not usable here ({status}): {}",
                 String::from_utf8_lossy(&out.stderr).trim()
@@ -69,11 +126,8 @@ fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
         let first = std::fs::read_dir(&mnt).unwrap().next().unwrap().unwrap();
         first.metadata().unwrap().modified().unwrap()
     });
-    // Ctrl-C: SIGINT to the mounting process, which unmounts and exits 0.
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let out = child.wait_with_output().unwrap();
+    // Ctrl-C unmounts and exits 0.
+    let out = mount.interrupt();
     assert!(mounted, "the mount never showed the archive's entries");
     let diff = diff.unwrap();
     assert!(
