@@ -316,6 +316,53 @@ fn a_damaged_source_archive_fails_the_merge_instead_of_getting_a_valid_hash() {
     }
 }
 
+/// A merge that fails early (a source directory that does not exist) reports that at once,
+/// without waiting for the hash of a large source archive, whose reading is given up: before,
+/// the hash was read to the end, and its mismatch reported instead. The archive here is
+/// small, damaged (so the full hash would show), and read slowly to stand for a large one.
+#[test]
+fn an_early_failure_does_not_wait_for_the_source_archives_hash() {
+    /// A reader whose reads of 64 KiB or more (the hash's, not the index's) take 300 ms.
+    struct Slow(std::io::Cursor<Vec<u8>>);
+    impl std::io::Read for Slow {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if buf.len() >= 65_536 {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            self.0.read(buf)
+        }
+    }
+    impl std::io::Seek for Slow {
+        fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+            self.0.seek(pos)
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let (base, _) = trees(d.path());
+    write(
+        &base,
+        &[("content/noise.bin", &zarkit_tests::noise(3_000_000, 46))],
+    );
+    let mut bytes = pack(&base, 1);
+    let last = bytes.len() - 200;
+    bytes[last - 100_000] ^= 0x40;
+    let archive = Archive::from_reader(Slow(std::io::Cursor::new(bytes))).unwrap();
+    let missing = d.path().join("missing");
+    let err = merge_to(
+        &[Source::Archive(&archive), Source::Dir(missing)],
+        Vec::new(),
+        &opts(1),
+        &[],
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        !matches!(err, zarkit::zar::ZarError::SourceDamaged { .. }),
+        "the hash was read to its end: {err}"
+    );
+    assert!(err.to_string().contains("missing"), "{err}");
+}
+
 /// A block of a source archive that does not decode (its hash made to match, so only the
 /// block tells) fails the merge naming that archive by its place; before, the error named
 /// the file but not which source held it.

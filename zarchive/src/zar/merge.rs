@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::error::ZarError;
 use super::names;
@@ -294,11 +295,15 @@ fn merge_guarded<W: Write>(
         })
         .collect();
     // One thread hashes the source archives one after the other (each a full read of its
-    // file: several at once would only compete for the disk).
+    // file: several at once would only compete for the disk). It gives up when the merge
+    // fails first: nothing will be written, and the merge's error is reported at once
+    // (a damaged archive found by then is still reported instead).
+    let stop = AtomicBool::new(false);
     let hash_all = || -> Option<ZarError> {
         for &(i, a) in &archives {
-            match a.check_hash() {
-                Ok(()) => {}
+            match a.check_hash_unless(&stop) {
+                Ok(true) => {}
+                Ok(false) => return None,
                 Err(error @ ZarError::HashMismatch { .. }) => {
                     return Some(ZarError::SourceDamaged {
                         source_index: i,
@@ -321,6 +326,7 @@ fn merge_guarded<W: Write>(
         // from is the last archive holding that file (a later directory's file would have
         // replaced it, and reading that is no decode).
         let result = merge_items(sources, out, opts, skip, output, progress).map_err(|e| {
+            stop.store(true, Ordering::Relaxed);
             let holder = damaged_file(&e).and_then(|path| {
                 archives
                     .iter()

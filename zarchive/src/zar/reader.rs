@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::compressor::{BlockDecodeContext, BlockDecompressor, ZstdDecompressor};
@@ -915,6 +916,21 @@ impl Archive {
     /// [`ZarError::HashMismatch`], naming both in hex.
     pub fn check_hash(&self) -> Result<(), ZarError> {
         let computed = self.compute_hash()?;
+        self.compare_hash(computed)
+    }
+
+    /// [`check_hash`](Self::check_hash), given up once `stop` is set (tested between reads
+    /// of 1 MiB): `Ok(false)` then, `Ok(true)` when the hash matched. For a check that runs
+    /// beside other work which may fail first.
+    pub(crate) fn check_hash_unless(&self, stop: &AtomicBool) -> Result<bool, ZarError> {
+        match PassHasher::new(self).finish_unless(self, Some(stop))? {
+            Some(computed) => self.compare_hash(computed).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// [`ZarError::HashMismatch`] unless `computed` is the footer's hash.
+    fn compare_hash(&self, computed: [u8; HASH_SIZE]) -> Result<(), ZarError> {
         let stored = self.footer.integrity_hash;
         if computed == stored {
             return Ok(());
@@ -974,17 +990,43 @@ impl PassHasher {
     }
 
     /// Read and hash the rest of the archive; the digest.
-    pub(crate) fn finish(mut self, archive: &Archive) -> Result<[u8; HASH_SIZE], ZarError> {
+    pub(crate) fn finish(self, archive: &Archive) -> Result<[u8; HASH_SIZE], ZarError> {
+        let digest = self.finish_unless(archive, None)?;
+        Ok(digest.expect("a hash without a stop flag is never given up"))
+    }
+
+    /// [`finish`](Self::finish), given up (`None`) once `stop` is set.
+    fn finish_unless(
+        mut self,
+        archive: &Archive,
+        stop: Option<&AtomicBool>,
+    ) -> Result<Option<[u8; HASH_SIZE]>, ZarError> {
         use sha2::Digest;
-        self.read_to(archive, archive.footer.total_size)?;
-        Ok(self.sha.finalize().into())
+        if !self.read_to_unless(archive, archive.footer.total_size, stop)? {
+            return Ok(None);
+        }
+        Ok(Some(self.sha.finalize().into()))
     }
 
     /// Read and hash the bytes from `done` to `end`.
     fn read_to(&mut self, archive: &Archive, end: u64) -> Result<(), ZarError> {
+        self.read_to_unless(archive, end, None).map(|_| ())
+    }
+
+    /// [`read_to`](Self::read_to), given up (`false`) once `stop` is set.
+    fn read_to_unless(
+        &mut self,
+        archive: &Archive,
+        end: u64,
+        stop: Option<&AtomicBool>,
+    ) -> Result<bool, ZarError> {
         let mut buf = std::mem::take(&mut self.buf);
         buf.resize(1 << 20, 0);
         while self.done < end {
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                self.buf = buf;
+                return Ok(false);
+            }
             let pos = self.done;
             let n = (end - pos).min(buf.len() as u64) as usize;
             let chunk = &mut buf[..n];
@@ -995,7 +1037,7 @@ impl PassHasher {
             self.update(chunk);
         }
         self.buf = buf;
-        Ok(())
+        Ok(true)
     }
 
     /// Hash `bytes`, the archive's bytes at `done`, with the hash field read as zeros.
