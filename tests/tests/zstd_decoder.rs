@@ -1189,3 +1189,45 @@ fn one_shot_calls_reuse_their_context_safely() {
     ));
     assert_eq!(zarkit::zstd::decompress(&fb, b.len()).unwrap(), b);
 }
+
+/// A frame header claiming a content size its blocks cannot hold sizes nothing: before, the
+/// output was allocated from the claim (2^60 bytes: the process aborted) or, when a frame
+/// outgrew a small claim, from the caller's whole limit (4 GiB resident for 14 bytes at a
+/// 4 GiB limit, a capacity-overflow panic at `usize::MAX`). Both frames are refused by what
+/// they really decode to.
+#[test]
+fn a_lying_content_size_drives_no_allocation() {
+    // Window 1 KiB, content size 2^60, one last RLE block of 4 bytes.
+    let mut huge = MAGIC.to_vec();
+    huge.extend_from_slice(&[0xC0, 0x00]);
+    huge.extend_from_slice(&(1u64 << 60).to_le_bytes());
+    huge.extend_from_slice(&[(4 << 3) | 0b011, 0, 0, b'Z']);
+    // Window 1 KiB, content size 1, one last RLE block of 1,000 bytes.
+    let mut small = MAGIC.to_vec();
+    small.extend_from_slice(&[0x80, 0x00]);
+    small.extend_from_slice(&1u32.to_le_bytes());
+    let rle = (1000u32 << 3) | 0b011;
+    small.extend_from_slice(&[rle as u8, (rle >> 8) as u8, (rle >> 16) as u8, b'Z']);
+    for frame in [&huge, &small] {
+        for limit in [usize::MAX, 4 << 30, 1 << 20] {
+            let err = zstd::decompress(frame, limit).unwrap_err();
+            match err {
+                ZstdError::ContentSizeMismatch { .. } | ZstdError::BlockTooLarge { .. } => {}
+                ref e => panic!("limit {limit}: {e}"),
+            }
+        }
+    }
+    // A frame without a declared size still decodes into what it produces.
+    let frame = zstd::compress(&[7u8; 300_000], 3).unwrap();
+    let mut stream = zstd::StreamEncoder::new(3).unwrap();
+    let mut unknown = Vec::new();
+    stream.compress(&[7u8; 300_000], &mut unknown).unwrap();
+    stream.finish(&[], &mut unknown).unwrap();
+    for f in [&frame, &unknown] {
+        assert_eq!(zstd::decompress(f, usize::MAX).unwrap(), vec![7u8; 300_000]);
+        assert!(matches!(
+            zstd::decompress(f, 299_999),
+            Err(ZstdError::TooLarge { limit: 299_999 })
+        ));
+    }
+}

@@ -498,7 +498,8 @@ fn decompress_frame(
 /// An upper bound of the bytes every frame of `src` decodes to, from frame and block
 /// headers only (no decoding); `None` when the headers are not walkable.
 ///
-/// Mirrors ZSTD_decompressBound.
+/// Mirrors ZSTD_decompressBound, except that a frame's declared content size counts for
+/// no more than its blocks can hold (libzstd's takes the declared size as it is).
 pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
     let mut pos = 0usize;
     let mut total = 0u64;
@@ -521,10 +522,10 @@ pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
                     ip += 4;
                 }
                 pos = ip;
-                total = total.saturating_add(match hdr.content_size {
-                    Some(fcs) => fcs,
-                    None => blocks.saturating_mul(hdr.block_max as u64),
-                });
+                // No frame holds more than its blocks can, whatever its header says (a
+                // frame claiming more is corrupt, and must not size anything).
+                let most = blocks.saturating_mul(hdr.block_max as u64);
+                total = total.saturating_add(hdr.content_size.map_or(most, |fcs| fcs.min(most)));
             }
         }
     }
