@@ -414,3 +414,148 @@ fn one_stream_decoder_reset_onto_many_streams() {
         assert!(&back == src, "a reset decoder decodes the next stream");
     }
 }
+
+/// A writer that fails some of its calls (`WouldBlock` on the calls numbered in `fail`)
+/// and takes at most `most` bytes per call.
+struct Flaky {
+    out: Vec<u8>,
+    calls: usize,
+    fail: Vec<usize>,
+    most: usize,
+}
+
+impl Flaky {
+    fn new(fail: &[usize], most: usize) -> Flaky {
+        Flaky {
+            out: Vec::new(),
+            calls: 0,
+            fail: fail.to_vec(),
+            most,
+        }
+    }
+}
+
+impl Write for Flaky {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.fail.contains(&self.calls) {
+            return Err(std::io::ErrorKind::WouldBlock.into());
+        }
+        let n = buf.len().min(self.most);
+        self.out.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A call that failed in the writer is made again, as `Write` allows after `WouldBlock`:
+/// the frame is the one an untroubled writer gets. Before, the failed `write` had taken
+/// its input into the frame already (the retry compressed it twice: 400,000 bytes decoded
+/// to 531,072) and the bytes the writer had taken were written again.
+#[test]
+fn the_writer_adapter_can_be_called_again_after_the_writer_fails() {
+    let src = generate(Shape::Text, 400_000, 5);
+    let mut plain = Encoder::new(Vec::new(), 3).unwrap();
+    plain.write_all(&src).unwrap();
+    let expected = plain.finish().unwrap();
+    for (fail, most) in [(vec![2], usize::MAX), (vec![2, 3, 7], 1000), (vec![1], 1)] {
+        let mut enc = Encoder::new(Flaky::new(&fail, most), 3).unwrap();
+        let mut failures = 0;
+        for chunk in src.chunks(131_072) {
+            let mut chunk = chunk;
+            while !chunk.is_empty() {
+                match enc.write(chunk) {
+                    Ok(n) => chunk = &chunk[n..],
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => failures += 1,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+        loop {
+            match enc.try_finish() {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => failures += 1,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        let w = enc.get_ref();
+        assert!(
+            w.fail.iter().all(|&c| c <= w.calls),
+            "{fail:?}: not every failure happened"
+        );
+        // A failure after a `write` took its input is reported by the next call, or by
+        // none when the next write succeeds.
+        assert!(failures <= fail.len());
+        let out = enc.finish().unwrap().out;
+        assert!(out == expected, "{fail:?}, {most}: another frame");
+    }
+}
+
+/// One large `write` takes at most 1 MiB (a short write, which `write_all` continues), so
+/// the compressed bytes the encoder holds stay bounded; before, it compressed all of it
+/// into memory first. The frame is the same.
+#[test]
+fn a_large_write_is_taken_a_mebibyte_at_a_time() {
+    let src = generate(Shape::Text, 3 << 20, 6);
+    let mut enc = Encoder::new(Vec::new(), 1).unwrap();
+    assert_eq!(enc.write(&src).unwrap(), 1 << 20);
+    enc.write_all(&src[1 << 20..]).unwrap();
+    let frame = enc.finish().unwrap();
+    let mut one = StreamEncoder::new(1).unwrap();
+    let mut expected = Vec::new();
+    one.compress(&src, &mut expected).unwrap();
+    one.finish(&[], &mut expected).unwrap();
+    assert!(frame == expected, "another frame");
+    assert_eq!(decode(&frame, src.len()), src);
+}
+
+/// A frame that failed (more bytes than pledged) stays failed: `finish` reports it, where
+/// it returned the failed call's dangling header followed by a new, empty frame. The count
+/// is what the caller gave (it said 4 of 5 bytes). A reset starts afresh.
+#[test]
+fn a_failed_frame_stays_failed_until_reset() {
+    let mut enc = Encoder::new(Vec::new(), 3).unwrap();
+    enc.set_pledged_size(Some(3)).unwrap();
+    let err = enc.write_all(b"12345").unwrap_err();
+    assert!(err.to_string().contains("5 bytes given where 3"), "{err}");
+    let err = enc.write_all(b"6").unwrap_err();
+    assert!(err.to_string().contains("failed earlier"), "{err}");
+    let err = enc.finish().unwrap_err();
+    assert!(err.to_string().contains("failed earlier"), "{err}");
+
+    let mut stream = StreamEncoder::new(3).unwrap();
+    stream.set_pledged_size(Some(3)).unwrap();
+    let mut out = Vec::new();
+    assert!(stream.compress(b"12345", &mut out).is_err());
+    assert!(matches!(
+        stream.finish(&[], &mut out),
+        Err(ZstdError::FrameFailed { .. })
+    ));
+    assert!(matches!(
+        stream.set_checksum(true),
+        Err(ZstdError::FrameFailed { .. })
+    ));
+    stream.reset();
+    let mut out = Vec::new();
+    stream.finish(b"12345", &mut out).unwrap();
+    assert_eq!(decode(&out, 5), b"12345");
+}
+
+/// A flush before anything was written writes nothing and leaves the settings open (it
+/// started the frame, so `set_checksum` failed after it).
+#[test]
+fn a_flush_before_any_input_leaves_the_settings_open() {
+    let mut enc = Encoder::new(Vec::new(), 3).unwrap();
+    enc.flush().unwrap();
+    enc.set_checksum(true).unwrap();
+    enc.write_all(b"abc").unwrap();
+    let frame = enc.finish().unwrap();
+    let mut expected = StreamEncoder::new(3).unwrap();
+    expected.set_checksum(true).unwrap();
+    let mut out = Vec::new();
+    expected.compress(b"abc", &mut out).unwrap();
+    expected.finish(&[], &mut out).unwrap();
+    assert_eq!(frame, out);
+}

@@ -98,7 +98,8 @@ impl StreamEncoder {
 
     /// Pledge the size of the next frame (`ZSTD_CCtx_setPledgedSrcSize`): the header then
     /// names it, the parameters fit it, and the frame fails with
-    /// [`ZstdError::PledgedSizeMismatch`] when it gets another size. Only between frames;
+    /// [`ZstdError::PledgedSizeMismatch`] when it gets another size (and every later call
+    /// with [`ZstdError::FrameFailed`] until [`reset`](Self::reset)). Only between frames;
     /// it applies to one frame.
     pub fn set_pledged_size(&mut self, size: Option<u64>) -> Result<(), ZstdError> {
         self.between_frames("the pledged size")?;
@@ -125,7 +126,18 @@ impl StreamEncoder {
         Ok(())
     }
 
+    /// Whether a frame is in progress: some input taken (or a flush made) and the end
+    /// not yet asked for, or a frame that failed and was not [reset](Self::reset).
+    pub fn in_frame(&self) -> bool {
+        self.state.in_frame()
+    }
+
     fn between_frames(&self, what: &'static str) -> Result<(), ZstdError> {
+        if let Some(reason) = self.state.failed() {
+            return Err(ZstdError::FrameFailed {
+                reason: reason.to_owned(),
+            });
+        }
         if self.state.in_frame() {
             return Err(ZstdError::FrameInProgress { what });
         }
@@ -164,18 +176,32 @@ impl StreamEncoder {
         }
     }
 
-    /// Abandon the frame in progress, if any (`ZSTD_CCtx_reset(ZSTD_reset_session_only)`):
-    /// the next call starts a new frame, with no size pledged.
+    /// Abandon the frame in progress, if any, or the one that failed
+    /// (`ZSTD_CCtx_reset(ZSTD_reset_session_only)`): the next call starts a new frame,
+    /// with no size pledged.
     pub fn reset(&mut self) {
         self.state.reset_session();
     }
 }
 
+/// Most input one [`Write::write`] of an [`Encoder`] takes (a short write past it, which
+/// `write_all` and `io::copy` continue), so that the compressed bytes it holds stay
+/// bounded whatever the size of a call: 1 MiB and what compressing it produced.
+const MAX_WRITE: usize = 1 << 20;
+
 /// Compresses what is written to it as one zstd frame into a writer, as the `zstd` tool
 /// streams (`ZSTD_compressStream2` with one thread: see [`StreamEncoder`] for what the
-/// bytes match). Each [`Write::write`] is one `ZSTD_e_continue` call, [`Write::flush`] one
-/// `ZSTD_e_flush` call (then a flush of the writer), and [`Encoder::finish`] ends the
-/// frame. Dropping it without `finish` leaves the frame unfinished.
+/// bytes match). Each [`Write::write`] is one `ZSTD_e_continue` call with at most 1 MiB of
+/// its bytes (it takes that much and says so), [`Write::flush`] one `ZSTD_e_flush` call
+/// (then a flush of the writer), and [`Encoder::finish`] ends the frame. Dropping it
+/// without `finish` leaves the frame unfinished.
+///
+/// What the writer has not taken yet is kept and written first by the next call, so an
+/// error of the writer (`WouldBlock`, `TimedOut`, ...) loses nothing and a call that
+/// failed may be made again, as [`Write`] says: a `write` that fails has taken none of its
+/// bytes, and [`Encoder::try_finish`] can be called again after an error. A frame that
+/// failed in the compressor itself (a size other than the one pledged) stays failed:
+/// every later call says so.
 ///
 /// ```
 /// use std::io::Write;
@@ -188,13 +214,19 @@ impl StreamEncoder {
 pub struct Encoder<W: Write> {
     stream: StreamEncoder,
     writer: W,
+    /// Compressed bytes not all written yet: `buf[written..]` is still to go.
     buf: Vec<u8>,
+    written: usize,
+    /// The frame's end is in `buf` (or written): [`Encoder::try_finish`] again only
+    /// writes what is left.
+    ended: bool,
 }
 
 impl<W: Write> std::fmt::Debug for Encoder<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Encoder")
             .field("stream", &self.stream)
+            .field("pending", &(self.buf.len() - self.written))
             .finish_non_exhaustive()
     }
 }
@@ -202,20 +234,22 @@ impl<W: Write> std::fmt::Debug for Encoder<W> {
 impl<W: Write> Encoder<W> {
     /// An encoder at `level` writing to `writer`, without a checksum or a pledged size.
     pub fn new(writer: W, level: i32) -> Result<Self, ZstdError> {
-        Ok(Encoder {
-            stream: StreamEncoder::new(level)?,
-            writer,
-            buf: Vec::new(),
-        })
+        Ok(Encoder::over(StreamEncoder::new(level)?, writer))
     }
 
     /// An encoder writing to `writer` with a dictionary (see
     /// [`StreamEncoder::with_dictionary`]).
     pub fn with_dictionary(writer: W, dict: &super::EncoderDictionary) -> Self {
+        Encoder::over(StreamEncoder::with_dictionary(dict), writer)
+    }
+
+    fn over(stream: StreamEncoder, writer: W) -> Self {
         Encoder {
-            stream: StreamEncoder::with_dictionary(dict),
+            stream,
             writer,
             buf: Vec::new(),
+            written: 0,
+            ended: false,
         }
     }
 
@@ -258,41 +292,91 @@ impl<W: Write> Encoder<W> {
         &mut self.writer
     }
 
-    /// End the frame and return the writer (one `ZSTD_e_end` call without input).
-    pub fn finish(self) -> io::Result<W> {
-        self.finish_with(&[])
+    /// End the frame and return the writer (one `ZSTD_e_end` call without input). On an
+    /// error the writer is lost with the encoder: [`Encoder::try_finish`] keeps both.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.try_finish()?;
+        Ok(self.writer)
+    }
+
+    /// End the frame (one `ZSTD_e_end` call without input), write all of it and flush the
+    /// writer, keeping the encoder: after an error of the writer, call it again to write
+    /// the rest (the frame is ended once). A later write starts a new frame.
+    pub fn try_finish(&mut self) -> io::Result<()> {
+        self.drain()?;
+        if !self.ended {
+            self.stream
+                .finish(&[], &mut self.buf)
+                .map_err(io::Error::other)?;
+            self.ended = true;
+        }
+        self.drain()?;
+        self.writer.flush()
     }
 
     /// End the frame with `last` as its last bytes (one `ZSTD_e_end` call with them, the
     /// way the `zstd` tool sends the last read of a regular file) and return the writer.
     pub fn finish_with(mut self, last: &[u8]) -> io::Result<W> {
+        if last.is_empty() {
+            return self.finish();
+        }
+        self.drain()?;
         self.stream
             .finish(last, &mut self.buf)
             .map_err(io::Error::other)?;
-        self.writer.write_all(&self.buf)?;
+        self.ended = true;
+        self.drain()?;
         self.writer.flush()?;
         Ok(self.writer)
     }
 
+    /// Write what the writer has not taken yet, keeping count of what it took.
     fn drain(&mut self) -> io::Result<()> {
-        self.writer.write_all(&self.buf)?;
+        while self.written < self.buf.len() {
+            match self.writer.write(&self.buf[self.written..]) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "the writer took no more of the zstd frame",
+                    ));
+                }
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
         self.buf.clear();
+        self.written = 0;
         Ok(())
     }
 }
 
 impl<W: Write> Write for Encoder<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        // What earlier calls produced goes first: failing here, the call took nothing.
+        self.drain()?;
+        if data.is_empty() {
+            return Ok(0);
+        }
+        let data = &data[..data.len().min(MAX_WRITE)];
         self.stream
             .compress(data, &mut self.buf)
             .map_err(io::Error::other)?;
-        self.drain()?;
+        self.ended = false;
+        // The input is taken: an error of the writer now is the next call's to report
+        // (the bytes it did not take are kept for it).
+        let _ = self.drain();
         Ok(data.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.stream.flush(&mut self.buf).map_err(io::Error::other)?;
         self.drain()?;
+        // A flush before any input would start the frame (libzstd's too) and so forbid
+        // the settings; it has nothing to write either.
+        if self.stream.in_frame() {
+            self.stream.flush(&mut self.buf).map_err(io::Error::other)?;
+            self.drain()?;
+        }
         self.writer.flush()
     }
 }

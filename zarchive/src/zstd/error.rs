@@ -51,6 +51,13 @@ pub enum ZstdError {
         /// The window log asked for.
         window_log: u32,
     },
+    /// A call on a stream whose frame failed earlier (the bytes written so far are not a
+    /// frame); [`StreamEncoder::reset`](super::StreamEncoder::reset) starts afresh.
+    #[error("zstd stream: the frame failed earlier ({reason}); reset the encoder to start another")]
+    FrameFailed {
+        /// What failed.
+        reason: String,
+    },
     /// A setting that only applies between frames was changed in the middle of one.
     #[error("zstd stream: {what} can only be set before a frame's first byte")]
     FrameInProgress {

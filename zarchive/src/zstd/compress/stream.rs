@@ -73,6 +73,11 @@ pub(crate) struct StreamState {
     /// The size pledged for the next frame (`ZSTD_CCtx_setPledgedSrcSize`).
     pledged: Option<u64>,
     run: Option<Box<FrameRun>>,
+    /// Why the frame in progress failed: every call says so until the session is reset
+    /// (its bytes so far are no frame, and starting another quietly would hide that).
+    failed: Option<String>,
+    /// Bytes the calls of the frame in progress were given.
+    given: u64,
     /// The dictionary loaded into the context (`ZSTD_CCtx_loadDictionary`), for every frame.
     dict: Option<Arc<PreparedDict>>,
     /// Long-distance matching asked for, with this window log
@@ -97,6 +102,8 @@ impl StreamState {
             dict_id: true,
             pledged: None,
             run: None,
+            failed: None,
+            given: 0,
             dict: None,
             long: None,
             long_dict: None,
@@ -107,7 +114,12 @@ impl StreamState {
 
     /// Whether a frame is in progress (some input taken, the end not yet asked for).
     pub(crate) fn in_frame(&self) -> bool {
-        self.run.is_some()
+        self.run.is_some() || self.failed.is_some()
+    }
+
+    /// Why the frame in progress failed, if it did.
+    pub(crate) fn failed(&self) -> Option<&str> {
+        self.failed.as_deref()
     }
 
     /// Pledge the size of the next frame (`ZSTD_CCtx_setPledgedSrcSize`); only between frames.
@@ -154,6 +166,12 @@ impl StreamState {
 
     /// Drop the frame in progress, if any (`ZSTD_CCtx_reset(ZSTD_reset_session_only)`).
     pub(crate) fn reset_session(&mut self) {
+        self.end_run();
+        self.failed = None;
+    }
+
+    /// The frame is over (ended or failed): its buffers kept for the next, no size pledged.
+    fn end_run(&mut self) {
         if let Some(run) = self.run.take() {
             self.spare = run.hist;
         }
@@ -170,20 +188,38 @@ impl StreamState {
         op: EndOp,
         out: &mut Vec<u8>,
     ) -> Result<(), ZstdError> {
+        if let Some(reason) = &self.failed {
+            return Err(ZstdError::FrameFailed {
+                reason: reason.clone(),
+            });
+        }
         if self.run.is_none() {
             self.init(op, input.len())?;
+            self.given = 0;
         }
+        self.given += input.len() as u64;
         let mut ip = 0;
         while let Some(run) = self.run.as_deref_mut() {
             let ended = match run.generic(&mut self.st, input, &mut ip, op, out) {
                 Ok(ended) => ended,
                 Err(e) => {
-                    self.reset_session();
+                    // The size the caller gave, not where in its buffering it was found.
+                    let e = match e {
+                        ZstdError::PledgedSizeMismatch { pledged, .. } => {
+                            ZstdError::PledgedSizeMismatch {
+                                pledged,
+                                got: self.given,
+                            }
+                        }
+                        e => e,
+                    };
+                    self.end_run();
+                    self.failed = Some(e.to_string());
                     return Err(e);
                 }
             };
             if ended {
-                self.reset_session();
+                self.end_run();
                 break;
             }
             let input_taken = ip == input.len();
