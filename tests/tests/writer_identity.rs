@@ -313,3 +313,55 @@ fn read_all(a: &Archive, path: &str) -> Vec<u8> {
     a.open_file(path).unwrap().read_to_end(&mut out).unwrap();
     out
 }
+
+/// Stores blocks raw, and panics on its third block.
+#[derive(Clone)]
+struct Panicky(u32);
+
+impl BlockCompressor for Panicky {
+    fn context(&self) -> std::io::Result<Box<dyn BlockContext>> {
+        Ok(Box::new(self.clone()))
+    }
+    fn describe(&self) -> String {
+        "panicky".into()
+    }
+}
+
+impl BlockContext for Panicky {
+    fn compress_block(
+        &mut self,
+        block: &[u8; BLOCK_SIZE],
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        self.0 += 1;
+        if self.0 == 3 {
+            panic!("the compressor panics on purpose");
+        }
+        out.extend_from_slice(block);
+        Ok(())
+    }
+}
+
+/// A block compressor that panics has its panic reach the caller with any number of
+/// threads, as with one: with two, the writer waited forever for the lost block (the other
+/// worker kept the results open).
+#[test]
+fn a_panicking_block_compressor_panics_the_caller_with_every_thread_count() {
+    let data = vec![9u8; 600_000];
+    for threads in [1, 2, 3] {
+        let result = std::panic::catch_unwind(|| {
+            let opts = WriterOptions::new()
+                .threads(threads)
+                .compressor(Arc::new(Panicky(0)));
+            let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+            w.add_file("f", &data[..]).unwrap();
+            w.finish().unwrap();
+        });
+        let payload = result.expect_err("no panic");
+        let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+        assert_eq!(
+            message, "the compressor panics on purpose",
+            "threads={threads}"
+        );
+    }
+}

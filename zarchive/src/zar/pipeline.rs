@@ -8,6 +8,11 @@
 //! buffer is recycled: no allocation per block. With one thread everything happens inline on
 //! the caller's thread. The output is identical for every thread count because each block is
 //! compressed independently and written in order.
+//!
+//! A compressor that panics on a worker thread has its panic carried to the caller's
+//! thread (`resume_unwind`), as it panics there with one thread: the other workers then
+//! finish and exit (before, they kept the results channel open and the caller waited for
+//! the lost block forever).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -35,6 +40,8 @@ pub(crate) struct Done {
 /// Blocks to compress: (sequence number, input, output buffer to reuse).
 type Job = Vec<(u64, BlockBuf, Vec<u8>)>;
 type JobResult = Vec<(u64, io::Result<Done>)>;
+/// Where a worker leaves the payload of a compressor's panic for the caller's thread.
+type PanicSlot = Arc<Mutex<Option<Box<dyn std::any::Any + Send>>>>;
 
 pub(crate) enum Pipeline {
     Inline {
@@ -59,6 +66,7 @@ pub(crate) struct Workers {
     reorder: BTreeMap<u64, io::Result<Done>>,
     next_out: u64,
     spare: Vec<(BlockBuf, Vec<u8>)>,
+    panic: PanicSlot,
 }
 
 impl Pipeline {
@@ -81,12 +89,14 @@ impl Pipeline {
         let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
         let job_rx = Arc::new(Mutex::new(job_rx));
         let (res_tx, res_rx) = mpsc::channel::<JobResult>();
+        let panic = PanicSlot::default();
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
             let (rx, tx, comp) = (job_rx.clone(), res_tx.clone(), compressor.clone());
+            let slot = panic.clone();
             match std::thread::Builder::new()
                 .name(format!("zar-compress-{i}"))
-                .spawn(move || worker(comp, rx, tx))
+                .spawn(move || worker(comp, rx, tx, slot))
             {
                 Ok(h) => handles.push(h),
                 // The system refused another thread: go on with those that started.
@@ -107,6 +117,7 @@ impl Pipeline {
             reorder: BTreeMap::new(),
             next_out: 0,
             spare: Vec::new(),
+            panic,
         }))
     }
 
@@ -196,7 +207,11 @@ impl Pipeline {
                 if w.in_flight == 0 || !(wait || w.in_flight >= w.max_in_flight) {
                     return None;
                 }
-                match w.results.recv() {
+                let received = w.results.recv();
+                if let Some(payload) = w.panic.lock().ok().and_then(|mut p| p.take()) {
+                    std::panic::resume_unwind(payload);
+                }
+                match received {
                     Ok(results) => {
                         w.in_flight -= results.len();
                         w.reorder.extend(results);
@@ -246,6 +261,7 @@ fn worker(
     compressor: Arc<dyn BlockCompressor>,
     jobs: Arc<Mutex<Receiver<Job>>>,
     results: mpsc::Sender<JobResult>,
+    panic: PanicSlot,
 ) {
     // A context that cannot be created fails every block this worker takes.
     let mut ctx = compressor.context();
@@ -257,19 +273,35 @@ fn worker(
         let Ok(batch) = job else {
             return;
         };
-        let done: JobResult = batch
-            .into_iter()
-            .map(|(seq, input, mut output)| {
-                output.clear();
-                let r = match &mut ctx {
-                    Ok(c) => c
-                        .compress_padded_block(&input, &mut output)
-                        .map(|()| Done { input, output }),
-                    Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
-                };
-                (seq, r)
-            })
-            .collect();
+        let mut done: JobResult = Vec::with_capacity(batch.len());
+        for (seq, input, mut output) in batch {
+            output.clear();
+            let r = match &mut ctx {
+                Ok(c) => {
+                    let compressed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        c.compress_padded_block(&input, &mut output)
+                    }));
+                    match compressed {
+                        Ok(r) => r.map(|()| Done { input, output }),
+                        Err(payload) => {
+                            // The caller's thread takes the panic over; this worker stops
+                            // (its context may be half-way through a block).
+                            if let Ok(mut slot) = panic.lock() {
+                                slot.get_or_insert(payload);
+                            }
+                            done.push((
+                                seq,
+                                Err(io::Error::other("the block compressor panicked")),
+                            ));
+                            let _ = results.send(done);
+                            return;
+                        }
+                    }
+                }
+                Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+            };
+            done.push((seq, r));
+        }
         if results.send(done).is_err() {
             return;
         }
