@@ -157,3 +157,49 @@ fn an_unreadable_file_fails_naming_it() {
     assert!(err.to_string().contains("cannot"), "{err}");
     assert_eq!(only(d.path()), ["t"]);
 }
+
+/// A reader that gives `good` bytes of 7s, then fails.
+struct FailsAfter {
+    good: usize,
+}
+
+impl io::Read for FailsAfter {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.good == 0 {
+            return Err(io::Error::other("the source went away"));
+        }
+        let n = buf.len().min(self.good).min(40_000);
+        buf[..n].fill(7);
+        self.good -= n;
+        Ok(n)
+    }
+}
+
+/// A file whose reader fails is left out of the archive, and the writer goes on (the name
+/// can even be added again): before, the file stayed in with the bytes read so far (65,536
+/// of 300,000), in an archive that verified.
+#[test]
+fn a_file_whose_reader_fails_is_left_out_and_the_writer_goes_on() {
+    let mut w = ArchiveWriter::new(Vec::new()).unwrap();
+    w.add_dir("d").unwrap();
+    w.add_file("d/first", &b"first"[..]).unwrap();
+    let err = w
+        .add_file("d/Bad", FailsAfter { good: 100_000 })
+        .unwrap_err();
+    assert!(err.to_string().contains("d/Bad"), "{err}");
+    w.add_file("d/good", &b"good"[..]).unwrap();
+    w.add_file("d/bad", &[5u8; 1000][..]).unwrap();
+    let (bytes, _) = w.finish().unwrap();
+    let archive = zarkit::zar::Archive::from_reader(io::Cursor::new(bytes)).unwrap();
+    archive.check_hash().unwrap();
+    let names: Vec<String> = archive.walk().map(|e| e.path_display()).collect();
+    assert_eq!(names, ["d", "d/bad", "d/first", "d/good"]);
+    let read = |p: &str| {
+        let mut v = Vec::new();
+        io::Read::read_to_end(&mut archive.open_file(p).unwrap(), &mut v).unwrap();
+        v
+    };
+    assert_eq!(read("d/bad"), vec![5u8; 1000]);
+    assert_eq!(read("d/first"), b"first");
+    assert_eq!(read("d/good"), b"good");
+}

@@ -301,6 +301,10 @@ impl<W: Write> ArchiveWriter<W> {
     }
 
     /// Add a whole file from a reader; returns its size.
+    ///
+    /// When `data` fails, the file is left out of the archive and the writer can go on:
+    /// the bytes read before the error stay in the data stream, unreferenced (before, the
+    /// file stayed in with only those bytes, in an archive that verified).
     pub fn add_file(
         &mut self,
         path: impl AsRef<[u8]>,
@@ -310,16 +314,48 @@ impl<W: Write> ArchiveWriter<W> {
         self.start_file(path)?;
         let mut total = 0u64;
         loop {
+            let mut read_failed = false;
             let n = self.read_into_file(&mut data, |e| {
+                read_failed = true;
                 ZarError::io(
                     format!("cannot read the data of {}", names::display(path)),
                     e,
                 )
-            })?;
-            if n == 0 {
-                return Ok(total);
+            });
+            match n {
+                Ok(0) => return Ok(total),
+                Ok(n) => total += n as u64,
+                Err(e) => {
+                    if read_failed {
+                        self.leave_out_current_file();
+                    }
+                    return Err(e);
+                }
             }
-            total += n as u64;
+        }
+    }
+
+    /// Take the file being added (the last entry made) out of the tree again.
+    fn leave_out_current_file(&mut self) {
+        let Some(id) = self.current_file.take() else {
+            return;
+        };
+        debug_assert_eq!(id as usize, self.entries.len() - 1, "the newest entry");
+        let Some(entry) = self.entries.pop() else {
+            return;
+        };
+        let folded = entry.name.to_ascii_lowercase();
+        for parent in &mut self.entries {
+            if let WKind::Dir {
+                children,
+                by_folded_name,
+            } = &mut parent.kind
+                && by_folded_name.get(&folded) == Some(&id)
+            {
+                by_folded_name.remove(&folded);
+                children.retain(|&c| c != id);
+                return;
+            }
         }
     }
 
