@@ -1231,3 +1231,99 @@ fn a_lying_content_size_drives_no_allocation() {
         ));
     }
 }
+
+/// A reader that fails every third call with `WouldBlock` (the fifth with `TimedOut`) and
+/// gives at most `most` bytes per call.
+struct Stalling<'a> {
+    data: &'a [u8],
+    calls: usize,
+    most: usize,
+}
+
+impl std::io::Read for Stalling<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls == 5 {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        if self.calls % 3 == 0 {
+            return Err(std::io::ErrorKind::WouldBlock.into());
+        }
+        let n = buf.len().min(self.most).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// Reads the whole of `d`, reading again after every error of the reader.
+fn read_retrying(d: &mut impl std::io::Read) -> (Vec<u8>, usize) {
+    let (mut out, mut errors) = (Vec::new(), 0);
+    let mut buf = [0u8; 5000];
+    loop {
+        match d.read(&mut buf) {
+            Ok(0) => return (out, errors),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ),
+                    "{e}"
+                );
+                errors += 1;
+            }
+        }
+    }
+}
+
+/// An error of the reader loses nothing: the next read goes on where it stopped, as the
+/// `zstd` crate's and `flate2`'s decoders do over non-blocking sources. Before, one
+/// `WouldBlock` failed the decoder for good, later reads saying "invalid data".
+#[test]
+fn the_stream_decoder_goes_on_after_its_reader_fails() {
+    let a = sample(300_000, 1);
+    let b = sample(70_000, 2);
+    let mut enc = zstd::StreamEncoder::new(3).unwrap();
+    enc.set_checksum(true).unwrap();
+    let mut input = Vec::new();
+    enc.compress(&a, &mut input).unwrap();
+    enc.finish(&[], &mut input).unwrap();
+    // A skippable frame between the two.
+    input.extend_from_slice(&[0x50, 0x2A, 0x4D, 0x18, 10, 0, 0, 0]);
+    input.extend_from_slice(&[0xEE; 10]);
+    input.extend_from_slice(&zstd::compress(&b, 19).unwrap());
+    let expected = [a, b].concat();
+    for most in [1, 7, 1000, 1 << 20] {
+        let reader = || Stalling {
+            data: &input,
+            calls: 0,
+            most,
+        };
+        let (out, errors) = read_retrying(&mut zstd::StreamDecoder::new(reader()));
+        assert!(errors > 0);
+        assert!(out == expected, "copied blocks, {most} bytes a read");
+        let buffered = std::io::BufReader::with_capacity(200_000, reader());
+        let (out, _) = read_retrying(&mut zstd::StreamDecoder::with_buffer(buffered));
+        assert!(out == expected, "blocks in place, {most} bytes a read");
+    }
+}
+
+/// `single_frame` stops after the first frame and leaves what follows in the reader (it
+/// tried to read a next frame from it: "not a zstd frame", 4 bytes consumed).
+#[test]
+fn a_single_frame_leaves_what_follows_it() {
+    let mut input = zstd::compress(b"frame content", 3).unwrap();
+    input.extend_from_slice(b"PAYLOAD AFTER FRAME");
+    let mut d = zstd::StreamDecoder::new(&input[..]).single_frame();
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut d, &mut out).unwrap();
+    assert_eq!(out, b"frame content");
+    assert_eq!(d.into_inner(), b"PAYLOAD AFTER FRAME");
+    // Without it, the bytes after the frame are an error, as for the `zstd` tool.
+    let mut out = Vec::new();
+    let err = std::io::Read::read_to_end(&mut zstd::StreamDecoder::new(&input[..]), &mut out)
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+}

@@ -342,8 +342,10 @@ pub fn decompress_to(src: &[u8], out: &mut impl std::io::Write) -> Result<u64, Z
 /// (window + 2 × block maximum).
 ///
 /// # Errors
-/// Reads fail with [`std::io::ErrorKind::InvalidData`] whose inner error is the
-/// [`ZstdError`] (with the byte offset in the input); a failed decoder keeps failing.
+/// Invalid input fails a read with [`std::io::ErrorKind::InvalidData`] whose inner error is
+/// the [`ZstdError`] (with the byte offset in the input); the decoder then keeps failing
+/// with the same message. An error of the reader itself (`WouldBlock`, `TimedOut`, ...) is
+/// returned as it is, and loses nothing: the next read goes on where it stopped.
 pub struct StreamDecoder<R: std::io::Read> {
     inner: stream::StreamReader<R>,
 }
@@ -371,6 +373,24 @@ impl<R: std::io::Read> StreamDecoder<R> {
         StreamDecoder {
             inner: stream::StreamReader::new(src, ctx),
         }
+    }
+
+    /// Stop after the first zstd frame (skippable frames before it are skipped), leaving
+    /// what follows it in the reader, for a frame inside another format (the `zstd`
+    /// crate's `single_frame`); by default every frame is decoded, as the `zstd` tool does.
+    pub fn single_frame(mut self) -> Self {
+        self.inner.single_frame();
+        self
+    }
+
+    /// The underlying reader.
+    pub fn get_ref(&self) -> &R {
+        self.inner.get_ref()
+    }
+
+    /// The underlying reader; reading from it directly corrupts the stream.
+    pub fn get_mut(&mut self) -> &mut R {
+        self.inner.get_mut()
     }
 
     /// The underlying reader (positioned after the bytes consumed so far).

@@ -215,12 +215,36 @@ pub(crate) fn decompress_to(
 enum Stage {
     /// At a frame boundary (or at the start).
     BetweenFrames,
+    /// Inside a skippable frame whose magic number is at `at`: `left` bytes still to skip.
+    Skipping { at: usize, left: u64 },
     /// Inside a zstd frame, before its next block header.
     InFrame(Box<FrameState>),
-    /// The input is exhausted after complete frames.
+    /// After a frame's last block: its content checksum still to read and check.
+    Ending(Box<FrameState>),
+    /// The input is exhausted after complete frames (or one, when asked for one only).
     Done,
-    /// An error was reported; every later read reports it again.
+    /// Invalid data was reported; every later read reports it again.
     Failed(String),
+}
+
+/// Why a step stopped.
+enum StepError {
+    /// The reader failed (`WouldBlock`, `TimedOut`, ...): what was read so far is kept, and
+    /// the step can be made again.
+    Read(std::io::Error),
+    /// The input is not valid zstd data, or ends too early: final.
+    Data(std::io::Error),
+}
+
+impl From<std::io::Error> for StepError {
+    fn from(e: std::io::Error) -> Self {
+        StepError::Read(e)
+    }
+}
+
+/// Invalid data, as a step reports it.
+fn bad(e: ZstdError) -> StepError {
+    StepError::Data(invalid(e))
 }
 
 /// The state of the frame a [`StreamDecoder`] is decoding.
@@ -267,6 +291,8 @@ pub(crate) struct StreamReader<R> {
     /// Decoded bytes not yet handed out: `ring.buf[pending]`.
     pending: std::ops::Range<usize>,
     frames: usize,
+    /// Whether to stop after the first zstd frame.
+    single_frame: bool,
 }
 
 fn invalid(e: ZstdError) -> std::io::Error {
@@ -285,7 +311,22 @@ impl<R: std::io::Read> StreamReader<R> {
             ring: None,
             pending: 0..0,
             frames: 0,
+            single_frame: false,
         }
+    }
+
+    /// Stop after the first zstd frame (skippable frames before it are skipped): the
+    /// bytes after it are left in the reader.
+    pub(crate) fn single_frame(&mut self) {
+        self.single_frame = true;
+    }
+
+    pub(crate) fn get_ref(&self) -> &R {
+        &self.src
+    }
+
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.src
     }
 
     pub(crate) fn into_inner(self) -> R {
@@ -314,80 +355,105 @@ impl<R: std::io::Read> StreamReader<R> {
         std::mem::replace(&mut self.src, src)
     }
 
-    /// Read exactly `n` more bytes of input into `self.input` (after what it holds);
-    /// returns how many arrived (fewer only at the end of the input).
+    /// Read until `self.input` holds `total` bytes of the piece being read (a frame
+    /// header, a block, a checksum; it is cleared once the piece is used), or the input
+    /// ends; returns how many it holds. A read that fails keeps what it had read there.
     ///
     /// Through `read_to_end`, which reads into the vector's spare capacity: readers that
     /// can fill memory they did not initialise (slices, files) skip the zero-fill a `read`
     /// into a resized vector needs (a memset of every compressed block).
-    fn fill(&mut self, n: usize) -> std::io::Result<usize> {
-        let start = self.input.len();
-        self.input.reserve(n);
-        (&mut self.src)
-            .take(n as u64)
-            .read_to_end(&mut self.input)?;
-        Ok(self.input.len() - start)
+    fn fill_to(&mut self, total: usize) -> std::io::Result<usize> {
+        let have = self.input.len();
+        if have < total {
+            self.input.reserve(total - have);
+            (&mut self.src)
+                .take((total - have) as u64)
+                .read_to_end(&mut self.input)?;
+        }
+        Ok(self.input.len())
     }
 
-    /// Read exactly `n` bytes, or fail with a truncation error naming `what` at `at`.
-    fn need(&mut self, n: usize, at: usize, what: &'static str) -> std::io::Result<()> {
-        if self.fill(n)? < n {
-            return Err(invalid(ZstdError::Truncated { at, what }));
+    /// [`fill_to`](Self::fill_to) `total` bytes, or fail with a truncation error naming
+    /// `what` at `at`.
+    fn need_to(&mut self, total: usize, at: usize, what: &'static str) -> Result<(), StepError> {
+        if self.fill_to(total)? < total {
+            return Err(bad(ZstdError::Truncated { at, what }));
         }
         Ok(())
     }
 
-    /// Advance the decoder until decoded bytes are pending or the input is done.
-    fn step(&mut self) -> std::io::Result<()> {
-        match std::mem::replace(&mut self.stage, Stage::Done) {
-            Stage::Done => Ok(()),
+    /// Advance the decoder until decoded bytes are pending or the input is done. A step
+    /// that fails in the reader leaves the stage as it was, to be made again.
+    fn step(&mut self) -> Result<(), StepError> {
+        let (next, result) = match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Done => (Stage::Done, Ok(())),
             Stage::Failed(msg) => {
-                self.stage = Stage::Failed(msg.clone());
-                Err(std::io::Error::new(std::io::ErrorKind::InvalidData, msg))
+                let e = std::io::Error::new(std::io::ErrorKind::InvalidData, msg.clone());
+                (Stage::Failed(msg), Err(StepError::Data(e)))
             }
-            Stage::BetweenFrames => self.start_frame(),
-            Stage::InFrame(f) => self.next_block(f),
+            Stage::BetweenFrames => match self.start_frame() {
+                Ok(next) => (next, Ok(())),
+                Err(e) => (Stage::BetweenFrames, Err(e)),
+            },
+            Stage::Skipping { at, left } => self.skip(at, left),
+            Stage::InFrame(mut f) => match self.next_block(&mut f) {
+                // The checksum is read at once, so that a bad one is reported before the
+                // last block's bytes are handed out, when the reader gives it.
+                Ok(true) => match self.end_frame(&f) {
+                    Ok(()) => (self.after_frame(), Ok(())),
+                    Err(StepError::Read(e)) => (Stage::Ending(f), Err(StepError::Read(e))),
+                    Err(e) => (Stage::Done, Err(e)),
+                },
+                Ok(false) => (Stage::InFrame(f), Ok(())),
+                Err(e) => (Stage::InFrame(f), Err(e)),
+            },
+            Stage::Ending(f) => match self.end_frame(&f) {
+                Ok(()) => (self.after_frame(), Ok(())),
+                Err(e) => (Stage::Ending(f), Err(e)),
+            },
+        };
+        self.stage = next;
+        result
+    }
+
+    /// The stage after a complete zstd frame.
+    fn after_frame(&self) -> Stage {
+        if self.single_frame {
+            Stage::Done
+        } else {
+            Stage::BetweenFrames
         }
     }
 
-    /// Read the next frame's magic number and header (or skip a skippable frame).
-    fn start_frame(&mut self) -> std::io::Result<()> {
+    /// Read the next frame's magic number and header (or start skipping a skippable
+    /// frame); the next stage.
+    fn start_frame(&mut self) -> Result<Stage, StepError> {
         let at = self.at;
-        self.input.clear();
-        let got = self.fill(4)?;
+        let got = self.fill_to(4)?;
         if got == 0 && self.frames > 0 {
-            self.stage = Stage::Done;
-            return Ok(());
+            return Ok(Stage::Done);
         }
         if got < 4 {
             let rest = &self.input[..got];
-            return Err(invalid(super::frame::short_frame_start(rest, at)));
+            return Err(bad(super::frame::short_frame_start(rest, at)));
         }
         let magic =
             u32::from_le_bytes([self.input[0], self.input[1], self.input[2], self.input[3]]);
         if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
-            self.need(4, at, "skippable frame")?;
+            self.need_to(8, at, "skippable frame")?;
             let size =
                 u32::from_le_bytes([self.input[4], self.input[5], self.input[6], self.input[7]]);
-            let skipped = std::io::copy(
-                &mut std::io::Read::take(&mut self.src, size as u64),
-                &mut std::io::sink(),
-            )?;
-            if skipped < size as u64 {
-                return Err(invalid(ZstdError::Truncated {
-                    at,
-                    what: "skippable frame",
-                }));
-            }
-            self.at += 8 + size as usize;
-            self.frames += 1;
-            self.stage = Stage::BetweenFrames;
-            return Ok(());
+            self.input.clear();
+            self.at += 8;
+            return Ok(Stage::Skipping {
+                at,
+                left: u64::from(size),
+            });
         }
         if magic != crate::zstd::common::format::MAGIC_NUMBER {
-            return Err(invalid(ZstdError::UnknownFrame { at, magic }));
+            return Err(bad(ZstdError::UnknownFrame { at, magic }));
         }
-        self.need(1, at, "frame header")?;
+        self.need_to(5, at, "frame header")?;
         let fhd = self.input[4];
         let single = fhd & 0x20 != 0;
         let fcs_len = match fhd >> 6 {
@@ -397,9 +463,10 @@ impl<R: std::io::Read> StreamReader<R> {
             _ => 8,
         };
         let rest = (!single) as usize + [0usize, 1, 2, 4][(fhd & 3) as usize] + fcs_len;
-        self.need(rest, at, "frame header")?;
+        self.need_to(5 + rest, at, "frame header")?;
         let hdr = parse_frame_header(&self.input, at, self.ctx.max_window, self.ctx.dict_ids())
-            .map_err(invalid)?;
+            .map_err(bad)?;
+        self.input.clear();
         self.at += hdr.len;
         self.ctx.reset_for_frame();
         let old = self.ring.take().map(|r| r.buf).unwrap_or_default();
@@ -411,14 +478,43 @@ impl<R: std::io::Read> StreamReader<R> {
             produced: 0,
         };
         self.frames += 1;
-        self.stage = Stage::InFrame(Box::new(frame));
-        Ok(())
+        Ok(Stage::InFrame(Box::new(frame)))
     }
 
-    /// Read and decode the frame's next block; after the last one, check the frame's end.
-    fn next_block(&mut self, mut f: Box<FrameState>) -> std::io::Result<()> {
+    /// Skip `left` more bytes of the skippable frame at `at`; the next stage and how the
+    /// step ended (a failed read keeps what was skipped).
+    fn skip(&mut self, at: usize, mut left: u64) -> (Stage, Result<(), StepError>) {
+        let mut scratch = [0u8; 4096];
+        while left > 0 {
+            let n = left.min(scratch.len() as u64) as usize;
+            match self.src.read(&mut scratch[..n]) {
+                Ok(0) => {
+                    let what = "skippable frame";
+                    return (Stage::Done, Err(bad(ZstdError::Truncated { at, what })));
+                }
+                Ok(k) => {
+                    left -= k as u64;
+                    self.at += k;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return (Stage::Skipping { at, left }, Err(StepError::Read(e))),
+            }
+        }
+        self.frames += 1;
+        (Stage::BetweenFrames, Ok(()))
+    }
+
+    /// Read and decode the frame's next block; whether it was the last (whose content size
+    /// is then checked).
+    fn next_block(&mut self, f: &mut FrameState) -> Result<bool, StepError> {
         let bat = self.at;
-        let (bh, range) = match self.block_in_place(f.hdr.block_max, bat)? {
+        // Not in place past a failed read: the bytes it read are in `input`.
+        let in_place = if self.input.is_empty() {
+            self.block_in_place(f.hdr.block_max, bat)?
+        } else {
+            None
+        };
+        let (bh, range) = match in_place {
             Some(done) => done,
             None => self.block_copied(f.hdr.block_max, bat)?,
         };
@@ -429,25 +525,21 @@ impl<R: std::io::Read> StreamReader<R> {
         f.produced += range.len() as u64;
         self.pending = range;
         if bh.last {
-            finish_frame(&f.hdr, f.at, f.produced, None, None).map_err(invalid)?;
-            let mut stored = None;
-            if f.hdr.checksum {
-                self.input.clear();
-                self.need(4, self.at, "content checksum")?;
-                stored = Some([self.input[0], self.input[1], self.input[2], self.input[3]]);
-                self.at += 4;
-            }
-            let FrameState {
-                hdr,
-                at,
-                produced,
-                hasher,
-            } = *f;
-            finish_frame(&hdr, at, produced, hasher, stored).map_err(invalid)?;
-            self.stage = Stage::BetweenFrames;
-        } else {
-            self.stage = Stage::InFrame(f);
+            finish_frame(&f.hdr, f.at, f.produced, None, None).map_err(bad)?;
         }
+        Ok(bh.last)
+    }
+
+    /// Read the frame's content checksum, if it has one, and check the frame's end.
+    fn end_frame(&mut self, f: &FrameState) -> Result<(), StepError> {
+        let mut stored = None;
+        if f.hdr.checksum {
+            self.need_to(4, self.at, "content checksum")?;
+            stored = Some([self.input[0], self.input[1], self.input[2], self.input[3]]);
+            self.input.clear();
+            self.at += 4;
+        }
+        finish_frame(&f.hdr, f.at, f.produced, f.hasher.clone(), stored).map_err(bad)?;
         Ok(())
     }
 
@@ -458,7 +550,7 @@ impl<R: std::io::Read> StreamReader<R> {
         &mut self,
         block_max: usize,
         bat: usize,
-    ) -> std::io::Result<Option<(BlockHeader, std::ops::Range<usize>)>> {
+    ) -> Result<Option<(BlockHeader, std::ops::Range<usize>)>, StepError> {
         let Some(in_place) = self.in_place else {
             return Ok(None);
         };
@@ -466,17 +558,17 @@ impl<R: std::io::Read> StreamReader<R> {
             Ok(buf) if buf.len() >= BLOCK_HEADER_SIZE => buf,
             // Interrupted (the copying path retries), or too little buffered.
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
-            Err(e) => return Err(e),
+            Err(e) => return Err(StepError::Read(e)),
             Ok(_) => return Ok(None),
         };
-        let bh = parse_block_header(buf, bat, block_max).map_err(invalid)?;
+        let bh = parse_block_header(buf, bat, block_max).map_err(bad)?;
         let end = BLOCK_HEADER_SIZE + bh.stored();
         let (Some(body), Some(ring)) = (buf.get(BLOCK_HEADER_SIZE..end), self.ring.as_mut()) else {
             return Ok(None);
         };
         let decoded = ring.decode_block(&mut self.ctx, &bh, body, bat, block_max);
         (in_place.consume)(&mut self.src, end);
-        Ok(Some((bh, decoded.map_err(invalid)?)))
+        Ok(Some((bh, decoded.map_err(bad)?)))
     }
 
     /// Read the block at input offset `bat` into our buffer and decode it there.
@@ -484,20 +576,25 @@ impl<R: std::io::Read> StreamReader<R> {
         &mut self,
         block_max: usize,
         bat: usize,
-    ) -> std::io::Result<(BlockHeader, std::ops::Range<usize>)> {
-        self.input.clear();
-        self.need(BLOCK_HEADER_SIZE, bat, "block header")?;
-        let bh = parse_block_header(&self.input, bat, block_max).map_err(invalid)?;
-        self.input.clear();
-        self.need(bh.stored(), bat, "block")?;
+    ) -> Result<(BlockHeader, std::ops::Range<usize>), StepError> {
+        self.need_to(BLOCK_HEADER_SIZE, bat, "block header")?;
+        let bh = parse_block_header(&self.input, bat, block_max).map_err(bad)?;
+        self.need_to(BLOCK_HEADER_SIZE + bh.stored(), bat, "block")?;
         let Some(ring) = self.ring.as_mut() else {
-            return Err(std::io::Error::other(
+            return Err(StepError::Data(std::io::Error::other(
                 "zstd stream decoder lost its ring buffer",
-            ));
+            )));
         };
         let range = ring
-            .decode_block(&mut self.ctx, &bh, &self.input, bat, block_max)
-            .map_err(invalid)?;
+            .decode_block(
+                &mut self.ctx,
+                &bh,
+                &self.input[BLOCK_HEADER_SIZE..],
+                bat,
+                block_max,
+            )
+            .map_err(bad)?;
+        self.input.clear();
         Ok((bh, range))
     }
 }
@@ -520,9 +617,13 @@ impl<R: std::io::Read> std::io::Read for StreamReader<R> {
             if matches!(self.stage, Stage::Done) {
                 return Ok(0);
             }
-            if let Err(e) = self.step() {
-                self.stage = Stage::Failed(e.to_string());
-                return Err(e);
+            match self.step() {
+                Ok(()) => {}
+                Err(StepError::Read(e)) => return Err(e),
+                Err(StepError::Data(e)) => {
+                    self.stage = Stage::Failed(e.to_string());
+                    return Err(e);
+                }
             }
         }
     }
