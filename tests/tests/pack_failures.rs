@@ -203,3 +203,60 @@ fn a_file_whose_reader_fails_is_left_out_and_the_writer_goes_on() {
     assert_eq!(read("d/first"), b"first");
     assert_eq!(read("d/good"), b"good");
 }
+
+/// The writer's paths as `Archive::lookup` reads them, and its misuse reported as such
+/// (found by a session using the library as a Rust programmer would).
+#[test]
+fn the_writers_paths_and_misuse() {
+    /// Counts the flushes it gets.
+    struct Flushes(Vec<u8>, usize);
+    impl Write for Flushes {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.write(b)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.1 += 1;
+            Ok(())
+        }
+    }
+    let mut w = ArchiveWriter::new(Flushes(Vec::new(), 0)).unwrap();
+    // Bytes with no file started: the caller's mistake (InvalidInput), no empty path in
+    // the message ("cannot add : ...", InvalidData before).
+    let err = w.write(b"x").unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
+    assert!(err.to_string().contains("no file started"), "{err}");
+    w.add_dir("d").unwrap();
+    // A trailing separator names a directory: a file there could not be looked up.
+    let err = w.add_file("d/g/", &b"g"[..]).unwrap_err();
+    assert!(err.to_string().contains("separator"), "{err}");
+    // `.` components are skipped, as lookup skips them ("parent directory . was not
+    // added" before).
+    w.add_file("d/./x", &b"x"[..]).unwrap();
+    w.add_dir_all("d/./e/./f").unwrap();
+    // A directory ends the file before it: bytes after it belong to no file (they went on
+    // into `d/x`).
+    w.start_file("d/y").unwrap();
+    w.add_dir("d/z").unwrap();
+    assert_eq!(
+        w.write(b"more").unwrap_err().kind(),
+        io::ErrorKind::InvalidInput
+    );
+    // A name too long for the format is quoted in part, not in full.
+    let err = w.add_file(vec![b'n'; 70_000], &b""[..]).unwrap_err();
+    assert!(err.to_string().len() < 600, "{}", err.to_string().len());
+    assert!(err.to_string().contains("70000 bytes"), "{err}");
+    // `flush` reaches the archive's writer.
+    w.flush().unwrap();
+    assert_eq!(w.get_ref().1, 1, "flushed");
+    let (out, _) = w.finish().unwrap();
+    // An archive in memory opens without a lock or a copy.
+    let archive = zarkit::zar::Archive::from_read_at(out.0).unwrap();
+    let names: Vec<String> = archive.walk().map(|e| e.path_display()).collect();
+    assert_eq!(names, ["d", "d/e", "d/e/f", "d/x", "d/y", "d/z"]);
+    let mut r = archive.open_file("d/x").unwrap();
+    assert!(format!("{r:?}").contains("d/x"));
+    assert!(format!("{:?}", archive.walk()).starts_with("Walk"));
+    io::Seek::seek(&mut r, io::SeekFrom::Start(u64::MAX)).unwrap();
+    let err = io::Seek::seek(&mut r, io::SeekFrom::Current(1)).unwrap_err();
+    assert!(err.to_string().contains("largest position"), "{err}");
+}

@@ -216,7 +216,7 @@ fn a_commit_past_the_spare_space_or_before_a_file_is_refused() {
     let opts = WriterOptions::new().compressor(Arc::new(Stored));
     let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
     let err = w.commit(1).unwrap_err().to_string();
-    assert!(err.contains("before any file"), "{err}");
+    assert!(err.contains("no file started"), "{err}");
     w.start_file("data.bin").unwrap();
     w.append(b"abc").unwrap();
     let room = w.spare().len();

@@ -170,6 +170,10 @@ pub enum ZarError {
         /// The id's index.
         id: u32,
     },
+    /// File bytes were written to an archive writer with no file started (before the first
+    /// [`start_file`](super::ArchiveWriter::start_file), or after a directory was added).
+    #[error("file bytes written to the archive with no file started (start_file first)")]
+    NoFileStarted,
     /// An archive writer that already failed was used again; start a new archive.
     #[error("the archive writer already failed on an earlier error and cannot go on")]
     WriterFailed,
@@ -337,7 +341,11 @@ impl From<ZarError> for io::Error {
     fn from(e: ZarError) -> io::Error {
         // A system error keeps its kind (a permission denied stays one); everything the
         // archive's own bytes caused is invalid data.
-        let kind = e.io_kind().unwrap_or(io::ErrorKind::InvalidData);
+        let kind = e.io_kind().unwrap_or(match e {
+            // What the caller asked the writer for, not the data, was wrong.
+            ZarError::NoFileStarted | ZarError::Entry { .. } => io::ErrorKind::InvalidInput,
+            _ => io::ErrorKind::InvalidData,
+        });
         io::Error::new(kind, e)
     }
 }

@@ -117,6 +117,13 @@ impl OpenOptions {
             SeekSource::new(reader).map_err(|e| ZarError::io("cannot seek the archive", e))?;
         Archive::from_source(Box::new(source), self)
     }
+
+    /// Open an archive from any [`ReadAt`] source: the archive's bytes in memory (a
+    /// `Vec<u8>`, read in place without the lock and the copies of
+    /// [`open_reader`](Self::open_reader)) or a source of the caller's own.
+    pub fn open_read_at(&self, source: impl ReadAt + 'static) -> Result<Archive, ZarError> {
+        Archive::from_source(Box::new(source), self)
+    }
 }
 
 /// Identifies an entry of an open archive.
@@ -281,6 +288,12 @@ impl Archive {
     /// Open and validate an archive from any seekable reader.
     pub fn from_reader<R: Read + Seek + Send + 'static>(reader: R) -> Result<Archive, ZarError> {
         OpenOptions::default().open_reader(reader)
+    }
+
+    /// Open and validate an archive from any [`ReadAt`] source, such as its bytes in memory
+    /// (see [`OpenOptions::open_read_at`]).
+    pub fn from_read_at(source: impl ReadAt + 'static) -> Result<Archive, ZarError> {
+        OpenOptions::default().open_read_at(source)
     }
 
     /// Validate everything the index says. Mirrors zarchivereader.cpp `OpenFromFile`, plus
@@ -1412,6 +1425,14 @@ pub struct Walk<'a> {
     stack: Vec<u32>,
 }
 
+impl std::fmt::Debug for Walk<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Walk")
+            .field("entries_queued", &self.stack.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> Iterator for Walk<'a> {
     type Item = Entry<'a>;
     fn next(&mut self) -> Option<Entry<'a>> {
@@ -1434,6 +1455,16 @@ pub struct FileReader<'a> {
     offset: u64,
     size: u64,
     pos: u64,
+}
+
+impl std::fmt::Debug for FileReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileReader")
+            .field("path", &self.entry.path_display())
+            .field("size", &self.size)
+            .field("pos", &self.pos)
+            .finish_non_exhaustive()
+    }
 }
 
 impl FileReader<'_> {
@@ -1476,13 +1507,18 @@ impl Read for FileReader<'_> {
 
 impl Seek for FileReader<'_> {
     fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        let target = match to {
-            SeekFrom::Start(p) => Some(p),
-            SeekFrom::End(d) => self.size.checked_add_signed(d),
-            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        let (from, d) = match to {
+            SeekFrom::Start(p) => (p, 0),
+            SeekFrom::End(d) => (self.size, d),
+            SeekFrom::Current(d) => (self.pos, d),
         };
-        let target = target.ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative position")
+        let target = from.checked_add_signed(d).ok_or_else(|| {
+            let why = if d < 0 {
+                "seek to a negative position"
+            } else {
+                "seek past the largest position (2^64 - 1)"
+            };
+            io::Error::new(io::ErrorKind::InvalidInput, why)
         })?;
         self.pos = target;
         Ok(target)

@@ -29,6 +29,35 @@ pub trait ReadAt: Send + Sync {
     }
 }
 
+/// Bytes in memory, read in place.
+impl ReadAt for [u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let s = ReadAt::slice(self, offset, buf.len()).ok_or_else(out_of_range)?;
+        buf.copy_from_slice(s);
+        Ok(())
+    }
+    fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        let start = usize::try_from(offset).ok()?;
+        self.get(start..start.checked_add(len)?)
+    }
+}
+
+/// The archive's bytes in a vector, read in place.
+impl ReadAt for Vec<u8> {
+    fn len(&self) -> u64 {
+        self.as_slice().len() as u64
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.as_slice().read_exact_at(offset, buf)
+    }
+    fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        ReadAt::slice(self.as_slice(), offset, len)
+    }
+}
+
 /// A memory-mapped file, and the file itself for one-pass reads.
 pub(crate) struct MmapSource {
     map: Mapped,

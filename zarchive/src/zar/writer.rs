@@ -163,6 +163,12 @@ impl<W: Write> HashingWriter<W> {
 /// Writes a ZAR archive. Add directories and files in any order (a parent before its
 /// children), stream file bytes in with [`Write`], then [`ArchiveWriter::finish`].
 /// Full blocks are compressed (in parallel with several threads) and written as they fill.
+///
+/// Paths are `/`-separated (`\\` also separates); empty and `.` components are skipped,
+/// as [`Archive::lookup`](super::Archive::lookup) skips them. Dropping a writer without
+/// [`finish`](ArchiveWriter::finish) leaves what it wrote so far in `out` (a file without
+/// an index, which no reader opens): write to a temporary file and rename it when done,
+/// as [`pack_dir`](super::pack_dir) does.
 pub struct ArchiveWriter<W: Write> {
     out: HashingWriter<W>,
     entries: Vec<WEntry>,
@@ -270,7 +276,10 @@ impl<W: Write> ArchiveWriter<W> {
     /// Add a directory; its parent must exist and no entry of the parent may have the same
     /// name ignoring ASCII case. Mirrors zarchivewriter.cpp `MakeDir(path, false)`.
     pub fn add_dir(&mut self, path: impl AsRef<[u8]>) -> Result<(), ZarError> {
-        self.add_entry(path.as_ref(), true).map(|_| ())
+        self.add_entry(path.as_ref(), true)?;
+        // Bytes written after it belong to no file (they went on into the last one).
+        self.current_file = None;
+        Ok(())
     }
 
     /// Add a directory and any missing parents; existing directories are fine.
@@ -278,7 +287,7 @@ impl<W: Write> ArchiveWriter<W> {
         let path = path.as_ref();
         let mut cur = 0u32;
         let mut sofar: Vec<u8> = Vec::new();
-        for part in names::split_path(path) {
+        for part in names::split_path(path).filter(|&c| c != b".") {
             if !sofar.is_empty() {
                 sofar.push(b'/');
             }
@@ -290,6 +299,16 @@ impl<W: Write> ArchiveWriter<W> {
             };
         }
         Ok(())
+    }
+
+    /// The archive's writer.
+    pub fn get_ref(&self) -> &W {
+        &self.out.inner
+    }
+
+    /// The archive's writer; writing to it directly corrupts the archive.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out.inner
     }
 
     /// Start a new file (ending the previous one); its bytes follow through [`Write`].
@@ -450,10 +469,7 @@ impl<W: Write> ArchiveWriter<W> {
     /// Count `n` more bytes of the current file, within the format's limit.
     fn count_file_bytes(&mut self, n: usize) -> Result<(), ZarError> {
         let Some(file) = self.current_file else {
-            return Err(ZarError::Entry {
-                path: String::new(),
-                reason: "data written before any file was started".into(),
-            });
+            return Err(ZarError::NoFileStarted);
         };
         if self.failed {
             return Err(ZarError::WriterFailed);
@@ -481,17 +497,25 @@ impl<W: Write> ArchiveWriter<W> {
 
     /// Resolve the parent, check the name, register it in the name table.
     fn add_entry(&mut self, path: &[u8], is_dir: bool) -> Result<u32, ZarError> {
-        let parts: Vec<&[u8]> = names::split_path(path).collect();
+        // `.` components are skipped, as `Archive::lookup` skips them.
+        let parts: Vec<&[u8]> = names::split_path(path).filter(|&c| c != b".").collect();
         let Some((&name, parents)) = parts.split_last() else {
-            return Err(entry_err(path, "the path is empty"));
+            return Err(entry_err(path, "the path names no entry"));
         };
+        if !is_dir && matches!(path.last(), Some(b'/' | b'\\')) {
+            // `lookup` takes a trailing separator to mean a directory.
+            return Err(entry_err(
+                path,
+                "a file's path cannot end in a separator (that names a directory)",
+            ));
+        }
         if let Err(why) = names::check_component(name) {
             // Never write what a safe reader (ours included) must refuse.
             return Err(entry_err(path, &why.to_string()));
         }
         if name.len() > MAX_NAME_LEN {
             return Err(entry_err(
-                path,
+                &shortened(path),
                 &format!(
                     "the name is {} bytes; ZAR names hold at most {MAX_NAME_LEN}",
                     name.len()
@@ -810,9 +834,22 @@ impl<W: Write> Write for ArchiveWriter<W> {
         self.append(buf)?;
         Ok(buf.len())
     }
+    /// Flushes the archive's writer. The block being filled is not written: a block is
+    /// compressed once it is full, or by [`ArchiveWriter::finish`].
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        self.out.inner.flush()
     }
+}
+
+/// A path as an error shows it: at most its first 200 bytes, then how long it is.
+fn shortened(path: &[u8]) -> Vec<u8> {
+    const SHOWN: usize = 200;
+    if path.len() <= SHOWN {
+        return path.to_vec();
+    }
+    let mut s = path[..SHOWN].to_vec();
+    s.extend_from_slice(format!("... ({} bytes)", path.len()).as_bytes());
+    s
 }
 
 fn entry_err(path: &[u8], reason: &str) -> ZarError {
