@@ -378,8 +378,8 @@ fn extract_one(
 fn is_damage(e: &ZarError) -> bool {
     match e {
         ZarError::HashMismatch { .. } | ZarError::FileExtent { .. } => true,
-        ZarError::Block { source, .. } => source.is_some(),
-        ZarError::File { source, .. } => is_damage(source),
+        ZarError::Block { cause, .. } => cause.is_some(),
+        ZarError::File { cause, .. } => is_damage(cause),
         _ => false,
     }
 }

@@ -12,13 +12,13 @@ use crate::zstd::ZstdError;
 #[non_exhaustive]
 pub enum ZarError {
     /// An I/O operation failed; `what` says on what.
-    #[error("{what}: {source}")]
+    #[error("{what}: {cause}")]
     Io {
         /// What was being done, and on which file or entry.
         what: String,
-        /// The underlying error.
-        #[source]
-        source: io::Error,
+        /// The underlying error. Its message is part of this one's, so it is not also
+        /// returned by `source()` (error reports would print it twice).
+        cause: io::Error,
     },
     /// The bytes are not a ZAR archive at all.
     #[error("not a ZAR archive: {reason}")]
@@ -116,17 +116,15 @@ pub enum ZarError {
         /// What went wrong.
         reason: String,
         /// The decoder's error, when it was a decode failure.
-        #[source]
-        source: Option<ZstdError>,
+        cause: Option<ZstdError>,
     },
     /// Reading a file's bytes failed.
-    #[error("file {path}: {source}")]
+    #[error("file {path}: {cause}")]
     File {
         /// The file.
         path: String,
         /// What failed.
-        #[source]
-        source: Box<ZarError>,
+        cause: Box<ZarError>,
     },
     /// No entry has this path.
     #[error("no entry named {path} in the archive")]
@@ -158,11 +156,10 @@ pub enum ZarError {
     Path {
         /// The path on disk.
         path: PathBuf,
-        /// What is wrong (including the system's message when `source` is set).
+        /// What is wrong (including the system's message when `cause` is set).
         reason: String,
         /// The system's error, when one caused this.
-        #[source]
-        source: Option<io::Error>,
+        cause: Option<io::Error>,
     },
     /// An entry id that names no entry of this archive (taken from another one).
     #[error("entry id {id} does not belong to this archive")]
@@ -239,7 +236,6 @@ pub enum ZarError {
         /// [`super::merge_to()`], from 0.
         source_index: usize,
         /// What is wrong with it.
-        #[source]
         error: Box<ZarError>,
     },
     /// Extraction finished, but some entries failed; each is listed with its error.
@@ -252,10 +248,10 @@ pub enum ZarError {
 
 impl ZarError {
     /// Wrap an I/O error with what was being done.
-    pub fn io(what: impl Into<String>, source: io::Error) -> ZarError {
+    pub fn io(what: impl Into<String>, cause: io::Error) -> ZarError {
         ZarError::Io {
             what: what.into(),
-            source,
+            cause,
         }
     }
 
@@ -264,26 +260,25 @@ impl ZarError {
         ZarError::Path {
             path: path.into(),
             reason: reason.into(),
-            source: None,
+            cause: None,
         }
     }
 
-    /// An I/O error on a path on disk: `what` was being done ("cannot read"), `source` is the
-    /// system's error, kept as the source (and its kind survives a conversion to
-    /// [`io::Error`]).
+    /// An I/O error on a path on disk: `what` was being done ("cannot read"), `cause` is the
+    /// system's error, kept (and its kind survives a conversion to [`io::Error`]).
     pub fn path_io(
         path: impl Into<PathBuf>,
         what: impl Into<String>,
-        source: io::Error,
+        cause: io::Error,
     ) -> ZarError {
         // A temporary file's error (the `tempfile` crate's) names its own random path
         // after the reason: the message names the path that matters already.
-        let text = source.to_string();
+        let text = cause.to_string();
         let text = text.split(" at path \"").next().unwrap_or_default();
         ZarError::Path {
             path: path.into(),
             reason: format!("{}: {text}", what.into()),
-            source: Some(source),
+            cause: Some(cause),
         }
     }
 
@@ -302,12 +297,11 @@ impl ZarError {
     /// The kind of the I/O error at the root of this error, if one is.
     pub fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {
-            ZarError::Io { source, .. } => Some(source.kind()),
+            ZarError::Io { cause, .. } => Some(cause.kind()),
             ZarError::Path {
-                source: Some(source),
-                ..
-            } => Some(source.kind()),
-            ZarError::File { source, .. } => source.io_kind(),
+                cause: Some(cause), ..
+            } => Some(cause.kind()),
+            ZarError::File { cause, .. } => cause.io_kind(),
             ZarError::Exists { .. } => Some(io::ErrorKind::AlreadyExists),
             _ => None,
         }
@@ -355,28 +349,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_system_error_keeps_its_kind_and_source_through_io_error() {
+    fn a_system_error_keeps_its_kind_through_io_error_and_is_told_once() {
         let e = ZarError::path_io(
             "/x/y",
             "cannot open",
             io::Error::from(io::ErrorKind::PermissionDenied),
         );
-        assert!(std::error::Error::source(&e).is_some());
+        // Its message is part of the error's: a report walking `source()` would print it
+        // twice (it did).
+        assert!(std::error::Error::source(&e).is_none());
         assert!(e.to_string().starts_with("/x/y: cannot open: "), "{e}");
         let as_io: io::Error = e.into();
         assert_eq!(as_io.kind(), io::ErrorKind::PermissionDenied);
         let wrapped = ZarError::File {
             path: "f".into(),
-            source: Box::new(ZarError::io(
+            cause: Box::new(ZarError::io(
                 "reading",
                 io::Error::from(io::ErrorKind::Interrupted),
             )),
         };
+        assert!(std::error::Error::source(&wrapped).is_none());
+        assert!(
+            wrapped.to_string().starts_with("file f: reading: "),
+            "{wrapped}"
+        );
         assert_eq!(io::Error::from(wrapped).kind(), io::ErrorKind::Interrupted);
         let damage = ZarError::Block {
             block: 3,
             reason: "bad".into(),
-            source: None,
+            cause: None,
         };
         assert_eq!(io::Error::from(damage).kind(), io::ErrorKind::InvalidData);
     }

@@ -549,7 +549,7 @@ fn extract_file(
             .read_block_batched(block, until, batch)
             .map_err(|err| ZarError::File {
                 path: e.path_display(),
-                source: Box::new(err),
+                cause: Box::new(err),
             })?;
         let piece = &data[within..within + n];
         if n == BLOCK_SIZE && all_zero(piece) {

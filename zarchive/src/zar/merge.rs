@@ -358,10 +358,8 @@ fn merge_guarded<W: Write>(
 /// not decode), if that is what `e` is.
 fn damaged_file(e: &ZarError) -> Option<&str> {
     match e {
-        ZarError::File { path, source } => match **source {
-            ZarError::Block {
-                source: Some(_), ..
-            } => Some(path),
+        ZarError::File { path, cause } => match **cause {
+            ZarError::Block { cause: Some(_), .. } => Some(path),
             _ => None,
         },
         _ => None,

@@ -753,7 +753,7 @@ impl Archive {
         let buf = Arc::get_mut(&mut data).ok_or_else(|| ZarError::Block {
             block,
             reason: "no block buffer to decode into".into(),
-            source: None,
+            cause: None,
         })?;
         self.decode_stored(block, stored, buf)?;
         if let Ok(mut c) = self.cache.lock() {
@@ -768,7 +768,7 @@ impl Archive {
             return Err(ZarError::Block {
                 block,
                 reason: format!("the archive has only {} blocks", self.block_count),
-                source: None,
+                cause: None,
             });
         }
         let rec = &self.records[(block / BLOCKS_PER_RECORD as u64) as usize];
@@ -785,7 +785,7 @@ impl Archive {
             .map_err(|e| ZarError::Block {
                 block,
                 reason: format!("cannot read its {len} bytes at offset {pos}: {e}"),
-                source: None,
+                cause: None,
             })?;
         Ok(buf)
     }
@@ -848,7 +848,7 @@ impl Archive {
             ZarError::Block {
                 block,
                 reason,
-                source: Some(e),
+                cause: Some(e),
             }
         })
     }
@@ -867,7 +867,7 @@ impl Archive {
         let id = zstd::frame_dictionary_id(stored).map_err(|e| ZarError::Block {
             block,
             reason: e.to_string(),
-            source: Some(e),
+            cause: Some(e),
         })?;
         if id == 0 {
             return Ok(None);
@@ -885,7 +885,7 @@ impl Archive {
                         .join(", ")
                 ),
                 // A decode failure like any other: the block cannot be read as written.
-                source: Some(zstd::ZstdError::DictionaryRequired { at: 0, dict_id: id }),
+                cause: Some(zstd::ZstdError::DictionaryRequired { at: 0, dict_id: id }),
             }),
         }
     }
@@ -1166,7 +1166,7 @@ impl BlockBatch {
                 reason: format!(
                     "cannot read blocks {block}..{end} ({total} bytes at offset {pos}): {e}"
                 ),
-                source: None,
+                cause: None,
             })?;
         self.reads += 1;
         #[cfg(test)]
@@ -1414,7 +1414,7 @@ impl<'a> Entry<'a> {
             .read_stream(offset + pos, buf)
             .map_err(|e| ZarError::File {
                 path: self.path_display(),
-                source: Box::new(e),
+                cause: Box::new(e),
             })
     }
 }
@@ -1496,7 +1496,7 @@ impl Read for FileReader<'_> {
             .map_err(|e| {
                 io::Error::from(ZarError::File {
                     path: self.entry.path_display(),
-                    source: Box::new(e),
+                    cause: Box::new(e),
                 })
             })?;
         buf[..n].copy_from_slice(&block[within..within + n]);

@@ -633,7 +633,7 @@ impl<W: Write> ArchiveWriter<W> {
                 return Err(self.fail(ZarError::Block {
                     block: seq,
                     reason: "the compressor produced no bytes".into(),
-                    source: None,
+                    cause: None,
                 }));
             }
             let stored: &[u8] = if raw { &done.input[..] } else { &done.output };

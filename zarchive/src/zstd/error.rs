@@ -220,11 +220,11 @@ pub enum ZstdError {
         stream: &'static str,
     },
     /// The writer given to [`super::decode::decompress_to`] refused the decoded bytes.
-    #[error("decoded zstd data could not be written: {source}")]
+    #[error("decoded zstd data could not be written: {cause}")]
     Write {
-        #[source]
-        /// The writer's error.
-        source: std::io::Error,
+        /// The writer's error. Its message is part of this one's, so it is not also
+        /// returned by `source()` (error reports would print it twice).
+        cause: std::io::Error,
     },
     /// Another inconsistency in the block at `at`, described in plain words.
     #[error("zstd block at byte {at}: {reason}")]

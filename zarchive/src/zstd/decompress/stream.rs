@@ -15,7 +15,7 @@ use std::io::{Read, Write};
 
 /// Map a writer failure: the output side refused the bytes.
 fn write_error(e: std::io::Error) -> ZstdError {
-    ZstdError::Write { source: e }
+    ZstdError::Write { cause: e }
 }
 
 /// A frame's ring buffer and where decoding stands in it.
