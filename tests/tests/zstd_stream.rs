@@ -522,6 +522,10 @@ fn a_failed_frame_stays_failed_until_reset() {
     assert!(err.to_string().contains("5 bytes given where 3"), "{err}");
     let err = enc.write_all(b"6").unwrap_err();
     assert!(err.to_string().contains("failed earlier"), "{err}");
+    assert!(
+        enc.get_ref().is_empty(),
+        "nothing of the failed frame written"
+    );
     let err = enc.finish().unwrap_err();
     assert!(err.to_string().contains("failed earlier"), "{err}");
 

@@ -305,9 +305,7 @@ impl<W: Write> Encoder<W> {
     pub fn try_finish(&mut self) -> io::Result<()> {
         self.drain()?;
         if !self.ended {
-            self.stream
-                .finish(&[], &mut self.buf)
-                .map_err(io::Error::other)?;
+            self.compress_with(|stream, buf| stream.finish(&[], buf))?;
             self.ended = true;
         }
         self.drain()?;
@@ -321,13 +319,24 @@ impl<W: Write> Encoder<W> {
             return self.finish();
         }
         self.drain()?;
-        self.stream
-            .finish(last, &mut self.buf)
-            .map_err(io::Error::other)?;
+        self.compress_with(|stream, buf| stream.finish(last, buf))?;
         self.ended = true;
         self.drain()?;
         self.writer.flush()?;
         Ok(self.writer)
+    }
+
+    /// One call of the stream into the bytes to write; a call that fails adds nothing
+    /// (the frame's header it may have begun is dropped with the failed frame).
+    fn compress_with(
+        &mut self,
+        call: impl FnOnce(&mut StreamEncoder, &mut Vec<u8>) -> Result<(), ZstdError>,
+    ) -> io::Result<()> {
+        let before = self.buf.len();
+        call(&mut self.stream, &mut self.buf).map_err(|e| {
+            self.buf.truncate(before);
+            io::Error::other(e)
+        })
     }
 
     /// Write what the writer has not taken yet, keeping count of what it took.
@@ -359,9 +368,7 @@ impl<W: Write> Write for Encoder<W> {
             return Ok(0);
         }
         let data = &data[..data.len().min(MAX_WRITE)];
-        self.stream
-            .compress(data, &mut self.buf)
-            .map_err(io::Error::other)?;
+        self.compress_with(|stream, buf| stream.compress(data, buf))?;
         self.ended = false;
         // The input is taken: an error of the writer now is the next call's to report
         // (the bytes it did not take are kept for it).
@@ -374,7 +381,7 @@ impl<W: Write> Write for Encoder<W> {
         // A flush before any input would start the frame (libzstd's too) and so forbid
         // the settings; it has nothing to write either.
         if self.stream.in_frame() {
-            self.stream.flush(&mut self.buf).map_err(io::Error::other)?;
+            self.compress_with(|stream, buf| stream.flush(buf))?;
             self.drain()?;
         }
         self.writer.flush()
