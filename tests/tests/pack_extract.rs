@@ -71,19 +71,40 @@ fn extract_selected_paths_only_and_keeps_their_archive_paths() {
     let dir = tempfile::tempdir().unwrap();
     let a = Archive::open(zar("basic/reference.zar")).unwrap();
     let dest = dir.path().join("sel");
-    let opts = ExtractOptions::new().paths(vec!["sub/deeper".into(), "README.txt".into()]);
+    let opts = ExtractOptions::new().paths(["sub/deeper", "README.txt"]);
     let s = extract(&a, &dest, &opts, &mut |_| {}).unwrap();
     assert_eq!(s.files, 4);
     assert!(dest.join("Sub/Deeper/Deepest/empty_too.dat").is_file());
     assert!(dest.join("README.txt").is_file());
     assert!(!dest.join("Sub/alpha.txt").exists());
-    let missing = ExtractOptions::new().paths(vec!["nope.txt".into()]);
+    let missing = ExtractOptions::new().paths(["nope.txt"]);
     let err = extract(&a, &dir.path().join("none"), &missing, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("nope.txt"));
     assert!(
         !dir.path().join("none").exists(),
         "an unknown path is refused before anything is written"
     );
+}
+
+/// A name that is not UTF-8 can be selected (the paths were `String`s, so such an entry,
+/// which the writer accepts, could only be extracted with everything else).
+#[cfg(unix)]
+#[test]
+fn an_entry_whose_name_is_not_utf8_can_be_selected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = zarkit::zar::ArchiveWriter::new(Vec::new()).unwrap();
+    w.add_file(b"caf\xe9.txt", &b"latin-1"[..]).unwrap();
+    w.add_file("other.txt", &b"other"[..]).unwrap();
+    let (bytes, _) = w.finish().unwrap();
+    let a = Archive::from_read_at(bytes).unwrap();
+    let dest = dir.path().join("sel");
+    let opts = ExtractOptions::new().paths([&b"caf\xe9.txt"[..]]);
+    let s = extract(&a, &dest, &opts, &mut |_| {}).unwrap();
+    assert_eq!(s.files, 1);
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    assert_eq!(std::fs::read(dest.join(name)).unwrap(), b"latin-1");
+    assert!(!dest.join("other.txt").exists());
 }
 
 #[test]

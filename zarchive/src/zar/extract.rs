@@ -23,7 +23,7 @@ use super::reader::{Archive, BlockBatch, Entry, EntryId, EntryKind};
 #[non_exhaustive]
 pub struct ExtractOptions {
     overwrite: bool,
-    paths: Vec<String>,
+    paths: Vec<Vec<u8>>,
     threads: usize,
     verify: bool,
 }
@@ -50,10 +50,11 @@ impl ExtractOptions {
         self
     }
     /// Archive paths to extract (a directory means its whole subtree); empty = everything.
+    /// Any bytes (`String`, `&str`, `Vec<u8>`): a name that is not UTF-8 can be selected.
     /// A path the archive does not hold is a failed entry ([`ZarError::NotFound`] among
     /// those of [`ZarError::ExtractFailed`]); the others are still extracted.
-    pub fn paths(mut self, paths: Vec<String>) -> Self {
-        self.paths = paths;
+    pub fn paths<P: AsRef<[u8]>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
+        self.paths = paths.into_iter().map(|p| p.as_ref().to_vec()).collect();
         self
     }
     /// Files written in parallel (0 or 1: on the calling thread). Directories are always
@@ -199,12 +200,13 @@ fn extract_entries<'a>(
         match archive.get(p) {
             Ok(e) => roots.push(e),
             Err(error) => {
+                let path = names::display(p);
                 progress(ExtractEvent::Failed {
-                    path: p,
+                    path: &path,
                     error: &error,
                 });
                 missing.push(ExtractFailure {
-                    path: p.clone(),
+                    path,
                     error,
                     not_extracted_inside: 0,
                 });
