@@ -1246,7 +1246,7 @@ impl std::io::Read for Stalling<'_> {
         if self.calls == 5 {
             return Err(std::io::ErrorKind::TimedOut.into());
         }
-        if self.calls % 3 == 0 {
+        if self.calls.is_multiple_of(3) {
             return Err(std::io::ErrorKind::WouldBlock.into());
         }
         let n = buf.len().min(self.most).min(self.data.len());
