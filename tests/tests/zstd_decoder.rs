@@ -1217,6 +1217,21 @@ fn a_lying_content_size_drives_no_allocation() {
             }
         }
     }
+    // A million empty blocks (a valid frame of 3 to 5 MB, window 128 KiB, no declared
+    // size): raw ones are counted at their size, compressed ones (an empty literals
+    // section and no sequences) at most 64 times the input (each was counted at the
+    // block maximum: 128 GiB).
+    for body in [&[][..], &[0u8, 0][..]] {
+        let kind = if body.is_empty() { 0u32 } else { 2 };
+        let mut frame = MAGIC.to_vec();
+        frame.extend_from_slice(&[0x00, (17 - 10) << 3]);
+        for i in 0..1_000_000 {
+            let header = (body.len() as u32) << 3 | kind << 1 | u32::from(i == 999_999);
+            frame.extend_from_slice(&header.to_le_bytes()[..3]);
+            frame.extend_from_slice(body);
+        }
+        assert_eq!(zstd::decompress(&frame, usize::MAX).unwrap(), b"");
+    }
     // A frame without a declared size still decodes into what it produces.
     let frame = zstd::compress(&[7u8; 300_000], 3).unwrap();
     let mut stream = zstd::StreamEncoder::new(3).unwrap();

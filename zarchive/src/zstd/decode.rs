@@ -215,14 +215,19 @@ impl Decoder {
     ///
     /// The limit is a ceiling, not an allocation: the output is sized from the frames'
     /// headers, each frame counted for no more than its blocks can hold (a header claiming
-    /// 2^60 bytes over one small block reserves one block), and grows with what is decoded
-    /// when the headers cannot be walked or a frame outgrows its declared size (which
-    /// then fails with the precise error).
+    /// 2^60 bytes over one small block reserves one block), and at most 64 times the
+    /// input's size (or 64 MiB); it grows with what is decoded past that, when the headers
+    /// cannot be walked, or when a frame outgrows its declared size (which then fails with
+    /// the precise error).
     pub fn decompress(&mut self, src: &[u8], limit: usize) -> Result<Vec<u8>, ZstdError> {
         let Some(bound) = frame::decompressed_bound(src, self.ctx.max_window) else {
             return self.decompress_growing(src, limit);
         };
-        let first = bound.min(limit as u64) as usize;
+        // Past what the input plausibly expands to, the output grows as it is decoded
+        // instead: compressed blocks of a few bytes each may each claim a block maximum
+        // (a 3 MB frame of them bounds to 2^37 bytes).
+        let plausible = (src.len() as u64).saturating_mul(64).max(FIRST_OUTPUT_MIN);
+        let first = bound.min(limit as u64).min(plausible) as usize;
         // With [`BLOCK_SLACK`] bytes of room past the output, frames of up to 64 KiB decode
         // in the fixed window (binary64k at level 6: 6.8 % faster than into a buffer of
         // exactly its size); the limit is then checked on what the frames produced.
@@ -233,7 +238,8 @@ impl Decoder {
                 Ok(out)
             }
             Ok(_) => Err(ZstdError::TooLarge { limit }),
-            // More than the headers said: a corrupt frame, or more than the limit.
+            // More than the headers said (a corrupt frame), more than the plausible size,
+            // or more than the limit.
             Err(ZstdError::TooLarge { .. }) if first < limit => {
                 drop(out);
                 self.decompress_growing(src, limit)
@@ -295,6 +301,9 @@ impl Decoder {
         stream::decompress_to(&mut self.ctx, src, out)
     }
 }
+
+/// The output [`Decoder::decompress`] may size up front whatever the input's size.
+const FIRST_OUTPUT_MIN: u64 = 64 << 20;
 
 thread_local! {
     /// The context the one-shot functions reuse on this thread, taken out while one runs.

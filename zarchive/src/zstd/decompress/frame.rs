@@ -509,11 +509,16 @@ pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
             FrameKind::Zstd => {
                 let hdr = parse_frame_header(&src[pos..], pos, max_window, DictIds::Any).ok()?;
                 let mut ip = pos + hdr.len;
-                let mut blocks = 0u64;
+                // What the blocks can hold: raw and RLE blocks exactly their size, a
+                // compressed block up to the block maximum.
+                let mut most = 0u64;
                 loop {
                     let bh = parse_block_header(src.get(ip..)?, ip, hdr.block_max).ok()?;
                     ip += BLOCK_HEADER_SIZE + bh.stored();
-                    blocks += 1;
+                    most += match bh.kind {
+                        BlockKind::Raw | BlockKind::Rle => bh.size,
+                        BlockKind::Compressed => hdr.block_max,
+                    } as u64;
                     if bh.last {
                         break;
                     }
@@ -524,7 +529,6 @@ pub(crate) fn decompressed_bound(src: &[u8], max_window: u64) -> Option<u64> {
                 pos = ip;
                 // No frame holds more than its blocks can, whatever its header says (a
                 // frame claiming more is corrupt, and must not size anything).
-                let most = blocks.saturating_mul(hdr.block_max as u64);
                 total = total.saturating_add(hdr.content_size.map_or(most, |fcs| fcs.min(most)));
             }
         }
