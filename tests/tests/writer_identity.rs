@@ -364,4 +364,25 @@ fn a_panicking_block_compressor_panics_the_caller_with_every_thread_count() {
             "threads={threads}"
         );
     }
+    // A caller that catches the panic and goes on gets an error, not a wait for the lost
+    // block nor an archive without it.
+    for threads in [1, 2, 3] {
+        let opts = WriterOptions::new()
+            .threads(threads)
+            .compressor(Arc::new(Panicky(0)));
+        let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+        let added =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.add_file("f", &data[..])));
+        if added.is_ok() {
+            // The panic comes while the blocks are waited for.
+            let finished =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.finish().is_err()));
+            assert!(finished.unwrap_or(true), "threads={threads}");
+            continue;
+        }
+        assert!(
+            w.finish().is_err(),
+            "threads={threads}: finished without the block"
+        );
+    }
 }

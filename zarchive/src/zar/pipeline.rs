@@ -179,8 +179,12 @@ impl Pipeline {
             Pipeline::Threads(w) => {
                 let out = w.spare.pop().map(|(_, o)| o).unwrap_or_default();
                 w.batch.push((seq, input, out));
-                if w.batch.len() >= BATCH {
-                    w.send_batch()?;
+                if w.batch.len() >= BATCH
+                    && let Err(e) = w.send_batch()
+                {
+                    // Every worker gone: one that panicked takes the panic to the caller.
+                    w.resume_panic();
+                    return Err(e);
                 }
                 Ok(())
             }
@@ -200,6 +204,7 @@ impl Pipeline {
                 if wait && !w.batch.is_empty() {
                     // The block waited for may sit in the batch being filled.
                     if let Err(e) = w.send_batch() {
+                        w.resume_panic();
                         w.batch.clear();
                         return Some((w.next_out, Err(e)));
                     }
@@ -208,9 +213,7 @@ impl Pipeline {
                     return None;
                 }
                 let received = w.results.recv();
-                if let Some(payload) = w.panic.lock().ok().and_then(|mut p| p.take()) {
-                    std::panic::resume_unwind(payload);
-                }
+                w.resume_panic();
                 match received {
                     Ok(results) => {
                         w.in_flight -= results.len();
@@ -232,6 +235,19 @@ impl Pipeline {
 }
 
 impl Workers {
+    /// Carry a worker's panic to the caller's thread, if one panicked. The pipeline is
+    /// closed first: a caller that catches the panic and goes on gets errors, never a wait
+    /// for the blocks the dead worker took with it.
+    fn resume_panic(&mut self) {
+        let payload = self.panic.lock().ok().and_then(|mut p| p.take());
+        if let Some(payload) = payload {
+            self.jobs = None;
+            self.in_flight = 0;
+            self.batch.clear();
+            std::panic::resume_unwind(payload);
+        }
+    }
+
     /// Send the batch being filled to the workers (blocks while all of them are busy and
     /// the queue is full).
     fn send_batch(&mut self) -> io::Result<()> {

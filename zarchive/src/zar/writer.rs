@@ -650,6 +650,16 @@ impl<W: Write> ArchiveWriter<W> {
             }
             self.pipeline.recycle(done);
         }
+        let written = self.block_sizes.len() as u64;
+        if wait && written < self.blocks_submitted {
+            // A compressor that panicked took the block with it (the panic reached the
+            // caller, who went on): the archive would lack it.
+            return Err(self.fail(ZarError::Block {
+                block: written,
+                reason: "the block never came back from the compressor (it panicked)".into(),
+                cause: None,
+            }));
+        }
         Ok(())
     }
 
