@@ -339,6 +339,16 @@ impl<W: Write> Encoder<W> {
         })
     }
 
+    /// Abandon the frame in progress, or the one that failed, and the bytes of it the
+    /// writer has not taken yet ([`StreamEncoder::reset`]): the next write starts a new
+    /// frame, with no size pledged.
+    pub fn reset(&mut self) {
+        self.stream.reset();
+        self.buf.clear();
+        self.written = 0;
+        self.ended = false;
+    }
+
     /// Write what the writer has not taken yet, keeping count of what it took.
     fn drain(&mut self) -> io::Result<()> {
         while self.written < self.buf.len() {
@@ -378,12 +388,10 @@ impl<W: Write> Write for Encoder<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.drain()?;
-        // A flush before any input would start the frame (libzstd's too) and so forbid
-        // the settings; it has nothing to write either.
-        if self.stream.in_frame() {
-            self.compress_with(|stream, buf| stream.flush(buf))?;
-            self.drain()?;
-        }
+        // Before any input too: it starts the frame, with no size known, as libzstd's
+        // flush does (skipping it would change the header of a frame ended next).
+        self.compress_with(|stream, buf| stream.flush(buf))?;
+        self.drain()?;
         self.writer.flush()
     }
 }
