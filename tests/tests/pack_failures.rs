@@ -227,12 +227,25 @@ fn the_writers_paths_and_misuse() {
     assert!(err.to_string().contains("no file started"), "{err}");
     w.add_dir("d").unwrap();
     // A trailing separator names a directory: a file there could not be looked up.
-    let err = w.add_file("d/g/", &b"g"[..]).unwrap_err();
-    assert!(err.to_string().contains("separator"), "{err}");
+    for name in ["d/g/", "d/g/."] {
+        let err = w.add_file(name, &b"g"[..]).unwrap_err();
+        assert!(err.to_string().contains("separator"), "{name}: {err}");
+    }
     // `.` components are skipped, as lookup skips them ("parent directory . was not
     // added" before).
     w.add_file("d/./x", &b"x"[..]).unwrap();
+    w.start_file("d/w").unwrap();
     w.add_dir_all("d/./e/./f").unwrap();
+    assert!(
+        w.write(b"w").is_err(),
+        "a directory ends the file before it"
+    );
+    w.start_file("d/v").unwrap();
+    assert!(w.start_file("d/V").is_err());
+    assert!(
+        w.write(b"v").is_err(),
+        "a refused file ends the one before it"
+    );
     // A directory ends the file before it: bytes after it belong to no file (they went on
     // into `d/x`).
     w.start_file("d/y").unwrap();
@@ -252,7 +265,12 @@ fn the_writers_paths_and_misuse() {
     // An archive in memory opens without a lock or a copy.
     let archive = zarkit::zar::Archive::from_read_at(out.0).unwrap();
     let names: Vec<String> = archive.walk().map(|e| e.path_display()).collect();
-    assert_eq!(names, ["d", "d/e", "d/e/f", "d/x", "d/y", "d/z"]);
+    assert_eq!(
+        names,
+        ["d", "d/e", "d/e/f", "d/v", "d/w", "d/x", "d/y", "d/z"]
+    );
+    assert_eq!(archive.get("d/w").unwrap().size(), 0);
+    assert_eq!(archive.get("d/v").unwrap().size(), 0);
     let mut r = archive.open_file("d/x").unwrap();
     assert!(format!("{r:?}").contains("d/x"));
     assert!(format!("{:?}", archive.walk()).starts_with("Walk"));

@@ -276,15 +276,15 @@ impl<W: Write> ArchiveWriter<W> {
     /// Add a directory; its parent must exist and no entry of the parent may have the same
     /// name ignoring ASCII case. Mirrors zarchivewriter.cpp `MakeDir(path, false)`.
     pub fn add_dir(&mut self, path: impl AsRef<[u8]>) -> Result<(), ZarError> {
-        self.add_entry(path.as_ref(), true)?;
         // Bytes written after it belong to no file (they went on into the last one).
         self.current_file = None;
-        Ok(())
+        self.add_entry(path.as_ref(), true).map(|_| ())
     }
 
     /// Add a directory and any missing parents; existing directories are fine.
     pub fn add_dir_all(&mut self, path: impl AsRef<[u8]>) -> Result<(), ZarError> {
         let path = path.as_ref();
+        self.current_file = None;
         let mut cur = 0u32;
         let mut sofar: Vec<u8> = Vec::new();
         for part in names::split_path(path).filter(|&c| c != b".") {
@@ -314,6 +314,8 @@ impl<W: Write> ArchiveWriter<W> {
     /// Start a new file (ending the previous one); its bytes follow through [`Write`].
     /// Mirrors zarchivewriter.cpp `StartNewFile`.
     pub fn start_file(&mut self, path: impl AsRef<[u8]>) -> Result<(), ZarError> {
+        // The previous file ends even when this one is refused.
+        self.current_file = None;
         let id = self.add_entry(path.as_ref(), false)?;
         self.current_file = Some(id);
         Ok(())
@@ -444,6 +446,9 @@ impl<W: Write> ArchiveWriter<W> {
     /// [`ArchiveWriter::append`] adds its bytes. Fails, adding nothing, when `n` is more
     /// than that space holds, when no file was started, and past the format's limit.
     pub fn commit(&mut self, n: usize) -> Result<(), ZarError> {
+        if self.current_file.is_none() {
+            return Err(ZarError::NoFileStarted);
+        }
         let room = BLOCK_SIZE - self.pending_len;
         if n > room {
             return Err(ZarError::Entry {
@@ -502,11 +507,12 @@ impl<W: Write> ArchiveWriter<W> {
         let Some((&name, parents)) = parts.split_last() else {
             return Err(entry_err(path, "the path names no entry"));
         };
-        if !is_dir && matches!(path.last(), Some(b'/' | b'\\')) {
+        let last_raw = path.rsplit(|&c| c == b'/' || c == b'\\').next();
+        if !is_dir && matches!(last_raw, Some(b"" | b".")) {
             // `lookup` takes a trailing separator to mean a directory.
             return Err(entry_err(
                 path,
-                "a file's path cannot end in a separator (that names a directory)",
+                "a file's path cannot end in a separator or `.` (that names a directory)",
             ));
         }
         if let Err(why) = names::check_component(name) {
