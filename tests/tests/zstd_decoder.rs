@@ -1342,3 +1342,22 @@ fn a_single_frame_leaves_what_follows_it() {
         .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
 }
+
+/// After invalid data every read fails, with the same message: the last block of a frame
+/// whose checksum does not match is not handed out by the read after the error (it was).
+#[test]
+fn after_invalid_data_every_read_fails() {
+    let mut enc = zstd::StreamEncoder::new(3).unwrap();
+    enc.set_checksum(true).unwrap();
+    let mut frame = Vec::new();
+    enc.finish(&sample(1000, 3), &mut frame).unwrap();
+    let last = frame.len() - 1;
+    frame[last] ^= 1;
+    let mut d = zstd::StreamDecoder::new(&frame[..]);
+    let mut buf = [0u8; 100];
+    let first = std::io::Read::read(&mut d, &mut buf).unwrap_err();
+    for _ in 0..3 {
+        let again = std::io::Read::read(&mut d, &mut buf).unwrap_err();
+        assert_eq!(again.to_string(), first.to_string());
+    }
+}

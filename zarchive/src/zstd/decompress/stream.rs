@@ -621,6 +621,9 @@ impl<R: std::io::Read> std::io::Read for StreamReader<R> {
                 Ok(()) => {}
                 Err(StepError::Read(e)) => return Err(e),
                 Err(StepError::Data(e)) => {
+                    // Nothing more is handed out, not even the bytes of the block that
+                    // failed its frame's check.
+                    self.pending = 0..0;
                     self.stage = Stage::Failed(e.to_string());
                     return Err(e);
                 }
