@@ -187,6 +187,10 @@ fn a_file_whose_reader_fails_is_left_out_and_the_writer_goes_on() {
         .add_file("d/Bad", FailsAfter { good: 100_000 })
         .unwrap_err();
     assert!(err.to_string().contains("d/Bad"), "{err}");
+    // A name long enough to be warned about: the warning goes with the file.
+    let long = format!("d/{}", "l".repeat(130));
+    assert!(w.add_file(&long, FailsAfter { good: 10 }).is_err());
+    assert!(w.warnings().is_empty(), "{:?}", w.warnings());
     w.add_file("d/good", &b"good"[..]).unwrap();
     w.add_file("d/bad", &[5u8; 1000][..]).unwrap();
     let (bytes, _) = w.finish().unwrap();

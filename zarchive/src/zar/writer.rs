@@ -332,6 +332,7 @@ impl<W: Write> ArchiveWriter<W> {
         mut data: impl Read,
     ) -> Result<u64, ZarError> {
         let path = path.as_ref();
+        let warnings = self.warnings.len();
         self.start_file(path)?;
         let mut total = 0u64;
         loop {
@@ -349,6 +350,8 @@ impl<W: Write> ArchiveWriter<W> {
                 Err(e) => {
                     if read_failed {
                         self.leave_out_current_file();
+                        // Nor is its name warned about.
+                        self.warnings.truncate(warnings);
                     }
                     return Err(e);
                 }
