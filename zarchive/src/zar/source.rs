@@ -74,18 +74,16 @@ impl MmapSource {
     }
 }
 
+/// The map read as the bytes in memory it is; one-pass reads go to the file.
 impl ReadAt for MmapSource {
     fn len(&self) -> u64 {
-        self.map.bytes().len() as u64
+        ReadAt::len(self.map.bytes())
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let s = self.slice(offset, buf.len()).ok_or_else(out_of_range)?;
-        buf.copy_from_slice(s);
-        Ok(())
+        self.map.bytes().read_exact_at(offset, buf)
     }
     fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
-        let start = usize::try_from(offset).ok()?;
-        self.map.bytes().get(start..start.checked_add(len)?)
+        ReadAt::slice(self.map.bytes(), offset, len)
     }
     fn read_pass_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         self.file.read_exact_at(offset, buf)

@@ -321,9 +321,8 @@ impl<W: Write> Encoder<W> {
         self.drain()?;
         self.compress_with(|stream, buf| stream.finish(last, buf))?;
         self.ended = true;
-        self.drain()?;
-        self.writer.flush()?;
-        Ok(self.writer)
+        // The frame is ended: what is left is writing it out.
+        self.finish()
     }
 
     /// One call of the stream into the bytes to write; a call that fails adds nothing
