@@ -333,6 +333,7 @@ impl<W: Write> ArchiveWriter<W> {
     ) -> Result<u64, ZarError> {
         let path = path.as_ref();
         let warnings = self.warnings.len();
+        let names = self.name_table.len();
         self.start_file(path)?;
         let mut total = 0u64;
         loop {
@@ -349,7 +350,7 @@ impl<W: Write> ArchiveWriter<W> {
                 Ok(n) => total += n as u64,
                 Err(e) => {
                     if read_failed {
-                        self.leave_out_current_file();
+                        self.leave_out_current_file(names);
                         // Nor is its name warned about.
                         self.warnings.truncate(warnings);
                     }
@@ -359,8 +360,10 @@ impl<W: Write> ArchiveWriter<W> {
         }
     }
 
-    /// Take the file being added (the last entry made) out of the tree again.
-    fn leave_out_current_file(&mut self) {
+    /// Take the file being added (the last entry made) out of the tree again, and its name
+    /// out of the name table if it was the first of that name (the table was `names` bytes
+    /// long before the file was started).
+    fn leave_out_current_file(&mut self, names: usize) {
         let Some(id) = self.current_file.take() else {
             return;
         };
@@ -368,6 +371,10 @@ impl<W: Write> ArchiveWriter<W> {
         let Some(entry) = self.entries.pop() else {
             return;
         };
+        if self.name_table.len() > names {
+            self.name_table.truncate(names);
+            self.name_offsets.remove(&entry.name);
+        }
         let folded = entry.name.to_ascii_lowercase();
         for parent in &mut self.entries {
             if let WKind::Dir {
