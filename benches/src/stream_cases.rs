@@ -290,9 +290,6 @@ impl Case {
                     Err(e) => Outcome::Failed(format!("our frame does not decode: {e}")),
                 }
             }
-            (Ok(_), Err(ZstdError::NeedsLongDistanceMatching { .. })) if self.dict.is_some() => {
-                Outcome::Refused("long-distance matching with a dictionary".into())
-            }
             (Ok(a), Ok(b)) => {
                 let first = a.iter().zip(&b).position(|(x, y)| x != y);
                 let around = |f: &[u8]| {

@@ -397,3 +397,55 @@ fn training_on_the_golden_samples_gives_libzstds_dictionary() {
     let small = zarkit::zstd::train_dictionary(&training, 100).unwrap_err();
     assert!(small.to_string().contains("at least 256 bytes"), "{small}");
 }
+
+/// `zstd -D raw.dict --long=W` with a window below the dictionary's 8 KiB, from a file and
+/// from standard input: libzstd's frames (`stream-long.txt`, written by
+/// `make_dict_goldens`). The encoder refused these until it could make them; once allowed,
+/// a stream of unknown size at levels 4-9 capped its own tables by the window as if the
+/// size were known, and found other matches.
+#[test]
+fn long_windows_below_the_dictionary_match_the_oracle() {
+    use sha2::{Digest, Sha256};
+    use zarkit::zstd::{EncoderDictionary, StreamEncoder};
+    let raw = read("raw.dict");
+    let text = String::from_utf8(read("stream-long.txt")).unwrap();
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(f.len(), 8, "malformed line: {line:?}");
+        assert_eq!(f[0], "text");
+        let (size, seed): (usize, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        let level: i32 = f[3].parse().unwrap();
+        let file = f[4] == "file";
+        let window_log: u32 = f[5].parse().unwrap();
+        let src = generate(Shape::Text, size, seed);
+        let dict = EncoderDictionary::new(&raw, level).unwrap();
+        let mut enc = StreamEncoder::with_dictionary(&dict);
+        enc.set_checksum(true).unwrap();
+        enc.set_long_distance_matching(Some(window_log)).unwrap();
+        let mut frame = Vec::new();
+        if file {
+            enc.set_pledged_size(Some(size as u64)).unwrap();
+            enc.finish(&src, &mut frame).unwrap();
+        } else {
+            enc.compress(&src, &mut frame).unwrap();
+            enc.finish(&[], &mut frame).unwrap();
+        }
+        let hash: String = Sha256::digest(&frame)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if frame.len().to_string() != f[6] || hash != f[7] {
+            failures.push(format!(
+                "L{level} {} --long={window_log}: {} bytes, the oracle's {}",
+                f[4],
+                frame.len(),
+                f[6]
+            ));
+        }
+        n += 1;
+    }
+    assert_eq!(n, 36, "every golden line read");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -980,12 +980,6 @@ fn compress_one(
                 count(got, "byte", "bytes")
             ),
         ),
-        zstd::ZstdError::NeedsLongDistanceMatching { .. } => fail(
-            EXIT_USAGE,
-            format!(
-                "{shown}: --long with a window smaller than the dictionary's own cannot be combined with that dictionary (-D) in this encoder; use a larger --long=WINDOWLOG, or no dictionary"
-            ),
-        ),
         other => fail(EXIT_USAGE, format!("{shown}: {other}")),
     };
     let pb = output::bar(quiet, size.unwrap_or(0), true);

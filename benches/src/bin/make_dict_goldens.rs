@@ -34,6 +34,59 @@ fn sample(shape: Shape, size: usize, seed: u64) -> Vec<u8> {
 }
 const LEVELS: &[i32] = &[1, 3, 6, 19];
 
+/// Streams with the raw dictionary and long-distance matching over a window smaller than
+/// the dictionary (`zstd -D raw.dict --long=W` with W of 10 and 12 for its 8 KiB): libzstd
+/// makes its local CDict with that window, and a stream of unknown size attaches it with
+/// the CDict's parameters as they are.
+const STREAM_LONG_LEVELS: &[i32] = &[1, 3, 4, 5, 6, 9, 12, 16, 19];
+
+/// Writes `stream-long.txt`: `ZSTD_compressStream2` frames (checksum on) of one text sample,
+/// as the `zstd` tool drives them from a file (size pledged, one ending call) and from
+/// standard input (no size, the input then an empty ending call).
+fn write_stream_long(raw: &[u8]) {
+    use zarkit_benches::oracle::StreamCall;
+    let (shape, size, seed) = (Shape::Text, 20_000, 9020);
+    let src = sample(shape, size, seed);
+    let mut text = String::new();
+    writeln!(text, "# ZSTD_compressStream2 frames (libzstd 1.5.7) with raw.dict loaded (ZSTD_CCtx_loadDictionary), long-distance").unwrap();
+    writeln!(text, "# matching on with a window below the dictionary's size, checksum on; written by make_dict_goldens.").unwrap();
+    writeln!(text, "# `file`: size pledged, one ZSTD_e_end call; `stdin`: no size, one ZSTD_e_continue call, then an empty ZSTD_e_end.").unwrap();
+    writeln!(text, "# <shape> <size> <seed> <level> <file|stdin> <window log> <frame size> <SHA-256 of the frame>").unwrap();
+    for &level in STREAM_LONG_LEVELS {
+        for window_log in [10, 12] {
+            for file in [true, false] {
+                let calls = if file {
+                    vec![StreamCall::End(&src)]
+                } else {
+                    vec![StreamCall::Continue(&src), StreamCall::End(&[])]
+                };
+                let pledged = file.then_some(size as u64);
+                let frame = oracle::compress_stream_with(
+                    level,
+                    true,
+                    pledged,
+                    Some(raw),
+                    Some(window_log),
+                    &calls,
+                )
+                .expect("the oracle compresses");
+                let back = oracle::decompress_using_dict(&frame, raw, size).expect("decodes");
+                assert!(back == src, "the oracle decodes its own frame");
+                writeln!(
+                    text,
+                    "{} {size} {seed} {level} {} {window_log} {} {}",
+                    shape.name(),
+                    if file { "file" } else { "stdin" },
+                    frame.len(),
+                    zarkit_benches::sha256_hex(&frame)
+                )
+                .unwrap();
+            }
+        }
+    }
+    std::fs::write(format!("{DIR}/stream-long.txt"), text).expect("write");
+}
+
 fn main() {
     oracle::assert_version();
     std::fs::create_dir_all(DIR).expect("the goldens folder");
@@ -105,6 +158,7 @@ fn main() {
     }
     std::fs::write(format!("{DIR}/frames.bin"), &frames).expect("write");
     std::fs::write(format!("{DIR}/frames.txt"), text).expect("write");
+    write_stream_long(&raw);
     println!(
         "formatted dictionary {} bytes, raw {} bytes, {} bytes of frames",
         formatted.len(),

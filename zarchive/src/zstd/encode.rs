@@ -34,8 +34,8 @@ const WINDOW_LOG_MAX: u32 = 31;
 /// level 1 with a 2^27 window). libzstd turns it on by itself at level 22 on an unknown
 /// size or a pledge above 64 MiB, and so does this encoder, with or without a dictionary
 /// (the dictionary stays the match state's; the long-distance finder starts empty, as in
-/// libzstd). Asked for with a window log below the dictionary's own, it is refused with
-/// [`ZstdError::NeedsLongDistanceMatching`].
+/// libzstd). With a dictionary, the window may be smaller than the dictionary: libzstd
+/// then prepares its dictionary with that window, and so does this encoder.
 pub struct StreamEncoder {
     state: StreamState,
     level: i32,

@@ -35,16 +35,6 @@ pub enum ZstdError {
         /// The bytes given so far.
         got: u64,
     },
-    /// Long-distance matching was asked for with a window log below the one the
-    /// dictionary's prepared tables were made for: libzstd would make its dictionary with
-    /// that window (other tables), which this encoder does not do.
-    #[error(
-        "compression level {level}: long-distance matching with a window smaller than the dictionary's own cannot be combined with that dictionary in this encoder (use a larger window log, or no dictionary)"
-    )]
-    NeedsLongDistanceMatching {
-        /// The level asked for.
-        level: i32,
-    },
     /// A window log outside what a zstd frame may use.
     #[error("zstd window log {window_log} is outside the range of 10 to 31")]
     UnsupportedWindowLog {

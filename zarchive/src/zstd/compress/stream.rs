@@ -236,10 +236,8 @@ impl StreamState {
     }
 
     /// The dictionary as the next frame uses it: the one loaded, or, with long-distance
-    /// matching over a window larger than the dictionary's own, the same prepared again
-    /// with that window. A window smaller than the dictionary's own is refused
-    /// ([`ZstdError::NeedsLongDistanceMatching`]): libzstd's frames then differ from ours
-    /// (measured with `stream_diff --dict`).
+    /// matching, the same prepared again with its window (larger or smaller than the
+    /// dictionary's own).
     ///
     /// libzstd makes its local CDict (ZSTD_initLocalDict) with the context's parameters,
     /// the window log of long-distance matching included: for a dictionary larger than the
@@ -262,9 +260,6 @@ impl StreamState {
         );
         if with_long == pd.cp {
             return Ok(Some(pd.clone()));
-        }
-        if window_log < pd.cp.window_log {
-            return Err(ZstdError::NeedsLongDistanceMatching { level: self.level });
         }
         Ok(Some(match &self.long_dict {
             Some((uid, long)) if *uid == pd.uid && long.cp == with_long => long.clone(),
@@ -702,11 +697,12 @@ fn setup_dict(
         window_log,
         ..pd.cp
     };
-    let src_size = pledged.unwrap_or(u64::MAX);
     let attach = pledged.is_none_or(|n| n <= params::attach_dict_cutoff(pd.cp.strategy));
+    // ZSTD_adjustCParams_internal in ZSTD_cpm_attachDict mode: an unknown size leaves the
+    // CDict's parameters as they are (no cap from ZSTD_dictAndWindowLog).
     let own = CParams {
         window_log,
-        ..params::adjust(pd.cp, src_size)
+        ..pledged.map_or(pd.cp, |n| params::adjust(pd.cp, n))
     };
     if attach {
         st.ms.reset_with_row(&own, pd.tables.lazy_row());
