@@ -216,12 +216,14 @@ impl DirHandle {
         }
     }
 
-    /// Open file `name` for reading (following a symbolic link only with `follow`).
+    /// Open file `name` for reading (following a symbolic link only with `follow`). A FIFO
+    /// put there is opened without waiting for a writer (`O_NONBLOCK`), so that the
+    /// caller's check of what it opened ([`Stamp::of`]) can refuse it.
     pub(crate) fn open_file(&self, name: &OsStr, follow: bool) -> io::Result<File> {
         #[cfg(unix)]
         {
             use rustix::fs::{Mode, OFlags, openat};
-            let mut flags = OFlags::RDONLY | OFlags::CLOEXEC;
+            let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK;
             if !follow {
                 flags |= OFlags::NOFOLLOW;
             }
@@ -410,6 +412,54 @@ impl Drop for TempFile<'_> {
         drop(self.file.take());
         if !self.name.is_empty() {
             let _ = self.dir.remove_file(&self.name);
+        }
+    }
+}
+
+/// What `fstat` says of an open file that changes when its content changes (size,
+/// modification and status-change times, as `tar` compares them), and which file it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    /// Whether it is a regular file.
+    pub regular: bool,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Device and inode, where the system has them.
+    pub id: Option<(u64, u64)>,
+    times: [(i64, i64); 2],
+}
+
+impl Stamp {
+    /// The stamp of the open file `f`.
+    pub(crate) fn of(f: &File) -> io::Result<Stamp> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{FileType, fstat};
+            let st = fstat(f)?;
+            Ok(Stamp {
+                regular: FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile,
+                size: st.st_size as u64,
+                id: Some((st.st_dev as u64, st.st_ino as u64)),
+                times: [
+                    (st.st_mtime as i64, st.st_mtime_nsec as i64),
+                    (st.st_ctime as i64, st.st_ctime_nsec as i64),
+                ],
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let m = f.metadata()?;
+            let since = |t: io::Result<std::time::SystemTime>| {
+                t.ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos() as i64))
+            };
+            Ok(Stamp {
+                regular: m.is_file(),
+                size: m.len(),
+                id: None,
+                times: [since(m.modified()), (0, 0)],
+            })
         }
     }
 }

@@ -215,8 +215,12 @@ pub(crate) struct Item<'a> {
 pub(crate) enum ItemData<'a> {
     /// A directory.
     Dir,
-    /// A file on disk (with links followed or not).
-    Disk { path: PathBuf, follow: bool },
+    /// A file on disk (with links followed or not), and its device and inode when listed.
+    Disk {
+        path: PathBuf,
+        follow: bool,
+        id: Option<(u64, u64)>,
+    },
     /// A file of an open archive.
     Archive(super::reader::Entry<'a>),
     /// Bytes the caller gave.
@@ -504,6 +508,12 @@ pub(crate) fn write_items<W: Write>(
         loop {
             // Read straight into the block being filled (no copy in between).
             let n = writer.read_into_file(&mut reader, |e| match &item.data {
+                ItemData::Disk { path, .. } if e.to_string() == CHANGED_WHILE_READ => {
+                    ZarError::path(
+                        path,
+                        format!("changed while being packed: {CHANGED_WHILE_READ}"),
+                    )
+                }
                 ItemData::Disk { path, .. } => ZarError::path_io(path, "cannot read", e),
                 _ => ZarError::from_read(&shown, e),
             })?;
@@ -546,14 +556,35 @@ pub(crate) fn open_item_at<'a>(
     use std::io::{Seek, SeekFrom};
     Ok(Some(match &item.data {
         ItemData::Dir => return Ok(None),
-        ItemData::Disk { path, follow } => {
-            let mut f = dirs::open_file(path, *follow)
-                .map_err(|e| ZarError::path_io(path, "cannot open", e))?;
+        ItemData::Disk { path, follow, id } => {
+            let mut f = dirs::open_file(path, *follow).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    ZarError::path(path, "was removed before it was read")
+                } else {
+                    ZarError::path_io(path, "cannot open", e)
+                }
+            })?;
+            let stamp =
+                dirs::Stamp::of(&f).map_err(|e| ZarError::path_io(path, "cannot open", e))?;
+            // What was opened must be the file listed: a directory on the way swapped for a
+            // link (leading outside the tree), or the file for a FIFO, is not packed.
+            if !stamp.regular {
+                return Err(ZarError::path(
+                    path,
+                    "changed while being packed: it is no longer a regular file",
+                ));
+            }
+            if id.is_some() && stamp.id.is_some() && stamp.id != *id {
+                return Err(ZarError::path(
+                    path,
+                    "changed while being packed: another file is at its path now",
+                ));
+            }
             if offset > 0 {
                 f.seek(SeekFrom::Start(offset))
                     .map_err(|e| ZarError::path_io(path, "cannot read", e))?;
             }
-            Box::new(f)
+            Box::new(DiskReader { file: f, stamp })
         }
         ItemData::Archive(entry) => {
             let mut r = entry.open()?;
@@ -567,6 +598,27 @@ pub(crate) fn open_item_at<'a>(
         ItemData::Bytes(bytes) => Box::new(bytes.get(offset as usize..).unwrap_or(&[])),
     }))
 }
+
+/// A file on disk being read, which checks at its end that the file did not change while
+/// it was read (size, modification and status-change times, as `tar` checks them): a file
+/// written to in place would otherwise be packed part old, part new.
+struct DiskReader {
+    file: std::fs::File,
+    stamp: dirs::Stamp,
+}
+
+impl Read for DiskReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if n == 0 && !buf.is_empty() && dirs::Stamp::of(&self.file)? != self.stamp {
+            return Err(std::io::Error::other(CHANGED_WHILE_READ));
+        }
+        Ok(n)
+    }
+}
+
+/// The reason given for a file that changed while it was read.
+const CHANGED_WHILE_READ: &str = "it changed while it was read";
 
 /// A reader of a file item's bytes; `None` for a directory.
 pub(crate) fn open_item<'a>(item: &'a Item<'_>) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
@@ -736,7 +788,11 @@ pub(crate) fn scan(
             level.last = bytes;
             items.push(Item {
                 archive_path,
-                data: ItemData::Disk { path: disk, follow },
+                data: ItemData::Disk {
+                    path: disk,
+                    follow,
+                    id: meta.id,
+                },
                 size: meta.size,
             });
             continue;
@@ -815,5 +871,103 @@ fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
             std::borrow::Cow::Borrowed(b) => std::borrow::Cow::Borrowed(b.as_bytes()),
             std::borrow::Cow::Owned(o) => std::borrow::Cow::Owned(o.into_bytes()),
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// The items of `dir` as a default pack lists them.
+    fn listed(dir: &Path) -> Vec<Item<'static>> {
+        scan(
+            dir,
+            &PackOptions::default(),
+            &[],
+            None,
+            &mut Vec::new(),
+            &mut |_| {},
+        )
+        .unwrap()
+    }
+
+    /// Writes `items`; the error's text.
+    fn write_error(items: &[Item<'_>]) -> String {
+        let opts = PackOptions::default();
+        match write_items(items, Vec::new(), &opts, Vec::new(), &mut |_| {}) {
+            Ok(_) => panic!("written"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Found by a hostile session: files are opened again by path after the whole walk, and
+    /// a directory swapped for a link in between (to a directory outside the tree, with
+    /// files of the listed sizes) had those outside files packed, exit 0.
+    #[test]
+    fn a_directory_swapped_for_a_link_after_the_walk_is_not_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let (src, outside) = (t.path().join("src"), t.path().join("outside"));
+        std::fs::create_dir_all(src.join("z")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(src.join("z/x"), "secret\n").unwrap();
+        std::fs::write(outside.join("x"), "TOPSEC\n").unwrap();
+        let items = listed(&src);
+        std::fs::rename(src.join("z"), src.join("z.old")).unwrap();
+        std::os::unix::fs::symlink(&outside, src.join("z")).unwrap();
+        let e = write_error(&items);
+        assert!(e.contains("another file is at its path now"), "{e}");
+    }
+
+    /// The same session: a file swapped for a FIFO after the walk hung `pack` until
+    /// something wrote to the FIFO, whose bytes were then packed.
+    #[test]
+    fn a_file_swapped_for_a_fifo_is_refused_without_waiting() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("x"), "FIFO!!\n").unwrap();
+        let items = listed(t.path());
+        std::fs::remove_file(t.path().join("x")).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &t.path().join("x"),
+            rustix::fs::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let e = write_error(&items);
+        assert!(e.contains("no longer a regular file"), "{e}");
+        // Removed before it was read: said so (was "cannot open: No such file").
+        std::fs::remove_file(t.path().join("x")).unwrap();
+        let e = write_error(&items);
+        assert!(e.contains("was removed before it was read"), "{e}");
+    }
+
+    /// The same session: a file written to in place while it was read (same size) was
+    /// packed part old, part new, exit 0, and the archive verified.
+    #[test]
+    fn a_file_written_to_while_it_is_read_is_refused() {
+        use std::io::Write as _;
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("f");
+        std::fs::write(&path, vec![1u8; 300_000]).unwrap();
+        let items = listed(t.path());
+        let mut r = open_item(&items[0]).unwrap().unwrap();
+        let mut head = vec![0u8; 1000];
+        r.read_exact(&mut head).unwrap();
+        // Another second on the clock, so that the times differ on any file system.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.write_all(&[2u8; 1000]).unwrap();
+        drop(f);
+        let mut rest = Vec::new();
+        let e = r.read_to_end(&mut rest).unwrap_err();
+        assert_eq!(e.to_string(), CHANGED_WHILE_READ);
+        // A file not written to while it is read reads whole.
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.write_all(&[3u8; 10]).unwrap();
+        drop(f);
+        let items = listed(t.path());
+        let mut r = open_item(&items[0]).unwrap().unwrap();
+        let mut all = Vec::new();
+        r.read_to_end(&mut all).unwrap();
+        assert_eq!(all.len(), 300_000, "an unchanged file reads whole");
     }
 }
