@@ -877,8 +877,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     let level = parse_level(&a.level, false)?;
     let mut encoder = match &a.dict {
         Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
+            let bytes = crate::read_dictionary(path)?;
             let dict = zstd::EncoderDictionary::new(&bytes, level)
                 .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
             zstd::StreamEncoder::with_dictionary(&dict)
@@ -1035,8 +1034,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
         .unwrap_or(1 << LONG_DEFAULT_WINDOW_LOG);
     let dict = match &a.dict {
         Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
+            let bytes = crate::read_dictionary(path)?;
             let dict = zstd::DecoderDictionary::new(&bytes)
                 .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
             Some(dict)

@@ -104,6 +104,43 @@ pub fn fail(code: u8, message: impl Into<String>) -> Failure {
     }
 }
 
+/// Largest dictionary file read (`zstd`'s `DICTSIZE_MAX`, 32 MiB).
+pub const DICTIONARY_MAX: u64 = 32 << 20;
+
+/// The bytes of the dictionary file at `path` (`-D`, `--dict`): a regular file of at most
+/// [`DICTIONARY_MAX`] bytes, as the `zstd` tool takes them. A device or FIFO (`/dev/zero`,
+/// which was read until memory ran out) or a file above the limit is refused.
+pub fn read_dictionary(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
+    use std::io::Read;
+    let shown = zarkit::zar::names::display_path(path);
+    let failed = |e: std::io::Error| fail(EXIT_FAILURE, format!("{shown}: {e}"));
+    let file = std::fs::File::open(path).map_err(failed)?;
+    let meta = file.metadata().map_err(failed)?;
+    if !meta.is_file() {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!("{shown}: a dictionary must be a regular file"),
+        ));
+    }
+    let too_large = || {
+        fail(
+            EXIT_FAILURE,
+            format!("{shown}: the dictionary is larger than {DICTIONARY_MAX} bytes (32 MiB)"),
+        )
+    };
+    if meta.len() > DICTIONARY_MAX {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(DICTIONARY_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(failed)?;
+    if bytes.len() as u64 > DICTIONARY_MAX {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     if args.len() == 1 {

@@ -89,8 +89,7 @@ impl WriteArgs {
             if dict.as_os_str() == "auto" {
                 auto = Some(level);
             } else {
-                let bytes = std::fs::read(dict)
-                    .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(dict))))?;
+                let bytes = crate::read_dictionary(dict)?;
                 let z = zar::ZstdWithDictionary::new(&bytes, level)
                     .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(dict))))?;
                 compressor = Arc::new(z);

@@ -2101,3 +2101,37 @@ fn a_failed_write_of_the_archive_names_the_output() {
         stderr(&o)
     );
 }
+
+/// Found by a hostile session: `-D` / `--dict` read their file whole whatever it was:
+/// `--dict /dev/zero` grew to 24 GB until the kernel killed it, a FIFO hung, a 1 GiB file
+/// aborted on its allocation. Now a regular file of at most 32 MiB, as `zstd` takes them.
+#[test]
+fn dictionaries_must_be_regular_files_of_at_most_32_mib() {
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("in");
+    std::fs::write(&input, b"some input").unwrap();
+    let big = d.path().join("big.dict");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((32 << 20) + 1)
+        .unwrap();
+    let tree = d.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    std::fs::write(tree.join("f"), b"data").unwrap();
+    for dict in [std::path::Path::new("/dev/zero"), big.as_path()] {
+        let want = if dict == big {
+            "larger than 33554432 bytes"
+        } else {
+            "must be a regular file"
+        };
+        let o = run!("compress", "-q", "-D", dict, &input, "-c");
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        let o = run!("decompress", "-q", "-D", dict, &input, "-c");
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        let o = run!("pack", &tree, "-o", d.path().join("t.zar"), "--dict", dict);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+}
