@@ -131,6 +131,11 @@ pub fn is_zstd_file(path: &Path) -> bool {
 
 /// Open an archive: the outer error is a failure to read standard input, the inner one the
 /// archive's own (I/O on the file, or an index that does not validate).
+///
+/// Read with positioned reads, not a memory map: an archive truncated while it is open
+/// (another archive copied over it while it is mounted) then fails a read with an error,
+/// where a map ends the process with `SIGBUS` (found by a hostile session: `mount` left a
+/// dead mount point, `cat` exited 135).
 pub fn try_open(path: &Path) -> Result<Result<Archive, ZarError>, Failure> {
     if is_dash(path) {
         let stdin = io::stdin();
@@ -147,7 +152,7 @@ pub fn try_open(path: &Path) -> Result<Result<Archive, ZarError>, Failure> {
             .map_err(|e| fail(EXIT_FAILURE, format!("reading standard input: {e}")))?;
         return Ok(Archive::from_reader(io::Cursor::new(bytes)));
     }
-    Ok(Archive::open(path))
+    Ok(zarkit::zar::OpenOptions::new().mmap(false).open(path))
 }
 
 /// Which side of a copy failed (see [`copy_apart`]).

@@ -2135,3 +2135,57 @@ fn dictionaries_must_be_regular_files_of_at_most_32_mib() {
         assert!(stderr(&o).contains(want), "{}", stderr(&o));
     }
 }
+
+/// Found by a hostile session: an archive truncated while `cat` (or `mount`) read it
+/// ended the process with `SIGBUS` (exit 135; the mount left dead): the archive was
+/// memory-mapped. The command line reads with positioned reads, and says what failed.
+#[cfg(unix)]
+#[test]
+fn an_archive_truncated_while_it_is_read_is_an_error_not_a_crash() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir(&tree).unwrap();
+    // 4 MiB that does not compress: 64 blocks stored raw, which a map serves in place.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let data: Vec<u8> = (0..4u32 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    std::fs::write(tree.join("big"), &data).unwrap();
+    let archive = d.path().join("a.zar");
+    let o = run!("pack", &tree, "-o", &archive, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .args([
+            std::ffi::OsStr::new("cat"),
+            archive.as_os_str(),
+            "big".as_ref(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    // The pipe fills; the archive then loses all but its first 100,000 bytes.
+    let mut first = vec![0u8; 1000];
+    out.read_exact(&mut first).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&archive)
+        .unwrap()
+        .set_len(100_000)
+        .unwrap();
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.signal(), None, "ended by a signal: {:?}", o.status);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(rest.len() + 1000 < data.len());
+}
