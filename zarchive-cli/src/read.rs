@@ -107,7 +107,7 @@ pub struct CatArgs {
     /// The archive, or `-` for standard input.
     archive: PathBuf,
     /// The file's path in the archive.
-    path: String,
+    path: std::ffi::OsString,
     /// First byte to write.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     offset: u64,
@@ -151,9 +151,11 @@ pub fn extract(a: ExtractArgs) -> Result<(), Failure> {
         .take_while(|(i, p)| (*i == 0) || output::is_dash(p) || is_archive(p))
         .count();
     let (archives, paths) = a.args.split_at(n_archives);
-    let paths: Vec<String> = paths
+    // Names as they are, bytes that are not UTF-8 included (they were made lossy, so an
+    // entry named so could not be chosen).
+    let paths: Vec<Vec<u8>> = paths
         .iter()
-        .map(|p| p.to_string_lossy().into_owned())
+        .map(|p| p.as_os_str().as_encoded_bytes().to_vec())
         .collect();
     if archives.iter().filter(|p| output::is_dash(p)).count() > 1 {
         return Err(fail(
@@ -258,7 +260,7 @@ fn extract_one(
     a: &ExtractArgs,
     archive_path: &Path,
     dest: &Path,
-    paths: Vec<String>,
+    paths: Vec<Vec<u8>>,
 ) -> Result<(), Failure> {
     let archive = output::open_archive_telling_damage(archive_path)?;
     if !a.quiet {
@@ -563,9 +565,11 @@ pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
 /// Run `zarchive cat`.
 pub fn cat(a: CatArgs) -> Result<(), Failure> {
     let archive = open_archive(&a.archive)?;
-    let mut r = archive.open_file(&a.path)?;
+    // The name as it is, bytes that are not UTF-8 included (refused as an argument before).
+    let name = a.path.as_encoded_bytes();
+    let mut r = archive.open_file(name)?;
     let size = r.len();
-    let (path, offset) = (&a.path, a.offset);
+    let (path, offset) = (zarkit::zar::names::display(name), a.offset);
     if offset > size {
         return Err(fail(
             EXIT_FAILURE,

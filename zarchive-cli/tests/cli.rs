@@ -2189,3 +2189,33 @@ fn an_archive_truncated_while_it_is_read_is_an_error_not_a_crash() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(rest.len() + 1000 < data.len());
 }
+
+/// Found by a hostile session: an entry whose name is not UTF-8 was packed and listed
+/// (`\xff\xfe`) but could not be chosen: `cat` refused the raw name as an argument
+/// (exit 2), `extract` made it lossy and found no such entry.
+#[cfg(target_os = "linux")]
+#[test]
+fn entries_named_with_bytes_that_are_not_utf8_can_be_chosen() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir(&tree).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+    std::fs::write(tree.join(name), b"odd").unwrap();
+    std::fs::write(tree.join("plain"), b"plain").unwrap();
+    let archive = d.path().join("n.zar");
+    let o = run!("pack", &tree, "-o", &archive, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("cat", &archive, name);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"odd");
+    let out = d.path().join("out");
+    let o = run!("extract", &archive, name, "-C", &out, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join(name)).unwrap(), b"odd");
+    assert!(!out.join("plain").exists());
+    // A missing one is named with its bytes escaped, as `list` shows them.
+    let o = run!("cat", &archive, std::ffi::OsStr::from_bytes(b"\xff"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("\\xff"), "{}", stderr(&o));
+}
