@@ -3,7 +3,7 @@
 //! root, node 0, is FUSE's inode 1); reads go through the archive's block cache.
 
 use std::ffi::OsStr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -244,13 +244,88 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
         let _ = tx.send(());
     })
     .map_err(|e| fail(EXIT_FAILURE, format!("cannot catch Ctrl-C: {e}")))?;
-    // Ends on Ctrl-C, or when the file system was unmounted from outside.
+    // Ends on Ctrl-C, or when the file system was unmounted from outside. A mount still in
+    // use stays mounted and served (it was left dead: "Unmounted", exit 0, and every access
+    // "Transport endpoint is not connected").
     loop {
-        if rx.recv_timeout(Duration::from_millis(200)).is_ok() || session.guard.is_finished() {
+        if rx.recv_timeout(Duration::from_millis(200)).is_ok() {
+            if try_unmount(&a.dir) == Unmount::Busy {
+                eprintln!(
+                    "zarchive: {} is busy (a file or directory in it is in use); it stays mounted: \
+                     close what uses it and press Ctrl-C again",
+                    display_path(&a.dir)
+                );
+                continue;
+            }
+            break;
+        }
+        if session.guard.is_finished() {
             break;
         }
     }
-    drop(session);
+    match session.umount_and_join() {
+        Ok(()) => {}
+        // Unmounted above (or from outside): fuser's own unmount finds nothing there.
+        Err(_) if !still_mounted(&a.dir) => {}
+        Err(e) => {
+            return Err(fail(
+                EXIT_FAILURE,
+                format!(
+                    "{}: cannot unmount: {e} (`umount -l` detaches it)",
+                    display_path(&a.dir)
+                ),
+            ));
+        }
+    }
     eprintln!("Unmounted {}", display_path(&a.dir));
     Ok(())
+}
+
+/// What an unmount of our own found.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+#[derive(PartialEq)]
+enum Unmount {
+    /// Unmounted (the file system's thread then ends).
+    Done,
+    /// In use (`EBUSY`): nothing changed.
+    Busy,
+    /// Not permitted or not possible here: fuser's unmount (`fusermount3 -u`) is the one.
+    Other,
+}
+
+/// Unmount `dir` with the system call, which root may make (fuser's own unmount, after
+/// it, gives up the session whatever happens; this one leaves a busy mount as it is).
+#[cfg(target_os = "linux")]
+fn try_unmount(dir: &Path) -> Unmount {
+    match rustix::mount::unmount(dir, rustix::mount::UnmountFlags::empty()) {
+        Ok(()) => Unmount::Done,
+        Err(rustix::io::Errno::BUSY) => Unmount::Busy,
+        Err(_) => Unmount::Other,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn try_unmount(_dir: &Path) -> Unmount {
+    Unmount::Other
+}
+
+/// Whether `dir` is still the root of a mounted file system (its device differs from its
+/// parent's).
+fn still_mounted(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let parent = dir.join("..");
+        match (std::fs::metadata(dir), std::fs::metadata(parent)) {
+            (Ok(d), Ok(p)) => d.dev() != p.dev(),
+            // "Transport endpoint is not connected": mounted, without its server.
+            (Err(_), _) => true,
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        false
+    }
 }

@@ -173,3 +173,79 @@ fn a_directory_that_is_not_empty_is_refused() {
     );
     assert_eq!(std::fs::read(mnt.join("mine.txt")).unwrap(), b"kept");
 }
+
+/// Found by a hostile session: Ctrl-C while a file of the mount was open printed
+/// "Unmounted" and exited 0, leaving a dead mount ("Transport endpoint is not connected").
+/// The mount now stays and is served, and says why; a second Ctrl-C after the file is
+/// closed unmounts it.
+#[test]
+fn ctrl_c_on_a_busy_mount_keeps_it_mounted_and_served() {
+    if !Path::new("/dev/fuse").exists() {
+        eprintln!("mount test did not run: /dev/fuse does not exist on this machine");
+        return;
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    if !root {
+        // Without root the unmount goes through `fusermount3`, which gives up the session.
+        eprintln!("mount test did not run: it needs root (the unmount system call)");
+        return;
+    }
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
+    let d = tempfile::tempdir().unwrap();
+    let archive = packed(&tree, d.path());
+    let mnt = d.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let mut mount = Mount {
+        child: Some(
+            Command::new(env!("CARGO_BIN_EXE_zarchive"))
+                .arg("mount")
+                .arg(&archive)
+                .arg(&mnt)
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        ),
+        dir: mnt.clone(),
+    };
+    let start = Instant::now();
+    while std::fs::read_dir(&mnt).map(|r| r.count()).unwrap_or(0) == 0 {
+        if mount.child().try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(20)
+        {
+            eprintln!("mount test did not run: FUSE is not usable here");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let first = std::fs::read_dir(&mnt)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_file())
+        .expect("a file at the top of the sample tree");
+    let open = std::fs::File::open(&first).unwrap();
+    let _ = Command::new("kill")
+        .args(["-INT", &mount.child().id().to_string()])
+        .status();
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        mount.child().try_wait().unwrap().is_none(),
+        "the mount ended with a file open in it"
+    );
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut &open, &mut bytes).unwrap();
+    let name = first.file_name().unwrap();
+    assert_eq!(
+        bytes,
+        std::fs::read(tree.join(name)).unwrap(),
+        "still served"
+    );
+    drop(open);
+    let out = mount.interrupt();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("is busy"), "{err}");
+    assert!(err.contains("Unmounted"), "{err}");
+    assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "unmounted");
+}
