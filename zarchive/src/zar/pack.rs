@@ -928,7 +928,7 @@ mod tests {
         std::fs::remove_file(t.path().join("x")).unwrap();
         rustix::fs::mkfifoat(
             rustix::fs::CWD,
-            &t.path().join("x"),
+            t.path().join("x"),
             rustix::fs::Mode::from_bits_truncate(0o600),
         )
         .unwrap();
