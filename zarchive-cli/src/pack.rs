@@ -389,6 +389,31 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
             format!("{}: not an archive file", display_path(&a.archive)),
         ));
     }
+    // A read-only archive is not replaced (it was, silently): `update` writes a new file
+    // and renames it over the old one, which the file's own mode does not stop.
+    let meta = std::fs::metadata(&a.archive)
+        .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.archive))))?;
+    if meta.permissions().readonly() {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!(
+                "{}: the archive is read-only; make it writable to update it",
+                display_path(&a.archive)
+            ),
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 && !a.write.quiet {
+            eprintln!(
+                "zarchive: warning: {} has {}; they keep the archive as it was (the update is \
+                 written to a new file that replaces this name)",
+                display_path(&a.archive),
+                count(meta.nlink() - 1, "other hard link", "other hard links")
+            );
+        }
+    }
     // An archive with a dictionary keeps it (unless --dict or -l stored says otherwise).
     let kept = output::open_archive(&a.archive)?
         .dictionaries()

@@ -2219,3 +2219,41 @@ fn entries_named_with_bytes_that_are_not_utf8_can_be_chosen() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("\\xff"), "{}", stderr(&o));
 }
+
+/// Found by a hostile session: `update` replaced a read-only (0444) archive without a
+/// word, and split its hard links silently (the other name kept the old archive).
+#[cfg(unix)]
+#[test]
+fn update_refuses_a_read_only_archive_and_warns_of_hard_links() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let (tree, more) = (d.path().join("t"), d.path().join("more"));
+    std::fs::create_dir(&tree).unwrap();
+    std::fs::create_dir(&more).unwrap();
+    std::fs::write(tree.join("a"), b"a").unwrap();
+    std::fs::write(more.join("b"), b"b").unwrap();
+    let archive = d.path().join("a.zar");
+    let o = run!("pack", &tree, "-o", &archive, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let before = std::fs::read(&archive).unwrap();
+    std::fs::set_permissions(&archive, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let o = run!("update", &archive, &more, "-q");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("read-only"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&archive).unwrap(), before, "left as it was");
+    std::fs::set_permissions(&archive, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let link = d.path().join("link.zar");
+    std::fs::hard_link(&archive, &link).unwrap();
+    let o = run!("update", &archive, &more);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("has 1 other hard link;"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(&link).unwrap(),
+        before,
+        "the other name keeps the old one"
+    );
+}
