@@ -41,7 +41,8 @@ pub struct WriteArgs {
     /// FILE, a zstd-format dictionary such as `zarchive train` writes; or `auto`, which
     /// trains one on a sample of the blocks and keeps it only when it saves at least 1 %
     /// of the compressed data, its own size included, and says which it chose. Without it
-    /// the archive is plain ZAR v1.
+    /// the archive is plain ZAR v1, except that `update` keeps its archive's dictionary and
+    /// `merge` takes the first input archive's (`-l stored` drops it).
     #[arg(long, value_name = "FILE|auto")]
     dict: Option<PathBuf>,
     /// No progress bar or summary (warnings and errors still print).
@@ -363,7 +364,14 @@ fn sources<'a>(inputs: &[PathBuf], opened: &'a [Option<zar::Archive>]) -> Vec<So
 
 /// Run `zarchive merge`.
 pub fn merge(a: MergeArgs) -> Result<(), Failure> {
-    let opts = a.write.options(a.force)?;
+    // The first input archive with a dictionary gives it to the merged archive, as `update`
+    // keeps its archive's (unless --dict or -l stored says otherwise); it was dropped
+    // without a word.
+    let kept = a.inputs.iter().filter(|p| p.is_file()).find_map(|p| {
+        let archive = output::try_open(p).ok()?.ok()?;
+        archive.dictionaries().first().map(|d| d.bytes.clone())
+    });
+    let opts = a.write.options_keeping(a.force, kept.as_deref())?;
     if a.inputs.iter().any(|p| output::same_file(p, &a.output)) {
         return Err(fail(
             EXIT_USAGE,

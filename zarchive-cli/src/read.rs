@@ -73,7 +73,8 @@ impl ExtractArgs {
 pub struct ListArgs {
     /// The archive, or `-` for standard input.
     archive: PathBuf,
-    /// JSON output: an array of {path, type, size, offset}.
+    /// JSON output: an array of {path, type} objects, files with their size and offset too
+    /// (and `path_bytes` where the path is not UTF-8).
     #[arg(long, conflicts_with = "tree")]
     json: bool,
     /// Show sizes and stream offsets.

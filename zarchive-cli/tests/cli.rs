@@ -1356,7 +1356,7 @@ fn update_and_merge_refuse_a_damaged_archive() {
 }
 
 #[test]
-fn update_keeps_the_archives_dictionary() {
+fn update_and_merge_keep_the_archives_dictionary() {
     let d = tempfile::tempdir().unwrap();
     let samples = d.path().join("samples");
     sample_files(&samples, 40);
@@ -1384,6 +1384,16 @@ fn update_keeps_the_archives_dictionary() {
     );
     let o = run!("cat", archive, "new.json");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // `merge` keeps it too (found by a hostile session: it was dropped without a word).
+    let merged = d.path().join("m.zar");
+    let o = run!("merge", "-o", &merged, archive, extra, "-q");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("info", &merged);
+    assert!(
+        stdout(&o).contains(&format!("dictionary:       ID {id}")),
+        "{}",
+        stdout(&o)
+    );
     // -l stored drops it: a plain v1 archive.
     let o = run!("update", archive, extra, "-q", "-l", "stored");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
