@@ -530,13 +530,20 @@ pub(crate) fn write_items<W: Write>(
                 ItemData::Disk { path, .. } => path.clone(),
                 _ => PathBuf::from(shown.into_owned()),
             };
-            return Err(ZarError::path(
-                what,
+            // A file listed as empty that reads non-empty is a /proc or /sys file (found by
+            // a hostile session: "changed while being packed", though nothing changed).
+            let reason = if item.size == 0 && matches!(item.data, ItemData::Disk { .. }) {
+                format!(
+                    "listed as 0 bytes, {read} bytes were read: it changed while being packed, \
+                     or it is made up as it is read (as /proc and /sys files are)"
+                )
+            } else {
                 format!(
                     "changed while being packed: it was {} bytes when listed, {read} bytes were read",
                     item.size
-                ),
-            ));
+                )
+            };
+            return Err(ZarError::path(what, reason));
         }
     }
     let (w, mut archive) = writer.finish()?;
