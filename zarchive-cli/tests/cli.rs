@@ -2267,3 +2267,29 @@ fn update_refuses_a_read_only_archive_and_warns_of_hard_links() {
         "the other name keeps the old one"
     );
 }
+
+/// Found by a hostile session: a /proc file (size 0, content made up as it is read) was
+/// reported as "changed while being packed: it was 0 bytes when listed", though nothing
+/// changed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_proc_file_is_named_as_what_it_may_be() {
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir(&tree).unwrap();
+    std::os::unix::fs::symlink("/proc/self/status", tree.join("status")).unwrap();
+    let o = run!(
+        "pack",
+        &tree,
+        "-o",
+        d.path().join("p.zar"),
+        "--follow-symlinks",
+        "-q"
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("as /proc and /sys files are"),
+        "{}",
+        stderr(&o)
+    );
+}
