@@ -225,6 +225,13 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
     if a.allow_other {
         config.acl = fuser::SessionACL::All;
     }
+    // Caught before the mount appears: a Ctrl-C between the two ended the process and left
+    // a dead mount (a test that interrupted a loaded machine's fresh mount saw it).
+    let (tx, rx) = std::sync::mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .map_err(|e| fail(EXIT_FAILURE, format!("cannot catch Ctrl-C: {e}")))?;
     let session = fuser::spawn_mount(fs, &a.dir, &config).map_err(|e| {
         fail(
             EXIT_FAILURE,
@@ -239,11 +246,6 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
         display_path(&a.archive),
         display_path(&a.dir)
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
-    })
-    .map_err(|e| fail(EXIT_FAILURE, format!("cannot catch Ctrl-C: {e}")))?;
     // Ends on Ctrl-C, or when the file system was unmounted from outside. A mount still in
     // use stays mounted and served (it was left dead: "Unmounted", exit 0, and every access
     // "Transport endpoint is not connected").
