@@ -218,16 +218,32 @@ impl DirHandle {
 
     /// Open file `name` for reading (following a symbolic link only with `follow`). A FIFO
     /// put there is opened without waiting for a writer (`O_NONBLOCK`), so that the
-    /// caller's check of what it opened ([`Stamp::of`]) can refuse it.
+    /// caller's check of what it opened ([`Stamp::of`]) can refuse it; a regular file is
+    /// then read with blocking reads as usual. A file under a lease (a Samba oplock, an NFS
+    /// delegation), whose non-blocking open fails with `EAGAIN`, is opened again waiting
+    /// for the lease, as a plain open does.
     pub(crate) fn open_file(&self, name: &OsStr, follow: bool) -> io::Result<File> {
         #[cfg(unix)]
         {
-            use rustix::fs::{Mode, OFlags, openat};
-            let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+            use rustix::fs::{Mode, OFlags, fcntl_getfl, fcntl_setfl, openat};
+            let mut flags = OFlags::RDONLY | OFlags::CLOEXEC;
             if !follow {
                 flags |= OFlags::NOFOLLOW;
             }
-            Ok(File::from(openat(&self.fd, name, flags, Mode::empty())?))
+            let fd = match openat(&self.fd, name, flags | OFlags::NONBLOCK, Mode::empty()) {
+                Err(rustix::io::Errno::AGAIN) => openat(&self.fd, name, flags, Mode::empty())?,
+                Err(e) => return Err(e.into()),
+                Ok(fd) => {
+                    let st = rustix::fs::fstat(&fd)?;
+                    if rustix::fs::FileType::from_raw_mode(st.st_mode as _)
+                        == rustix::fs::FileType::RegularFile
+                    {
+                        fcntl_setfl(&fd, fcntl_getfl(&fd)? - OFlags::NONBLOCK)?;
+                    }
+                    fd
+                }
+            };
+            Ok(File::from(fd))
         }
         #[cfg(not(unix))]
         {
@@ -416,67 +432,52 @@ impl Drop for TempFile<'_> {
     }
 }
 
-/// What `fstat` says of an open file that changes when its content changes (size,
-/// modification and status-change times, as `tar` compares them), and which file it is.
+/// What `fstat` says of an open file that changes when its content changes (its size and
+/// modification time, which `tar` compares too), and whether it is a regular file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stamp {
     /// Whether it is a regular file.
     pub regular: bool,
     /// Its size in bytes.
     pub size: u64,
-    /// Device and inode, where the system has them.
-    pub id: Option<(u64, u64)>,
-    times: [(i64, i64); 2],
+    modified: Option<std::time::SystemTime>,
 }
 
 impl Stamp {
     /// The stamp of the open file `f`.
     pub(crate) fn of(f: &File) -> io::Result<Stamp> {
-        #[cfg(unix)]
-        {
-            use rustix::fs::{FileType, fstat};
-            let st = fstat(f)?;
-            Ok(Stamp {
-                regular: FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile,
-                size: st.st_size as u64,
-                id: Some((st.st_dev as u64, st.st_ino as u64)),
-                times: [
-                    (st.st_mtime as i64, st.st_mtime_nsec as i64),
-                    (st.st_ctime as i64, st.st_ctime_nsec as i64),
-                ],
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let m = f.metadata()?;
-            let since = |t: io::Result<std::time::SystemTime>| {
-                t.ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos() as i64))
-            };
-            Ok(Stamp {
-                regular: m.is_file(),
-                size: m.len(),
-                id: None,
-                times: [since(m.modified()), (0, 0)],
-            })
-        }
+        let m = f.metadata()?;
+        Ok(Stamp {
+            regular: m.is_file(),
+            size: m.len(),
+            modified: m.modified().ok(),
+        })
     }
 }
 
-/// Open the file at `path` for reading, however long the path is.
-pub(crate) fn open_file(path: &Path, follow: bool) -> io::Result<File> {
-    match path.parent().zip(path.file_name()) {
-        Some((parent, name)) => {
-            let parent = if parent.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                parent
-            };
-            DirHandle::open(parent)?.open_file(name, follow)
-        }
-        None => File::open(path),
+/// Open the file at `path` for reading, however long the path is. Its last `inside`
+/// components lie inside the tree being packed: without `follow`, none of them is followed
+/// as a symbolic link (a directory swapped for a link to outside the tree after the walk
+/// is refused, where the path functions would follow it), as `tar` opens each file
+/// relative to the directory it walks. The components before them (the tree's own path)
+/// are followed.
+pub(crate) fn open_file(path: &Path, follow: bool, inside: usize) -> io::Result<File> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return File::open(path);
+    };
+    let parts: Vec<&OsStr> = parent.components().map(|c| c.as_os_str()).collect();
+    let within = inside.saturating_sub(1).min(parts.len());
+    let root: PathBuf = parts[..parts.len() - within].iter().collect();
+    let root = if root.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        root
+    };
+    let mut dir = DirHandle::open(&root)?;
+    for part in &parts[parts.len() - within..] {
+        dir = dir.open_dir(part, follow)?;
     }
+    dir.open_file(name, follow)
 }
 
 #[cfg(test)]

@@ -215,11 +215,13 @@ pub(crate) struct Item<'a> {
 pub(crate) enum ItemData<'a> {
     /// A directory.
     Dir,
-    /// A file on disk (with links followed or not), and its device and inode when listed.
+    /// A file on disk (with links followed or not), and how many of its path's last
+    /// components lie inside the tree walked (none of them is followed as a link, unless
+    /// links are followed).
     Disk {
         path: PathBuf,
         follow: bool,
-        id: Option<(u64, u64)>,
+        inside: usize,
     },
     /// A file of an open archive.
     Archive(super::reader::Entry<'a>),
@@ -508,13 +510,12 @@ pub(crate) fn write_items<W: Write>(
         loop {
             // Read straight into the block being filled (no copy in between).
             let n = writer.read_into_file(&mut reader, |e| match &item.data {
-                ItemData::Disk { path, .. } if e.to_string() == CHANGED_WHILE_READ => {
-                    ZarError::path(
-                        path,
-                        format!("changed while being packed: {CHANGED_WHILE_READ}"),
-                    )
+                ItemData::Disk { path, .. } => {
+                    match e.get_ref().and_then(|r| r.downcast_ref::<DiskChange>()) {
+                        Some(change) => ZarError::path(path, change.to_string()),
+                        None => ZarError::path_io(path, "cannot read", e),
+                    }
                 }
-                ItemData::Disk { path, .. } => ZarError::path_io(path, "cannot read", e),
                 _ => ZarError::from_read(&shown, e),
             })?;
             if n == 0 {
@@ -530,20 +531,13 @@ pub(crate) fn write_items<W: Write>(
                 ItemData::Disk { path, .. } => path.clone(),
                 _ => PathBuf::from(shown.into_owned()),
             };
-            // A file listed as empty that reads non-empty is a /proc or /sys file (found by
-            // a hostile session: "changed while being packed", though nothing changed).
-            let reason = if item.size == 0 && matches!(item.data, ItemData::Disk { .. }) {
-                format!(
-                    "listed as 0 bytes, {read} bytes were read: it changed while being packed, \
-                     or it is made up as it is read (as /proc and /sys files are)"
-                )
-            } else {
+            return Err(ZarError::path(
+                what,
                 format!(
                     "changed while being packed: it was {} bytes when listed, {read} bytes were read",
                     item.size
-                )
-            };
-            return Err(ZarError::path(what, reason));
+                ),
+            ));
         }
     }
     let (w, mut archive) = writer.finish()?;
@@ -563,35 +557,43 @@ pub(crate) fn open_item_at<'a>(
     use std::io::{Seek, SeekFrom};
     Ok(Some(match &item.data {
         ItemData::Dir => return Ok(None),
-        ItemData::Disk { path, follow, id } => {
-            let mut f = dirs::open_file(path, *follow).map_err(|e| {
+        ItemData::Disk {
+            path,
+            follow,
+            inside,
+        } => {
+            let mut f = dirs::open_file(path, *follow, *inside).map_err(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {
                     ZarError::path(path, "was removed before it was read")
+                } else if replaced_by_link(&e) {
+                    // A directory on the way, or the file, is a link now: not followed.
+                    ZarError::path(
+                        path,
+                        "changed while being packed: it or a directory on its path was \
+                         replaced by a symbolic link",
+                    )
                 } else {
                     ZarError::path_io(path, "cannot open", e)
                 }
             })?;
             let stamp =
                 dirs::Stamp::of(&f).map_err(|e| ZarError::path_io(path, "cannot open", e))?;
-            // What was opened must be the file listed: a directory on the way swapped for a
-            // link (leading outside the tree), or the file for a FIFO, is not packed.
+            // A FIFO put there is not waited on (it hung pack), nor read.
             if !stamp.regular {
                 return Err(ZarError::path(
                     path,
                     "changed while being packed: it is no longer a regular file",
                 ));
             }
-            if id.is_some() && stamp.id.is_some() && stamp.id != *id {
-                return Err(ZarError::path(
-                    path,
-                    "changed while being packed: another file is at its path now",
-                ));
-            }
             if offset > 0 {
                 f.seek(SeekFrom::Start(offset))
                     .map_err(|e| ZarError::path_io(path, "cannot read", e))?;
             }
-            Box::new(DiskReader { file: f, stamp })
+            Box::new(DiskReader {
+                file: f,
+                stamp,
+                read: offset,
+            })
         }
         ItemData::Archive(entry) => {
             let mut r = entry.open()?;
@@ -607,25 +609,78 @@ pub(crate) fn open_item_at<'a>(
 }
 
 /// A file on disk being read, which checks at its end that the file did not change while
-/// it was read (size, modification and status-change times, as `tar` checks them): a file
-/// written to in place would otherwise be packed part old, part new.
+/// it was read (its size and modification time, as `tar` checks them: a file written to in
+/// place was packed part old, part new), and that it held the bytes its size says (a /proc
+/// or /sys file makes its content up as it is read, whatever its size says).
 struct DiskReader {
     file: std::fs::File,
     stamp: dirs::Stamp,
+    /// Bytes read so far, from the file's start.
+    read: u64,
 }
 
 impl Read for DiskReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.file.read(buf)?;
-        if n == 0 && !buf.is_empty() && dirs::Stamp::of(&self.file)? != self.stamp {
-            return Err(std::io::Error::other(CHANGED_WHILE_READ));
+        self.read += n as u64;
+        if n == 0 && !buf.is_empty() {
+            if dirs::Stamp::of(&self.file)? != self.stamp {
+                return Err(std::io::Error::other(DiskChange::WhileRead));
+            }
+            if self.read != self.stamp.size {
+                return Err(std::io::Error::other(DiskChange::MadeUp {
+                    size: self.stamp.size,
+                    read: self.read,
+                }));
+            }
         }
         Ok(n)
     }
 }
 
-/// The reason given for a file that changed while it was read.
-const CHANGED_WHILE_READ: &str = "it changed while it was read";
+/// How a file on disk failed [`DiskReader`]'s checks.
+#[derive(Debug)]
+enum DiskChange {
+    /// Its size or modification time changed while it was read.
+    WhileRead,
+    /// Unchanged, yet it read other than its size.
+    MadeUp { size: u64, read: u64 },
+}
+
+impl std::fmt::Display for DiskChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiskChange::WhileRead => {
+                write!(
+                    f,
+                    "changed while being packed: it changed while it was read"
+                )
+            }
+            DiskChange::MadeUp { size, read } => write!(
+                f,
+                "its size says {size} bytes, {read} bytes were read: it is made up as it is \
+                 read (as /proc and /sys files are) and cannot be packed as it is"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DiskChange {}
+
+/// Whether opening failed on a symbolic link that was not to be followed (`ELOOP`, or
+/// `ENOTDIR` for a link where a directory was).
+fn replaced_by_link(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+            || e.kind() == std::io::ErrorKind::NotADirectory
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
 
 /// A reader of a file item's bytes; `None` for a directory.
 pub(crate) fn open_item<'a>(item: &'a Item<'_>) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
@@ -693,7 +748,12 @@ pub(crate) fn scan(
         last: Vec::new(),
     }];
     let mut items = Vec::new();
-    while let Some(level) = stack.last_mut() {
+    while !stack.is_empty() {
+        // The directories walked down to here, and the name itself.
+        let depth = stack.len();
+        let Some(level) = stack.last_mut() else {
+            break;
+        };
         let Some(name) = level.names.next() else {
             stack.pop();
             continue;
@@ -798,7 +858,7 @@ pub(crate) fn scan(
                 data: ItemData::Disk {
                     path: disk,
                     follow,
-                    id: meta.id,
+                    inside: depth,
                 },
                 size: meta.size,
             });
@@ -922,7 +982,7 @@ mod tests {
         std::fs::rename(src.join("z"), src.join("z.old")).unwrap();
         std::os::unix::fs::symlink(&outside, src.join("z")).unwrap();
         let e = write_error(&items);
-        assert!(e.contains("another file is at its path now"), "{e}");
+        assert!(e.contains("replaced by a symbolic link"), "{e}");
     }
 
     /// The same session: a file swapped for a FIFO after the walk hung `pack` until
@@ -966,7 +1026,10 @@ mod tests {
         drop(f);
         let mut rest = Vec::new();
         let e = r.read_to_end(&mut rest).unwrap_err();
-        assert_eq!(e.to_string(), CHANGED_WHILE_READ);
+        assert!(
+            e.to_string().contains("it changed while it was read"),
+            "{e}"
+        );
         // A file not written to while it is read reads whole.
         let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         f.write_all(&[3u8; 10]).unwrap();
