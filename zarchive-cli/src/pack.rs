@@ -41,8 +41,8 @@ pub struct WriteArgs {
     /// FILE, a zstd-format dictionary such as `zarchive train` writes; or `auto`, which
     /// trains one on a sample of the blocks and keeps it only when it saves at least 1 %
     /// of the compressed data, its own size included, and says which it chose. Without it
-    /// the archive is plain ZAR v1, except that `update` keeps its archive's dictionary and
-    /// `merge` takes the first input archive's (`-l stored` drops it).
+    /// the archive is plain ZAR v1, except that `update` keeps its archive's dictionary
+    /// (`-l stored` drops it).
     #[arg(long, value_name = "FILE|auto")]
     dict: Option<PathBuf>,
     /// No progress bar or summary (warnings and errors still print).
@@ -364,14 +364,23 @@ fn sources<'a>(inputs: &[PathBuf], opened: &'a [Option<zar::Archive>]) -> Vec<So
 
 /// Run `zarchive merge`.
 pub fn merge(a: MergeArgs) -> Result<(), Failure> {
-    // The first input archive with a dictionary gives it to the merged archive, as `update`
-    // keeps its archive's (unless --dict or -l stored says otherwise); it was dropped
-    // without a word.
-    let kept = a.inputs.iter().filter(|p| p.is_file()).find_map(|p| {
-        let archive = output::try_open(p).ok()?.ok()?;
-        archive.dictionaries().first().map(|d| d.bytes.clone())
-    });
-    let opts = a.write.options_keeping(a.force, kept.as_deref())?;
+    let opts = a.write.options(a.force)?;
+    // The merged archive is plain ZAR v1 unless --dict says otherwise (the reference tool
+    // reads it): an input archive's dictionary is not carried over, which is said (it was
+    // dropped without a word).
+    if a.write.dict.is_none() && !a.write.quiet {
+        for p in a.inputs.iter().filter(|p| p.is_file()) {
+            if let Some(Ok(archive)) = output::try_open(p).ok()
+                && !archive.dictionaries().is_empty()
+            {
+                eprintln!(
+                    "zarchive: note: {} has a dictionary; the merged archive is plain ZAR v1 \
+                     without it (give --dict FILE or --dict auto to use one)",
+                    display_path(p)
+                );
+            }
+        }
+    }
     if a.inputs.iter().any(|p| output::same_file(p, &a.output)) {
         return Err(fail(
             EXIT_USAGE,
