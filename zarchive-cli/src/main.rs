@@ -114,8 +114,8 @@ pub fn read_dictionary(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
     use std::io::Read;
     let shown = zarkit::zar::names::display_path(path);
     let failed = |e: std::io::Error| fail(EXIT_FAILURE, format!("{shown}: {e}"));
-    let file = std::fs::File::open(path).map_err(failed)?;
-    let meta = file.metadata().map_err(failed)?;
+    // Looked at before it is opened: opening a FIFO waits for a writer.
+    let meta = std::fs::metadata(path).map_err(failed)?;
     if !meta.is_file() {
         return Err(fail(
             EXIT_FAILURE,
@@ -131,6 +131,7 @@ pub fn read_dictionary(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
     if meta.len() > DICTIONARY_MAX {
         return Err(too_large());
     }
+    let file = std::fs::File::open(path).map_err(failed)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(DICTIONARY_MAX + 1)
         .read_to_end(&mut bytes)

@@ -2117,6 +2117,7 @@ fn a_failed_write_of_the_archive_names_the_output() {
 /// Found by a hostile session: `-D` / `--dict` read their file whole whatever it was:
 /// `--dict /dev/zero` grew to 24 GB until the kernel killed it, a FIFO hung, a 1 GiB file
 /// aborted on its allocation. Now a regular file of at most 32 MiB, as `zstd` takes them.
+#[cfg(unix)]
 #[test]
 fn dictionaries_must_be_regular_files_of_at_most_32_mib() {
     let d = tempfile::tempdir().unwrap();
@@ -2130,7 +2131,19 @@ fn dictionaries_must_be_regular_files_of_at_most_32_mib() {
     let tree = d.path().join("tree");
     std::fs::create_dir(&tree).unwrap();
     std::fs::write(tree.join("f"), b"data").unwrap();
-    for dict in [std::path::Path::new("/dev/zero"), big.as_path()] {
+    let fifo = d.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for dict in [
+        std::path::Path::new("/dev/zero"),
+        big.as_path(),
+        fifo.as_path(),
+    ] {
         let want = if dict == big {
             "larger than 33554432 bytes"
         } else {
