@@ -246,9 +246,10 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
         display_path(&a.archive),
         display_path(&a.dir)
     );
-    // Ends on Ctrl-C, or when the file system was unmounted from outside. A mount still in
-    // use stays mounted and served (it was left dead: "Unmounted", exit 0, and every access
-    // "Transport endpoint is not connected").
+    // Ends on Ctrl-C, or when the file system was unmounted from outside. Run by root, a
+    // mount still in use stays mounted and served (it was left dead: "Unmounted", exit 0,
+    // and every access "Transport endpoint is not connected"); without root, fuser's
+    // `fusermount3 -u` detaches it lazily.
     loop {
         if rx.recv_timeout(Duration::from_millis(200)).is_ok() {
             if try_unmount(&a.dir) == Unmount::Busy {
@@ -265,20 +266,10 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
             break;
         }
     }
-    match session.umount_and_join() {
-        Ok(()) => {}
-        // Unmounted above (or from outside): fuser's own unmount finds nothing there.
-        Err(_) if !still_mounted(&a.dir) => {}
-        Err(e) => {
-            return Err(fail(
-                EXIT_FAILURE,
-                format!(
-                    "{}: cannot unmount: {e} (`umount -l` detaches it)",
-                    display_path(&a.dir)
-                ),
-            ));
-        }
-    }
+    // Unmounted above, or by fuser now (`fusermount3 -u`, which detaches a busy mount
+    // lazily where our unmount was not permitted); its thread is not waited for, which
+    // would wait for the last user of a lazily detached mount.
+    drop(session);
     eprintln!("Unmounted {}", display_path(&a.dir));
     Ok(())
 }
@@ -309,25 +300,4 @@ fn try_unmount(dir: &Path) -> Unmount {
 #[cfg(not(target_os = "linux"))]
 fn try_unmount(_dir: &Path) -> Unmount {
     Unmount::Other
-}
-
-/// Whether `dir` is still the root of a mounted file system (its device differs from its
-/// parent's).
-fn still_mounted(dir: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let parent = dir.join("..");
-        match (std::fs::metadata(dir), std::fs::metadata(parent)) {
-            (Ok(d), Ok(p)) => d.dev() != p.dev(),
-            // "Transport endpoint is not connected": mounted, without its server.
-            (Err(_), _) => true,
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        false
-    }
 }
