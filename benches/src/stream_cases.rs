@@ -156,8 +156,7 @@ fn draw_dict(rng: &mut SplitMix64) -> Option<(Vec<u8>, String)> {
 pub enum Outcome {
     /// Same frame, and ours decodes back to the input.
     Identical(usize),
-    /// Both refused (or ours refuses long-distance matching with a dictionary, which
-    /// libzstd does).
+    /// Both refused.
     Refused(String),
     /// Anything else, described.
     Failed(String),
