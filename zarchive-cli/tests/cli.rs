@@ -2187,15 +2187,7 @@ fn an_archive_truncated_while_it_is_read_is_an_error_not_a_crash() {
     let tree = d.path().join("t");
     std::fs::create_dir(&tree).unwrap();
     // 4 MiB that does not compress: 64 blocks stored raw, which a map serves in place.
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let data: Vec<u8> = (0..4u32 << 20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect();
+    let data = zarkit_tests::noise(4 << 20, 47);
     std::fs::write(tree.join("big"), &data).unwrap();
     let archive = d.path().join("a.zar");
     let o = run!("pack", &tree, "-o", &archive, "-q");
