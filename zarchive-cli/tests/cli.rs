@@ -2284,3 +2284,72 @@ fn a_proc_file_is_named_as_what_it_may_be() {
         stderr(&o)
     );
 }
+
+/// Found by a hostile session: `pack` stopped at the first entry it could not read (a
+/// file only once every file before it was compressed), so a user fixed them one run at a
+/// time. The walk now finds them all, and they are all named; nothing is packed. Root
+/// reads everything: as root the test runs the pack as `nobody` (`setpriv`).
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_names_every_unreadable_entry_at_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let tree = d.path().join("t");
+    for dir in ["t/a", "t/b/locked", "t/c"] {
+        std::fs::create_dir_all(d.path().join(dir)).unwrap();
+    }
+    std::fs::write(tree.join("a/ok"), b"ok").unwrap();
+    std::fs::write(tree.join("a/secret"), b"secret").unwrap();
+    std::fs::write(tree.join("b/locked/x"), b"x").unwrap();
+    std::fs::write(tree.join("c/ok"), b"ok").unwrap();
+    for (p, mode) in [
+        ("t", 0o755),
+        ("t/a", 0o755),
+        ("t/b", 0o755),
+        ("t/c", 0o000),
+        ("t/b/locked", 0o000),
+        ("t/a/secret", 0o000),
+        ("t/a/ok", 0o644),
+    ] {
+        std::fs::set_permissions(d.path().join(p), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let archive = d.path().join("t.zar");
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_zarchive"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_zarchive"))
+    };
+    let o = cmd
+        .args(["pack", "-q"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(&archive)
+        .output()
+        .unwrap();
+    // Let the temporary directory be removed.
+    for p in ["t/c", "t/b/locked"] {
+        std::fs::set_permissions(d.path().join(p), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let err = stderr(&o);
+    if root && err.contains("setpriv") {
+        eprintln!("test did not run: setpriv failed: {err}");
+        return;
+    }
+    assert_eq!(code(&o), 1, "{err}");
+    assert!(
+        err.contains("3 entries of the tree cannot be read"),
+        "{err}"
+    );
+    for name in ["a/secret", "b/locked", "t/c"] {
+        assert!(err.contains(name), "{name} not named: {err}");
+    }
+    assert!(!archive.exists(), "nothing is packed");
+}

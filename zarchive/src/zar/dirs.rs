@@ -252,6 +252,26 @@ impl DirHandle {
         }
     }
 
+    /// Whether the permissions let this process read the file `name` (a regular file, or
+    /// a link to one), asked without opening it (`faccessat` with the effective IDs): the
+    /// walk finds every unreadable file before anything is compressed. Only a refusal
+    /// (`EACCES`) is an error; anything else is left to the open.
+    pub(crate) fn check_readable(&self, name: &OsStr) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Access, AtFlags, accessat};
+            match accessat(&self.fd, name, Access::READ_OK, AtFlags::EACCESS) {
+                Err(rustix::io::Errno::ACCESS) => Err(rustix::io::Errno::ACCESS.into()),
+                _ => Ok(()),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = name;
+            Ok(())
+        }
+    }
+
     /// Create the subdirectory `name` (mode 0777 less the umask).
     pub(crate) fn create_dir(&self, name: &OsStr) -> io::Result<()> {
         #[cfg(unix)]

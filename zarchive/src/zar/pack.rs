@@ -748,6 +748,10 @@ pub(crate) fn scan(
         last: Vec::new(),
     }];
     let mut items = Vec::new();
+    // Entries that cannot be read: the walk goes on past them so that all are reported
+    // at once (it stopped at the first, after compressing every file before it), and
+    // nothing is packed.
+    let mut unreadable: Vec<ZarError> = Vec::new();
     while !stack.is_empty() {
         // The directories walked down to here, and the name itself.
         let depth = stack.len();
@@ -763,10 +767,13 @@ pub(crate) fn scan(
             progress(PackEvent::Warning(&w));
             warnings.push(w);
         };
-        let mut meta = level
-            .dir
-            .stat(&name, false)
-            .map_err(|e| ZarError::path_io(&disk, "cannot read", e))?;
+        let mut meta = match level.dir.stat(&name, false) {
+            Ok(m) => m,
+            Err(e) => {
+                unreadable.push(ZarError::path_io(&disk, "cannot read", e));
+                continue;
+            }
+        };
         let via_link = meta.kind == Kind::Symlink;
         if via_link {
             if !follow {
@@ -853,6 +860,10 @@ pub(crate) fn scan(
         archive_path.extend_from_slice(&bytes);
         if meta.kind == Kind::File {
             level.last = bytes;
+            if let Err(e) = level.dir.check_readable(&name) {
+                unreadable.push(ZarError::path_io(&disk, "cannot open", e));
+                continue;
+            }
             items.push(Item {
                 archive_path,
                 data: ItemData::Disk {
@@ -879,11 +890,18 @@ pub(crate) fn scan(
         };
         // Taken: later names equal to it ignoring case collide with it.
         level.last = bytes;
-        let sub = level
+        let listed = level
             .dir
             .open_dir(&name, follow)
-            .map_err(|e| ZarError::path_io(&disk, "cannot read the directory", e))?;
-        let names = sorted_names(&sub)?;
+            .map_err(|e| ZarError::path_io(&disk, "cannot read the directory", e))
+            .and_then(|sub| sorted_names(&sub).map(|names| (sub, names)));
+        let (sub, names) = match listed {
+            Ok(listed) => listed,
+            Err(e) => {
+                unreadable.push(e);
+                continue;
+            }
+        };
         items.push(Item {
             archive_path: archive_path.clone(),
             data: ItemData::Dir,
@@ -897,7 +915,21 @@ pub(crate) fn scan(
             last: Vec::new(),
         });
     }
-    Ok(items)
+    match unreadable.len() {
+        0 => Ok(items),
+        1 => Err(unreadable.remove(0)),
+        n => {
+            const SHOWN: usize = 10;
+            let mut reason = format!("{n} entries of the tree cannot be read, nothing was packed:");
+            for e in unreadable.iter().take(SHOWN) {
+                reason.push_str(&format!("\n  {e}"));
+            }
+            if n > SHOWN {
+                reason.push_str(&format!("\n  and {} more", n - SHOWN));
+            }
+            Err(ZarError::path(dir, reason))
+        }
+    }
 }
 
 /// The bytes of a file name as stored in the archive: the raw bytes on Unix, UTF-8 elsewhere.
