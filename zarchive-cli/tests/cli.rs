@@ -2353,3 +2353,36 @@ fn pack_names_every_unreadable_entry_at_once() {
     }
     assert!(!archive.exists(), "nothing is packed");
 }
+
+/// Found by a hostile session: `train` skipped a FIFO or device among its inputs without
+/// a word (`zstd --train` refuses it: "Src size is incorrect").
+#[cfg(unix)]
+#[test]
+fn train_refuses_a_fifo_or_a_device_among_its_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    let samples = d.path().join("samples");
+    sample_files(&samples, 40);
+    let dict = d.path().join("d.dict");
+    let o = run!(
+        "train",
+        &samples,
+        "/dev/null",
+        "-o",
+        &dict,
+        "--maxdict",
+        "4K"
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    let fifo = samples.join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let o = run!("train", &samples, "-o", &dict, "--maxdict", "4K");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+}
