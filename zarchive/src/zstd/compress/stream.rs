@@ -244,12 +244,10 @@ impl StreamState {
     /// level's own window (a 3 MB one at level 3, whose window is 2 MiB), `--long` changes
     /// the CDict's parameters, and so its tables. Prepared once per dictionary and window,
     /// kept for the frames after.
-    fn frame_dict(&mut self) -> Result<Option<Arc<PreparedDict>>, ZstdError> {
-        let Some(pd) = self.dict.as_ref() else {
-            return Ok(None);
-        };
+    fn frame_dict(&mut self) -> Option<Arc<PreparedDict>> {
+        let pd = self.dict.as_ref()?;
         let Some(window_log) = self.long else {
-            return Ok(Some(pd.clone()));
+            return Some(pd.clone());
         };
         let with_long = params::cdict_cparams_from(
             CParams {
@@ -259,16 +257,16 @@ impl StreamState {
             pd.content().len() as u64,
         );
         if with_long == pd.cp {
-            return Ok(Some(pd.clone()));
+            return Some(pd.clone());
         }
-        Ok(Some(match &self.long_dict {
+        Some(match &self.long_dict {
             Some((uid, long)) if *uid == pd.uid && long.cp == with_long => long.clone(),
             _ => {
                 let long = Arc::new(pd.with_cparams(with_long));
                 self.long_dict = Some((pd.uid, long.clone()));
                 long
             }
-        }))
+        })
     }
 
     /// Mirrors ZSTD_CCtx_init_compressStream2 with one thread: the parameters for the
@@ -280,7 +278,7 @@ impl StreamState {
         } else {
             self.pledged
         };
-        let dict = self.frame_dict()?;
+        let dict = self.frame_dict();
         let dict_size = dict.as_ref().map_or(0, |pd| pd.bytes.len() as u64);
         let cp = match (pledged, &dict, self.long) {
             (_, None, Some(window_log)) => params::long_cparams(self.level, pledged, window_log),
