@@ -2146,13 +2146,7 @@ fn dictionaries_must_be_regular_files_of_at_most_32_mib() {
     std::fs::create_dir(&tree).unwrap();
     std::fs::write(tree.join("f"), b"data").unwrap();
     let fifo = d.path().join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    make_fifo(&fifo);
     for dict in [
         std::path::Path::new("/dev/zero"),
         big.as_path(),
@@ -2293,10 +2287,7 @@ fn a_proc_file_is_named_as_what_it_may_be() {
 #[test]
 fn pack_names_every_unreadable_entry_at_once() {
     use std::os::unix::fs::PermissionsExt;
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let root = is_root();
     let d = tempfile::tempdir().unwrap();
     std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let tree = d.path().join("t");
@@ -2375,13 +2366,7 @@ fn train_refuses_a_fifo_or_a_device_among_its_inputs() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
     let fifo = samples.join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    make_fifo(&fifo);
     let o = run!("train", &samples, "-o", &dict, "--maxdict", "4K");
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));

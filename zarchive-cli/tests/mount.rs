@@ -2,6 +2,8 @@
 //! and Ctrl-C unmounts it. Runs where FUSE is usable; elsewhere it says why it did not run.
 #![cfg(all(feature = "mount", target_os = "linux"))]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -72,6 +74,18 @@ fn packed(tree: &Path, dir: &Path) -> std::path::PathBuf {
     archive
 }
 
+/// The sample tree, packed into a temporary directory (kept while the first value lives),
+/// and an empty mount point beside it: (that directory, the tree, the archive, the mount
+/// point).
+fn sample_and_mount_point() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
+    let d = tempfile::tempdir().unwrap();
+    let archive = packed(&tree, d.path());
+    let mnt = d.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    (d, tree, archive, mnt)
+}
+
 /// `archive` mounted on `mnt` (an empty directory), once its entries show; `None`, saying
 /// why, where FUSE is not usable.
 fn mounted(archive: &Path, mnt: &Path) -> Option<Mount> {
@@ -115,11 +129,7 @@ fn mounted(archive: &Path, mnt: &Path) -> Option<Mount> {
 
 #[test]
 fn the_mounted_sample_archive_equals_its_tree_and_ctrl_c_unmounts_it() {
-    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
-    let d = tempfile::tempdir().unwrap();
-    let archive = packed(&tree, d.path());
-    let mnt = d.path().join("mnt");
-    std::fs::create_dir(&mnt).unwrap();
+    let (_d, tree, archive, mnt) = sample_and_mount_point();
     let Some(mut mount) = mounted(&archive, &mnt) else {
         return;
     };
@@ -186,20 +196,12 @@ fn a_directory_that_is_not_empty_is_refused() {
 /// closed unmounts it.
 #[test]
 fn ctrl_c_on_a_busy_mount_keeps_it_mounted_and_served() {
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
-    if !root {
+    if !common::is_root() {
         // Without root the unmount goes through `fusermount3`, which gives up the session.
         eprintln!("mount test did not run: it needs root (the unmount system call)");
         return;
     }
-    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/sample-tree");
-    let d = tempfile::tempdir().unwrap();
-    let archive = packed(&tree, d.path());
-    let mnt = d.path().join("mnt");
-    std::fs::create_dir(&mnt).unwrap();
+    let (_d, tree, archive, mnt) = sample_and_mount_point();
     let Some(mut mount) = mounted(&archive, &mnt) else {
         return;
     };

@@ -61,6 +61,14 @@ pub fn make_fifo(path: &Path) {
     assert!(made.success(), "mkfifo {}", path.display());
 }
 
+/// Whether the tests run as root (who reads every file whatever its mode).
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
 /// A ZAR fixture of the test crate.
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
