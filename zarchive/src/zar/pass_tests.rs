@@ -259,3 +259,69 @@ fn the_cache_spares_only_unheld_entries_when_full() {
     drop(held);
     assert_eq!(c.spare().expect("0 is free again")[0], 0);
 }
+
+/// A boxed, shared or borrowed source reads as the source it holds: one-pass reads stay
+/// one-pass (not the random-access fallback) and blocks are borrowed where it can lend them.
+#[test]
+fn wrapped_sources_read_as_the_source_they_hold() {
+    /// Lends every range and logs copies (a source that copies when it could lend fails).
+    struct Lending(Logged);
+    impl ReadAt for Lending {
+        fn len(&self) -> u64 {
+            self.0.len()
+        }
+        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+            self.0.read_exact_at(offset, buf)
+        }
+        fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
+            let at = usize::try_from(offset).ok()?;
+            self.0.bytes.get(at..at.checked_add(len)?)
+        }
+        fn read_pass_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+            self.0.read_pass_at(offset, buf)
+        }
+    }
+    let files = files();
+    let bytes = archive_bytes(&files);
+    let wrap: [fn(Lending) -> Box<dyn ReadAt>; 2] =
+        [|s| Box::new(Box::new(s)), |s| Box::new(Arc::new(s))];
+    for (i, wrap) in wrap.iter().enumerate() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let source = Lending(Logged {
+            bytes: bytes.clone(),
+            log: log.clone(),
+        });
+        let a = Archive::from_source(wrap(source), &OpenOptions::new()).unwrap();
+        log.lock().unwrap().clear();
+        for b in 0..a.block_count() {
+            a.decode_block(b).unwrap();
+        }
+        assert!(
+            log.lock()
+                .unwrap()
+                .iter()
+                .all(|r| matches!(r, Read::Pass(..))),
+            "wrapper {i}: blocks copied where they could be borrowed"
+        );
+        let report = crate::zar::verify(&a, &VerifyOptions::new(), &mut |_| {}).unwrap();
+        assert!(report.is_ok());
+        let log = log.lock().unwrap();
+        assert!(!log.is_empty());
+        assert!(
+            log.iter().all(|r| matches!(r, Read::Pass(..))),
+            "wrapper {i}: a random-access read during verify"
+        );
+    }
+    // The public entry point takes them too.
+    let shared: Arc<[u8]> = Arc::from(bytes.clone());
+    let a = Archive::from_read_at(shared.clone()).unwrap();
+    let (path, data) = &files[1];
+    let read = |a: &Archive| {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut a.open_file(path).unwrap(), &mut out).unwrap();
+        out
+    };
+    assert_eq!(&read(&a), data);
+    let a = Archive::from_read_at(Box::<[u8]>::from(bytes)).unwrap();
+    assert_eq!(&read(&a), data);
+}

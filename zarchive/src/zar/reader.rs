@@ -1581,7 +1581,7 @@ impl BlockCache {
         let i = self
             .entries
             .iter()
-            .rposition(|(_, d)| Arc::strong_count(d) == 1 && d.len() == BLOCK_BUFFER_SIZE)?;
+            .rposition(|(_, d)| Arc::strong_count(d) == 1 && <[u8]>::len(d) == BLOCK_BUFFER_SIZE)?;
         self.entries.remove(i).map(|(_, d)| d)
     }
     fn put(&mut self, block: u64, data: Arc<[u8]>) {

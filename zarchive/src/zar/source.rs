@@ -58,6 +58,39 @@ impl ReadAt for Vec<u8> {
     }
 }
 
+/// A shared or boxed source reads as the source it holds (`Arc<[u8]>` shares an archive's
+/// bytes between owners). No impl for `&T`: with this trait in scope, `len` on a `&&[u8]`
+/// would then be this trait's.
+macro_rules! forward_read_at {
+    ($($(#[$doc:meta])* $ty:ty),* $(,)?) => {$(
+        $(#[$doc])*
+        impl<T: ReadAt + ?Sized> ReadAt for $ty {
+            fn len(&self) -> u64 {
+                (**self).len()
+            }
+            fn is_empty(&self) -> bool {
+                (**self).is_empty()
+            }
+            fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+                (**self).read_exact_at(offset, buf)
+            }
+            fn slice(&self, offset: u64, len: usize) -> Option<&[u8]> {
+                (**self).slice(offset, len)
+            }
+            fn read_pass_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+                (**self).read_pass_at(offset, buf)
+            }
+        }
+    )*};
+}
+
+forward_read_at!(
+    /// The boxed source, read as it reads.
+    Box<T>,
+    /// The shared source, read as it reads.
+    std::sync::Arc<T>,
+);
+
 /// A memory-mapped file, and the file itself for one-pass reads.
 pub(crate) struct MmapSource {
     map: Mapped,
