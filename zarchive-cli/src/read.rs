@@ -364,10 +364,21 @@ fn extract_one(
             // Damage found anywhere (the hash, or a block that does not decode) decides the
             // exit status, whatever else failed beside it.
             let damage = !damaged.is_empty() || entries.iter().any(|f| is_damage(&f.error));
+            // A directory that could not be made takes everything below it along: those
+            // entries are counted too, as `tar` names each of them.
+            let inside: u64 = entries.iter().map(|f| f.not_extracted_inside).sum();
+            let below = match inside {
+                0 => String::new(),
+                n => format!(
+                    ", nor the {} below {}",
+                    count(n, "entry", "entries"),
+                    if entries.len() == 1 { "it" } else { "them" }
+                ),
+            };
             Err(fail(
                 if damage { EXIT_DAMAGED } else { EXIT_FAILURE },
                 format!(
-                    "{} could not be extracted (named above)",
+                    "{} could not be extracted (named above){below}",
                     count(entries.len() as u64, "entry", "entries")
                 ),
             ))

@@ -1066,3 +1066,29 @@ fn an_oversized_maxdict_and_fast_zero_are_usage_errors_saying_why() {
     let o = run!("compress", "--fast=999999", t.join("a.txt"), "-c");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+/// A directory that cannot be made takes the entries below it along: the summary counts
+/// them (it said "1 entry could not be extracted" with four missing).
+#[test]
+fn entries_below_a_directory_that_cannot_be_made_are_counted() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir_all(t.join("sub/deeper")).unwrap();
+    for f in ["sub/f1", "sub/f2", "sub/deeper/f3", "top"] {
+        std::fs::write(t.join(f), f.as_bytes()).unwrap();
+    }
+    let archive = d.path().join("t.zar");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &archive)), 0);
+    let dest = d.path().join("out");
+    std::fs::create_dir_all(&dest).unwrap();
+    std::fs::write(dest.join("sub"), b"a file where the directory goes").unwrap();
+    let o = run!("extract", "-q", &archive, "-C", &dest);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("1 entry could not be extracted (named above), nor the 4 entries below it"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(dest.join("top")).unwrap(), b"top");
+}
