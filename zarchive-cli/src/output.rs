@@ -263,12 +263,8 @@ impl OutputFile {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let prefix = zarkit::zar::temp_prefix(target.file_name().unwrap_or_default());
         let mut b = tempfile::Builder::new();
-        let prefix = format!(".{name}.");
         b.prefix(&prefix).suffix(".partial");
         #[cfg(unix)]
         {

@@ -1092,3 +1092,47 @@ fn entries_below_a_directory_that_cannot_be_made_are_counted() {
     );
     assert_eq!(std::fs::read(dest.join("top")).unwrap(), b"top");
 }
+
+/// Outputs whose names are 240-255 bytes long are made (their temporary names, 16 bytes
+/// longer, went past the 255-byte limit: "File name too long"); so are those of 200 bytes
+/// that are not UTF-8 (each byte shown as a 3-byte replacement character).
+#[cfg(unix)]
+#[test]
+fn outputs_with_names_up_to_the_limit_are_made() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    let long = d.path().join("n".repeat(251));
+    std::fs::write(&long, b"some data, some data, some data").unwrap();
+    let o = run!("compress", "-q", &long);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let zst = d.path().join(format!("{}.zst", "n".repeat(251)));
+    std::fs::remove_file(&long).unwrap();
+    let o = run!("decompress", "-q", &zst);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&long).unwrap(),
+        b"some data, some data, some data"
+    );
+    for name in [
+        "p".repeat(251).into_bytes(),
+        [vec![0xffu8; 200], b".zar".to_vec()].concat(),
+    ] {
+        let out = d.path().join(std::ffi::OsStr::from_bytes(&name));
+        let o = run!("pack", "-q", &t, "-o", &out);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(code(&run!("verify", "-q", &out)), 0);
+    }
+    let samples = d.path().join("samples");
+    std::fs::create_dir_all(&samples).unwrap();
+    for i in 0..40 {
+        let text: String = (0..30)
+            .map(|j| format!("line {j} of sample {i}, words repeated, {}\n", i * j))
+            .collect();
+        std::fs::write(samples.join(format!("f{i}.txt")), text).unwrap();
+    }
+    let dict = d.path().join("d".repeat(255));
+    let o = run!("train", &samples, "-o", &dict, "--maxdict", "2K");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(dict.is_file());
+}

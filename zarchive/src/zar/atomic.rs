@@ -29,6 +29,26 @@ pub(crate) fn move_into_place(
     }
 }
 
+/// The start of the temporary name a file is written under beside its final name `name`
+/// before it is renamed: `.NAME.`, then six random characters and `.partial` follow. A
+/// name longer than [`TEMP_NAME_KEPT`] bytes is cut there (at a character boundary), so
+/// that the temporary name fits where the final one does: at its full length it put a name
+/// of 240-255 bytes, which every file system allows, past the 255-byte limit of a name.
+/// Public so that a program writing its own outputs the same way names them alike.
+pub fn temp_prefix(name: &std::ffi::OsStr) -> String {
+    let name = name.to_string_lossy();
+    let mut cut = name.len().min(TEMP_NAME_KEPT);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(".{}.", &name[..cut])
+}
+
+/// How many bytes of a file's name its temporary name keeps (see [`temp_prefix`]): with
+/// the dots, the random part and `.partial`, 116 bytes at most, within the 143 bytes of the
+/// tightest common limit (eCryptfs).
+pub const TEMP_NAME_KEPT: usize = 100;
+
 /// A builder for the temporary files that become archives or extracted files: named
 /// `PREFIX*.partial`, created with the ordinary mode for new files (0666 less the umask)
 /// rather than the 0600 of private temporary files.
@@ -91,4 +111,22 @@ pub fn remove_partial_files() -> usize {
         .drain(..)
         .filter(|path| std::fs::remove_file(path).is_ok())
         .count()
+}
+
+#[cfg(test)]
+mod temp_name_tests {
+    use super::{TEMP_NAME_KEPT, temp_prefix};
+    use std::ffi::OsStr;
+
+    #[test]
+    fn long_names_are_cut_at_a_character_boundary() {
+        assert_eq!(temp_prefix(OsStr::new("a.zar")), ".a.zar.");
+        let long = format!("{}é{}", "a".repeat(TEMP_NAME_KEPT - 1), "b".repeat(200));
+        assert_eq!(
+            temp_prefix(OsStr::new(&long)),
+            format!(".{}.", "a".repeat(TEMP_NAME_KEPT - 1))
+        );
+        let exact = "c".repeat(TEMP_NAME_KEPT);
+        assert_eq!(temp_prefix(OsStr::new(&exact)), format!(".{exact}."));
+    }
 }

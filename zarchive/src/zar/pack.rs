@@ -303,7 +303,7 @@ pub(crate) fn write_atomically(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let tmp = super::atomic::temp_builder(&format!(".{}.", name.to_string_lossy()))
+    let tmp = super::atomic::temp_builder(&super::atomic::temp_prefix(name))
         .tempfile_in(&parent)
         .map_err(|e| {
             // The archive is written beside its name and renamed: what failed is making
