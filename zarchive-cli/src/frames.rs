@@ -525,8 +525,10 @@ fn stat_of(input: &Path) -> Option<std::fs::Metadata> {
     std::fs::metadata(input).ok().filter(|m| m.is_file())
 }
 
-/// Give `file` the permission bits (not set-id or sticky) and the access and modification
-/// times of `from`.
+/// Give `file` the owner and group (where this process may: root, or a group it is in),
+/// the permission bits (not set-id or sticky) and the access and modification times of
+/// `from`, as `zstd` does (UTIL_setFDStat): root compressing a user's file must not leave
+/// the output root's.
 fn transfer_stat(
     file: &std::fs::File,
     from: &std::fs::Metadata,
@@ -541,6 +543,20 @@ fn transfer_stat(
             ),
         )
     };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // Refusals are not failures: the output stays the process's own, as a copy would.
+        // The group first, which a member may give where the owner would be refused.
+        if let Ok(now) = file.metadata() {
+            if now.gid() != from.gid() {
+                let _ = std::os::unix::fs::fchown(file, None, Some(from.gid()));
+            }
+            if now.uid() != from.uid() {
+                let _ = std::os::unix::fs::fchown(file, Some(from.uid()), None);
+            }
+        }
+    }
     let mut perm = from.permissions();
     #[cfg(unix)]
     {

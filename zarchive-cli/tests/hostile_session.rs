@@ -1136,3 +1136,29 @@ fn outputs_with_names_up_to_the_limit_are_made() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(dict.is_file());
 }
+
+/// Run by root, `compress` and `decompress` give the output its input's owner and group,
+/// as `zstd` does (the outputs of a user's files were root's).
+#[cfg(unix)]
+#[test]
+fn outputs_take_the_inputs_owner_when_root_makes_them() {
+    use std::os::unix::fs::MetadataExt;
+    if !is_root() {
+        eprintln!("skipped: only root may give a file away");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("own.txt");
+    std::fs::write(&input, b"a user's file, a user's file").unwrap();
+    std::os::unix::fs::chown(&input, Some(65534), Some(65533)).unwrap();
+    let o = run!("compress", "-q", &input);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let zst = d.path().join("own.txt.zst");
+    let m = std::fs::metadata(&zst).unwrap();
+    assert_eq!((m.uid(), m.gid()), (65534, 65533));
+    let back = d.path().join("back.txt");
+    let o = run!("decompress", "-q", &zst, "-o", &back);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = std::fs::metadata(&back).unwrap();
+    assert_eq!((m.uid(), m.gid()), (65534, 65533));
+}
