@@ -628,7 +628,11 @@ fn write_output(
             .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
     }
     if let Some(stat) = stat {
-        transfer_stat(file.file(), stat, output)?;
+        let r = transfer_stat(file.file(), stat, output);
+        // A file written in place keeps its owner, who alone may change its mode.
+        if !file.in_place() {
+            r?;
+        }
     }
     file.commit()
 }

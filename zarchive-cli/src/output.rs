@@ -232,12 +232,34 @@ pub fn is_special(output: &Path) -> bool {
 /// complete (`commit`); dropped without `commit`, it is removed, so a failure never leaves a
 /// partial or corrupt output. It is created with the ordinary mode for new files (0666 less
 /// the process umask), never 0600.
+///
+/// One exception, as `zstd -f` writes: where no file can be made in the target's directory
+/// (not writable) but the target is a regular file this process may write, overwriting is
+/// asked for, and so the target is written where it is. A failure then leaves it empty:
+/// it cannot be removed, and a partial output must not pass for a whole one.
 pub struct OutputFile {
-    tmp: tempfile::NamedTempFile,
+    /// `None` once committed.
+    written: Option<Written>,
     target: PathBuf,
     overwrite: bool,
-    /// Listed for removal should the program be stopped by a signal (see `main`).
-    _partial: zarkit::zar::PartialFile,
+}
+
+/// Where an [`OutputFile`]'s bytes go.
+enum Written {
+    /// A temporary file beside the target, listed for removal should the program be
+    /// stopped by a signal (see `main`).
+    Temporary(tempfile::NamedTempFile, zarkit::zar::PartialFile),
+    /// The target itself, truncated; emptied again unless committed.
+    InPlace(std::fs::File),
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        // A temporary file removes itself; the target written in place is emptied.
+        if let Some(Written::InPlace(file)) = &self.written {
+            let _ = file.set_len(0);
+        }
+    }
 }
 
 impl OutputFile {
@@ -271,20 +293,38 @@ impl OutputFile {
             use std::os::unix::fs::PermissionsExt;
             b.permissions(std::fs::Permissions::from_mode(0o666));
         }
-        // Named by the target, not by the temporary file's random name.
-        let tmp = b.tempfile_in(dir).map_err(|e| {
-            ZarError::path_io(
-                target,
-                format!(
-                    "cannot create it (written as a temporary file in {} first, then renamed)",
-                    display_path(dir)
-                ),
-                e,
-            )
-        })?;
+        let tmp = match b.tempfile_in(dir) {
+            Ok(tmp) => tmp,
+            Err(e) => {
+                if e.kind() == io::ErrorKind::PermissionDenied
+                    && overwrite
+                    && std::fs::metadata(target).is_ok_and(|m| m.is_file())
+                    && let Ok(file) = std::fs::OpenOptions::new()
+                        .write(true)
+                        .truncate(true)
+                        .open(target)
+                {
+                    return Ok(OutputFile {
+                        written: Some(Written::InPlace(file)),
+                        target: target.to_path_buf(),
+                        overwrite,
+                    });
+                }
+                // Named by the target, not by the temporary file's random name.
+                return Err(ZarError::path_io(
+                    target,
+                    format!(
+                        "cannot create it (written as a temporary file in {} first, then renamed)",
+                        display_path(dir)
+                    ),
+                    e,
+                )
+                .into());
+            }
+        };
+        let partial = zarkit::zar::PartialFile::new(tmp.path());
         Ok(OutputFile {
-            _partial: zarkit::zar::PartialFile::new(tmp.path()),
-            tmp,
+            written: Some(Written::Temporary(tmp, partial)),
             target: target.to_path_buf(),
             overwrite,
         })
@@ -292,16 +332,30 @@ impl OutputFile {
 
     /// The file to write to.
     pub fn file(&mut self) -> &mut std::fs::File {
-        self.tmp.as_file_mut()
+        match self.written.as_mut().expect("written until committed") {
+            Written::Temporary(tmp, _) => tmp.as_file_mut(),
+            Written::InPlace(file) => file,
+        }
+    }
+
+    /// Whether the target is written where it is (see [`OutputFile`]): it keeps its owner
+    /// and may refuse another mode.
+    pub fn in_place(&self) -> bool {
+        matches!(self.written, Some(Written::InPlace(_)))
     }
 
     /// Move the finished file into place.
-    pub fn commit(self) -> Result<(), Failure> {
-        let target = self.target;
+    pub fn commit(mut self) -> Result<(), Failure> {
+        let target = std::mem::take(&mut self.target);
+        let tmp = match self.written.take() {
+            // Nothing to move: what was written stays.
+            Some(Written::InPlace(_)) | None => return Ok(()),
+            Some(Written::Temporary(tmp, _partial)) => tmp,
+        };
         let r = if self.overwrite {
-            self.tmp.persist(&target).map(|_| ())
+            tmp.persist(&target).map(|_| ())
         } else {
-            self.tmp.persist_noclobber(&target).map(|_| ())
+            tmp.persist_noclobber(&target).map(|_| ())
         };
         r.map_err(|e| {
             if e.error.kind() == io::ErrorKind::AlreadyExists {

@@ -2310,15 +2310,7 @@ fn pack_names_every_unreadable_entry_at_once() {
         std::fs::set_permissions(d.path().join(p), std::fs::Permissions::from_mode(mode)).unwrap();
     }
     let archive = d.path().join("t.zar");
-    let mut cmd = if root {
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_zarchive"));
-        c
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_zarchive"))
-    };
-    let o = cmd
+    let o = unprivileged()
         .args(["pack", "-q"])
         .arg(&tree)
         .arg("-o")

@@ -1162,3 +1162,72 @@ fn outputs_take_the_inputs_owner_when_root_makes_them() {
     let m = std::fs::metadata(&back).unwrap();
     assert_eq!((m.uid(), m.gid()), (65534, 65533));
 }
+
+/// `-f` onto a file the user may write, in a directory where no file can be made, writes
+/// the file where it is, as `zstd -f` does (it failed: the temporary file could not be
+/// made); a failure then leaves it empty, never partial. Run as `nobody` when root.
+#[cfg(target_os = "linux")]
+#[test]
+fn force_writes_in_place_where_the_directory_is_not_writable() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = is_root();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let input = d.path().join("in.txt");
+    std::fs::write(&input, b"fresh content, fresh content, fresh content").unwrap();
+    let ro = d.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let out = ro.join("out.zst");
+    std::fs::write(&out, b"old").unwrap();
+    let bad = d.path().join("bad.zst");
+    std::fs::write(&bad, [0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x05, 0x01, 0x00]).unwrap();
+    let back = ro.join("back.txt");
+    std::fs::write(&back, b"old").unwrap();
+    if root {
+        for f in [&out, &back] {
+            std::os::unix::fs::chown(f, Some(65534), Some(65534)).unwrap();
+        }
+    } else {
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let run_as_user = |args: &[&std::ffi::OsStr]| unprivileged().args(args).output().unwrap();
+    let o = run_as_user(&[
+        "compress".as_ref(),
+        "-q".as_ref(),
+        input.as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+    ]);
+    if root && stderr(&o).contains("setpriv") {
+        eprintln!("test did not run: setpriv failed: {}", stderr(&o));
+        return;
+    }
+    assert_eq!(code(&o), 1, "no -f: {}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), b"old");
+    let o = run_as_user(&[
+        "compress".as_ref(),
+        "-q".as_ref(),
+        "-f".as_ref(),
+        input.as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("decompress", "-q", &out, "-c");
+    assert_eq!(o.stdout, std::fs::read(&input).unwrap());
+    let o = run_as_user(&[
+        "decompress".as_ref(),
+        "-q".as_ref(),
+        "-f".as_ref(),
+        bad.as_ref(),
+        "-o".as_ref(),
+        back.as_ref(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        b"",
+        "left empty, not partial"
+    );
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

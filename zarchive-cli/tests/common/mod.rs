@@ -69,6 +69,19 @@ pub fn is_root() -> bool {
         .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
 }
 
+/// `zarchive` as a user whom file modes bind: as root, run as `nobody` (`setpriv`);
+/// otherwise as the tests' own user.
+pub fn unprivileged() -> Command {
+    if is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_zarchive"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_zarchive"))
+    }
+}
+
 /// A ZAR fixture of the test crate.
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
