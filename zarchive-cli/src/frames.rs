@@ -19,8 +19,8 @@ use crate::{EXIT_FAILURE, EXIT_USAGE, Failure, fail};
 pub struct CompressArgs {
     /// Input files, or `-` for standard input: each is compressed to INPUT.zst, as `zstd
     /// FILE...` does (a failed one is named and the others go on), or all into the one
-    /// output of `-o` or `-c`, frame after frame. None: standard input, unless it is a
-    /// terminal (as `zstd`).
+    /// output of `-c`, or of `-o` with `-f` (as `zstd`: joined, they lose their names),
+    /// frame after frame. None: standard input, unless it is a terminal (as `zstd`).
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Output file, or `-` for standard output (default: INPUT.zst; standard output when
@@ -38,7 +38,9 @@ pub struct CompressArgs {
     ultra: bool,
     #[command(flatten)]
     dest: Destination,
-    /// Replace the output file if it exists.
+    /// Replace the output file if it exists; follow symbolic links given as inputs (ignored
+    /// otherwise, as `zstd` does); join several inputs into one `-o` file; write compressed
+    /// data to a terminal.
     #[arg(short, long)]
     force: bool,
     /// No progress bar (shown on stderr when it is a terminal).
@@ -308,8 +310,9 @@ const READ_SIZE: usize = 1 << 17;
 pub struct DecompressArgs {
     /// Input files, or `-` for standard input: each is decompressed to INPUT without its
     /// `.zst` (NAME.tzst to NAME.tar), as `zstd -d FILE...` does (a failed one is named and
-    /// the others go on), or all into the one output of `-o` or `-c`, one after the other.
-    /// None: standard input, unless it is a terminal (as `zstd -d`).
+    /// the others go on), or all into the one output of `-c`, or of `-o` with `-f` (as
+    /// `zstd -d`), one after the other. None: standard input, unless it is a terminal (as
+    /// `zstd -d`).
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Output file, or `-` for standard output (default: INPUT without its `.zst`;
@@ -319,7 +322,8 @@ pub struct DecompressArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     dest: Destination,
-    /// Replace the output file if it exists.
+    /// Replace the output file if it exists; follow symbolic links given as inputs (ignored
+    /// otherwise, as `zstd -d` does); join several inputs into one `-o` file.
     #[arg(short, long)]
     force: bool,
     /// No progress bar (shown on stderr when it is a terminal).
@@ -374,7 +378,8 @@ pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
 /// rewritten for the parser, which takes levels through `--level`: `-N` (digits only)
 /// becomes `--level=N` and `--fast[=N]` `--level=-N` (N from 1, 1 when bare). As in
 /// `zstd`, `-20` .. `-22` need `--ultra` (given anywhere): without it such a level, if it
-/// is the last one given, becomes 19 with a warning on stderr. Values of the options that
+/// is the last one given, becomes 19 with a warning on stderr; a level above 22 becomes 22
+/// with `--ultra`, 19 without. Values of the options that
 /// take one (`-o`, `-l`, `-D`, `-T` and their long names) and everything after `--` are left
 /// as they are; anything else is the parser's to judge. `--fast=0` and a factor that is
 /// not a number are refused; a factor above the fastest level's means that level.
@@ -447,21 +452,36 @@ pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>,
         }
         i += 1;
     }
-    if let Some((i, Some(n))) = last
-        && n > ULTRA_FREE_MAX
-        && n <= zstd::MAX_LEVEL as u32
-        && !ultra
-    {
-        eprintln!(
-            "zarchive: warning: level {n} needs --ultra, as with zstd: level {ULTRA_FREE_MAX} used (or give -l {n})"
-        );
-        args[i] = format!("--level={ULTRA_FREE_MAX}").into();
+    if let Some((i, Some(n))) = last {
+        let max = zstd::MAX_LEVEL as u32;
+        if n > ULTRA_FREE_MAX && n <= max && !ultra {
+            eprintln!(
+                "zarchive: warning: level {n} needs --ultra, as with zstd: level {ULTRA_FREE_MAX} used (or give -l {n})"
+            );
+            args[i] = format!("--level={ULTRA_FREE_MAX}").into();
+        } else if n > max {
+            // As `zstd`: the highest level there is (that `--ultra` allows).
+            let used = if ultra { max } else { ULTRA_FREE_MAX };
+            eprintln!(
+                "zarchive: warning: level {n} is above the highest, {max}, as with zstd: level {used} used"
+            );
+            args[i] = format!("--level={used}").into();
+        }
     }
     Ok(args)
 }
 
 /// The highest level `zstd`'s `-N` reaches without `--ultra` (`ZSTDCLI_CLEVEL_MAX`).
 const ULTRA_FREE_MAX: u32 = 19;
+
+/// A failed write to `output`, standard output named as such (it was called `-`).
+fn write_failure(output: &Path, e: io::Error) -> Failure {
+    if is_dash(output) {
+        fail(EXIT_FAILURE, format!("writing to standard output: {e}"))
+    } else {
+        fail(EXIT_FAILURE, format!("{}: {e}", display_path(output)))
+    }
+}
 
 /// Refuse to write over the input: `zarchive compress x -o x` would destroy it.
 fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
@@ -700,6 +720,17 @@ fn each_input(
         eprintln!("zarchive: note: --rm ignored for the inputs written to standard output");
     }
     if let Some(output) = output {
+        if inputs.len() > 1 && !to_stdout && !force {
+            // As `zstd`: the joined output cannot give back the inputs' names.
+            return Err(fail(
+                EXIT_FAILURE,
+                format!(
+                    "{} inputs into one output file ({}) lose their names and metadata: give -f to join them anyway, or write to standard output with -c",
+                    inputs.len(),
+                    display_path(&output)
+                ),
+            ));
+        }
         for input in inputs {
             refuse_same_file(input, &output)?;
         }
@@ -816,7 +847,7 @@ fn decompressed_name(input: &Path) -> Option<PathBuf> {
 /// it, depth first in name order, those `wanted` turns down left out and counted in
 /// `left_out`. Symbolic links and special files met inside a directory are skipped with
 /// a note, as `zstd -r` skips links (following them could loop); inputs named on the
-/// command line are taken as given (a link to a directory is walked). Returns the files
+/// command line are taken as given (a link to a directory, with `-f`, is walked). Returns the files
 /// and how many directories could not be read (each reported on stderr).
 fn expand_directories(
     inputs: &[PathBuf],
@@ -877,16 +908,53 @@ fn expand_directories(
     (files, unreadable)
 }
 
-/// The end of a command whose `-r` could not read `unreadable` directories: a failure
-/// after the work on the others, unless that failed already.
-fn with_unreadable(result: Result<(), Failure>, unreadable: usize) -> Result<(), Failure> {
+/// The inputs named on the command line less the symbolic links among them, each named on
+/// stderr, unless `force`: as `zstd` ignores a link given as an input unless `-f`, and
+/// exits 1 at the end. Returns the inputs kept and how many links were left out.
+fn without_links(given: Vec<PathBuf>, force: bool) -> (Vec<PathBuf>, usize) {
+    if force {
+        return (given, 0);
+    }
+    let (links, kept): (Vec<PathBuf>, Vec<PathBuf>) = given.into_iter().partition(|p| {
+        !is_dash(p) && std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+    });
+    for link in &links {
+        eprintln!(
+            "zarchive: warning: {}: a symbolic link, ignored (give -f to follow it, as with zstd)",
+            display_path(link)
+        );
+    }
+    (kept, links.len())
+}
+
+/// What a command left out of its inputs: directories `-r` could not read, symbolic links
+/// ignored without `-f`.
+#[derive(Clone, Copy, Default)]
+struct LeftOut {
+    unreadable: usize,
+    links: usize,
+}
+
+/// The end of a command that left some inputs out: a failure after the work on the
+/// others, unless that failed already.
+fn with_unreadable(result: Result<(), Failure>, left: LeftOut) -> Result<(), Failure> {
+    let mut parts = Vec::new();
+    if left.unreadable > 0 {
+        parts.push(format!(
+            "{} could not be read",
+            count(left.unreadable as u64, "directory", "directories")
+        ));
+    }
+    if left.links > 0 {
+        parts.push(format!(
+            "{} ignored",
+            count(left.links as u64, "symbolic link", "symbolic links")
+        ));
+    }
     match result {
-        Ok(()) if unreadable > 0 => Err(fail(
+        Ok(()) if !parts.is_empty() => Err(fail(
             EXIT_FAILURE,
-            format!(
-                "{} could not be read (named above)",
-                count(unreadable as u64, "directory", "directories")
-            ),
+            format!("{} (named above)", parts.join("; ")),
         )),
         other => other,
     }
@@ -912,7 +980,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     encoder
         .set_long_distance_matching(a.long.long)
         .map_err(|e| fail(EXIT_USAGE, format!("--long: {e}")))?;
-    let given = inputs_or_stdin(&a.inputs, "to compress")?;
+    let (given, links) = without_links(inputs_or_stdin(&a.inputs, "to compress")?, a.force);
     let quiet = a.quiet || a.compat.no_progress;
     let mut left_out = 0;
     let (mut inputs, unreadable) = if a.recursive {
@@ -920,6 +988,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     } else {
         (given, 0)
     };
+    let unreadable = LeftOut { unreadable, links };
     if a.exclude_compressed {
         inputs.retain(|p| is_dash(p) || !has_suffix(p, &COMPRESSED_SUFFIXES));
     }
@@ -1018,8 +1087,7 @@ fn compress_one(
             } else {
                 encoder.compress(&chunk[..n], &mut frame).map_err(failed)?;
             }
-            w.write_all(&frame)
-                .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
+            w.write_all(&frame).map_err(|e| write_failure(output, e))?;
             written += frame.len() as u64;
             frame.clear();
             if last {
@@ -1068,7 +1136,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     // by name and the others go on. An `-o` file, which appears only whole, still takes
     // the named ones only: a stray file there would fail it all.
     let every_file = output.as_deref().is_some_and(is_dash);
-    let given = inputs_or_stdin(&a.inputs, "to decompress")?;
+    let (given, links) = without_links(inputs_or_stdin(&a.inputs, "to decompress")?, a.force);
     let quiet = a.quiet || a.compat.no_progress;
     let (inputs, unreadable) = if a.recursive {
         expand_directories(
@@ -1079,6 +1147,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     } else {
         (given, 0)
     };
+    let unreadable = LeftOut { unreadable, links };
     if left_out > 0 {
         eprintln!(
             "zarchive: note: {} under the directories given {} no .zst or .tzst suffix: left alone",
@@ -1202,7 +1271,7 @@ fn decompress_one(
             f
         }
         output::CopyError::Read(e) => decode_failure(&shown, e),
-        output::CopyError::Write(e) => fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))),
+        output::CopyError::Write(e) => write_failure(output, e),
     });
     pb.finish_and_clear();
     result.map(|()| written)

@@ -114,6 +114,12 @@ pub fn read_dictionary(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
     use std::io::Read;
     let shown = zarkit::zar::names::display_path(path);
     let failed = |e: std::io::Error| fail(EXIT_FAILURE, format!("{shown}: {e}"));
+    if path.as_os_str() == "-" {
+        return Err(fail(
+            EXIT_USAGE,
+            "a dictionary is not read from standard input (`-`): give its file (`./-` for a file named `-`)",
+        ));
+    }
     // Looked at before it is opened: opening a FIFO waits for a writer.
     let meta = std::fs::metadata(path).map_err(failed)?;
     if !meta.is_file() {

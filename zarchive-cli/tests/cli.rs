@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 
+use std::ffi::OsStr;
 use std::process::Command;
 
 #[test]
@@ -670,6 +671,13 @@ fn compress_takes_the_zstd_tools_level_forms() {
         "",
         "the capped level is not the last"
     );
+    // Above the highest level, as `zstd`: 22 with --ultra, 19 without (refused before).
+    let (got, warning) = frame(&["-23", "--ultra"]);
+    assert!(got == level(22), "-23 --ultra");
+    assert!(warning.contains("above the highest"), "{warning}");
+    let (got, warning) = frame(&["-30"]);
+    assert!(got == level(19), "-30");
+    assert!(warning.contains("above the highest"), "{warning}");
     assert_eq!(
         frame(&["-l", "22"]).0,
         level(22),
@@ -747,9 +755,18 @@ fn compress_and_decompress_take_several_inputs() {
     let o = run!("compress", &a, &b, "-l", "5");
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("a.txt.zst") && stderr(&o).contains("b.txt.zst"));
-    // One output for all: the frames one after the other.
+    // One output for all: the frames one after the other; as `zstd`, only with -f (joined,
+    // the inputs lose their names).
     let both = d.path().join("both.zst");
     let o = run!("compress", &a, &b, "-l", "5", "-o", &both);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("give -f to join them"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!both.exists());
+    let o = run!("compress", &a, &b, "-l", "5", "-o", &both, "-f");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(std::fs::read(&both).unwrap() == [a_frame.clone(), b_frame.clone()].concat());
     let o = run!("compress", "-l", "5", "-c", &b, &a);
@@ -779,7 +796,8 @@ fn compress_and_decompress_take_several_inputs() {
         d.path().join("b.txt.zst"),
         d.path().join("a.txt.zst"),
         "-o",
-        &joined
+        &joined,
+        "-f"
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(std::fs::read(&joined).unwrap() == [b_data.clone(), a_data.clone()].concat());
@@ -791,7 +809,14 @@ fn compress_and_decompress_take_several_inputs() {
         std::fs::read(d.path().join("t.tar")).unwrap() == [a_data.clone(), b_data.clone()].concat()
     );
     // A failure into one output leaves none.
-    let o = run!("decompress", &both, &missing, "-o", d.path().join("none"));
+    let o = run!(
+        "decompress",
+        &both,
+        &missing,
+        "-o",
+        d.path().join("none"),
+        "-f"
+    );
     assert_eq!(code(&o), 1);
     assert!(!d.path().join("none").exists());
     // Into standard output, as `zstd -c`: the failed input is named, the others go on.
@@ -970,7 +995,7 @@ fn compress_and_decompress_walk_directories_with_r() {
     assert!(!stderr(&o).contains("left alone"), "{}", stderr(&o));
     // Into one `-o` file (all or nothing), only the named ones.
     let joined = d.path().join("joined-r");
-    let o = run!("decompress", "-r", &m, "-o", &joined);
+    let o = run!("decompress", "-r", &m, "-o", &joined, "-f");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(std::fs::read(&joined).unwrap() == [a_data.as_slice(), b"down"].concat());
     assert!(stderr(&o).contains("2 files under the directories given have no .zst"));
@@ -1478,7 +1503,7 @@ fn outputs_and_removals_keep_what_zstd_keeps() {
     // Inputs joined into one output are not removed (as zstd).
     std::fs::write(p("a"), b"a").unwrap();
     std::fs::write(p("b"), b"b").unwrap();
-    let o = run!("compress", "--rm", p("a"), p("b"), "-o", p("ab.zst"));
+    let o = run!("compress", "--rm", p("a"), p("b"), "-o", p("ab.zst"), "-f");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(p("a").exists() && p("b").exists() && p("ab.zst").exists());
 
@@ -1801,6 +1826,36 @@ fn help_and_version_into_a_full_device_fail() {
     let o = run!("--version");
     assert_eq!(code(&o), 0);
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("zarchive "));
+    // `compress -c` / `decompress -c` call it standard output too (it was `-`).
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("in.bin");
+    std::fs::write(&input, zarkit_tests::noise(300_000, 7)).unwrap();
+    let frame = d.path().join("in.bin.zst");
+    assert_eq!(code(&run!("compress", "-q", &input)), 0);
+    for args in [
+        [OsStr::new("compress"), OsStr::new("-c"), input.as_os_str()],
+        [
+            OsStr::new("decompress"),
+            OsStr::new("-c"),
+            frame.as_os_str(),
+        ],
+    ] {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("writing to standard output: No space left on device"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -1231,3 +1231,61 @@ fn force_writes_in_place_where_the_directory_is_not_writable() {
     );
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// As the `zstd` tool: a symbolic link given as an input is ignored with a warning unless
+/// `-f` (exit 1), and several inputs go into one `-o` file only with `-f` (they were
+/// followed, and joined, without a word).
+#[cfg(unix)]
+#[test]
+fn links_given_as_inputs_and_joined_outputs_need_force_as_with_zstd() {
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("a");
+    std::fs::write(&a, b"the data behind the link").unwrap();
+    let link = d.path().join("lnk");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let o = run!("compress", "-q", &link);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a symbolic link, ignored"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.path().join("lnk.zst").exists());
+    // The others are done.
+    let o = run!("compress", "-q", &link, &a);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(d.path().join("a.zst").exists());
+    let o = run!("compress", "-q", "-f", &link);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let zlink = d.path().join("z.zst");
+    std::os::unix::fs::symlink(d.path().join("lnk.zst"), &zlink).unwrap();
+    let o = run!("decompress", "-q", &zlink, "-o", d.path().join("back"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(!d.path().join("back").exists());
+    let o = run!(
+        "decompress",
+        "-q",
+        "-f",
+        &zlink,
+        "-o",
+        d.path().join("back")
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(d.path().join("back")).unwrap(),
+        b"the data behind the link"
+    );
+    // `-D -` says what is wrong (it was "-: No such file or directory").
+    let o = run!("compress", "-q", "-D", "-", &a, "-c");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not read from standard input"),
+        "{}",
+        stderr(&o)
+    );
+    // Several inputs into one `-o` file.
+    let joined = d.path().join("joined.zst");
+    let o = run!("compress", "-q", &a, d.path().join("back"), "-o", &joined);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(!joined.exists());
+}
