@@ -254,6 +254,53 @@ fn failed_entries_leave_no_partial_file_and_are_all_reported() {
     );
 }
 
+/// In a directory the extraction made, files are written under their own names (no
+/// temporary name, no rename): a name taken meanwhile (another program, or on a file system
+/// that does not tell two entries' names apart, the other entry) is refused, with or
+/// without `overwrite`, never replaced; a file that fails is not left behind.
+#[test]
+fn a_name_taken_in_a_fresh_directory_is_refused_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = zarkit::zar::ArchiveWriter::new(Vec::new()).unwrap();
+    w.add_dir_all("d").unwrap();
+    w.add_file("d/x", &b"from the archive"[..]).unwrap();
+    w.add_file("d/y", &b"the other file"[..]).unwrap();
+    w.add_file("top", &b"at the top"[..]).unwrap();
+    let (bytes, _) = w.finish().unwrap();
+    let a = Archive::from_read_at(bytes).unwrap();
+    for overwrite in [false, true] {
+        let dest = dir.path().join(format!("out{overwrite}"));
+        let opts = ExtractOptions::new().threads(1).overwrite(overwrite);
+        // Called on this thread just before each file is written.
+        let mut take_names = |ev: zarkit::zar::ExtractEvent<'_>| {
+            if let zarkit::zar::ExtractEvent::Entry { entry } = ev
+                && entry.is_file()
+                && matches!(entry.name(), b"x" | b"top")
+            {
+                let path = dest.join(String::from_utf8_lossy(&entry.path()).as_ref());
+                std::fs::write(path, b"someone else's").unwrap();
+            }
+        };
+        let err = extract(&a, &dest, &opts, &mut take_names).unwrap_err();
+        let ZarError::ExtractFailed { failures } = err else {
+            panic!("{err}")
+        };
+        let paths: Vec<&str> = failures.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["d/x", "top"], "overwrite {overwrite}");
+        assert!(
+            failures[0]
+                .to_string()
+                .contains("another entry was extracted under this name"),
+            "{}",
+            failures[0]
+        );
+        assert_eq!(std::fs::read(dest.join("d/x")).unwrap(), b"someone else's");
+        assert_eq!(std::fs::read(dest.join("top")).unwrap(), b"someone else's");
+        assert_eq!(std::fs::read(dest.join("d/y")).unwrap(), b"the other file");
+        assert_eq!(std::fs::read_dir(dest.join("d")).unwrap().count(), 2);
+    }
+}
+
 #[test]
 fn hostile_fixtures_write_nothing_anywhere() {
     // Every bad fixture, extracted two levels down: whatever it holds (`..`, separators,

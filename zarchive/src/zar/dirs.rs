@@ -285,6 +285,22 @@ impl DirHandle {
         }
     }
 
+    /// Create the new file `name` in this directory (failing if the name exists), written
+    /// under its final name: for a directory no one else writes to (one this extraction
+    /// made), where no existing file needs keeping whole until the new one is. It is
+    /// removed when dropped unless [`TempFile::commit`] is called, and listed for
+    /// `remove_partial_files` until then.
+    pub(crate) fn new_file(&self, name: &OsStr) -> io::Result<TempFile<'_>> {
+        let file = self.create_new(name)?;
+        Ok(TempFile {
+            dir: self,
+            name: name.to_os_string(),
+            file: Some(file),
+            _partial: super::atomic::PartialFile::new(&self.path.join(name)),
+            in_place: true,
+        })
+    }
+
     /// Create a new, empty temporary file in this directory, named `PREFIX<random>.partial`,
     /// with the ordinary mode for new files (0666 less the umask). It is removed when
     /// dropped unless [`TempFile::commit`] moved it into place.
@@ -303,6 +319,7 @@ impl DirHandle {
                         name,
                         file: Some(file),
                         _partial: partial,
+                        in_place: false,
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -393,7 +410,8 @@ fn process_id() -> u32 {
     *ID.get_or_init(std::process::id)
 }
 
-/// A temporary file in a [`DirHandle`]'s directory; removed on drop unless committed.
+/// A file being written in a [`DirHandle`]'s directory, under a temporary name or (from
+/// [`DirHandle::new_file`]) its final one; removed on drop unless committed.
 #[derive(Debug)]
 pub(crate) struct TempFile<'a> {
     dir: &'a DirHandle,
@@ -401,6 +419,8 @@ pub(crate) struct TempFile<'a> {
     file: Option<File>,
     /// Listed for `remove_partial_files` until dropped (after the rename or the removal).
     _partial: super::atomic::PartialFile,
+    /// Written under its final name: committing only keeps it.
+    in_place: bool,
 }
 
 impl TempFile<'_> {
@@ -413,9 +433,15 @@ impl TempFile<'_> {
     /// `overwrite`, an existing `target` is never replaced (a rename that refuses to
     /// replace; where the system has none, a hard link, which fails if the name exists,
     /// then the temporary name removed; where the file system has no hard links either, a
-    /// check then a rename) and the error is [`io::ErrorKind::AlreadyExists`].
+    /// check then a rename) and the error is [`io::ErrorKind::AlreadyExists`]. A file
+    /// written under its final name (`target`) is kept as it is.
     pub(crate) fn commit(mut self, target: &OsStr, overwrite: bool) -> io::Result<()> {
         drop(self.file.take());
+        if self.in_place {
+            debug_assert_eq!(self.name, target);
+            self.name.clear();
+            return Ok(());
+        }
         let moved = if overwrite {
             self.dir.rename(&self.name, target)
         } else if let Some(r) = self.dir.rename_no_replace(&self.name, target) {

@@ -237,6 +237,7 @@ fn extract_entries<'a>(
         bytes: selected.iter().map(|e| e.size()).sum(),
     });
 
+    let dest_was_there = dest.symlink_metadata().is_ok();
     std::fs::create_dir_all(dest).map_err(|e| {
         if dest.exists() && !dest.is_dir() {
             ZarError::path(dest, "the destination exists and is not a directory")
@@ -255,6 +256,9 @@ fn extract_entries<'a>(
     // Directories this extraction created (empty until its own files go in): a file there
     // needs no check for something already in its place.
     let mut fresh: HashSet<EntryId> = HashSet::new();
+    if !dest_was_there {
+        fresh.insert(archive.root().id());
+    }
     let mut chain = DirChain::default();
     // Entries below a directory that failed: reported once, with the count, at that directory.
     let mut skipped: HashSet<EntryId> = HashSet::new();
@@ -490,7 +494,8 @@ fn all_zero(piece: &[u8]) -> bool {
 const DIR_IN_THE_WAY: &str = "a directory of that name exists";
 
 /// Write one file below `dest`: into a temporary file beside its target, then renamed
-/// into place. Its blocks are read through `batch` in order.
+/// into place, or in a directory this extraction made, under its own name. Its blocks
+/// are read through `batch` in order.
 fn extract_file(
     archive: &Archive,
     e: &Entry<'_>,
@@ -508,12 +513,18 @@ fn extract_file(
     let dir = handle.path();
     let name = disk_component(e.name(), dir)?;
     let target = dir.join(&name);
-    // Without `overwrite`, an existing name is refused before the file is written. Not
-    // in a directory this extraction created (only its own entries, each name once, are
-    // there): the move into place refuses an existing name all the same, should another
-    // program put one there meanwhile. With `overwrite`, the move replaces a file and
-    // fails on a directory.
-    if !overwrite && !fresh.contains(&e.parent().id()) {
+    // In a directory this extraction created, only its own entries, each name once, are
+    // there: the file is written under its name (a temporary name and a rename cost a
+    // third of the time of a small file), which must not exist yet. A name that does was
+    // taken by another entry whose name the file system does not tell apart from this one
+    // (case, Unicode normalisation), or by another program meanwhile: refused, with or
+    // without `overwrite`, rather than replacing the file just extracted.
+    //
+    // Elsewhere, without `overwrite`, an existing name is refused before the file is
+    // written (and again by the move into place, should another program make one
+    // meanwhile); with `overwrite`, the move replaces a file and fails on a directory.
+    let fresh_parent = fresh.contains(&e.parent().id());
+    if !overwrite && !fresh_parent {
         match handle.stat(&name, false) {
             Ok(m) if m.kind == Kind::Dir => {
                 return Err(ZarError::path(&target, DIR_IN_THE_WAY));
@@ -522,9 +533,28 @@ fn extract_file(
             Err(_) => {}
         }
     }
-    let mut tmp = handle
-        .temp_file(".zar-extract.")
-        .map_err(|err| ZarError::path_io(dir, "cannot create a temporary file", err))?;
+    let mut tmp = if fresh_parent {
+        handle.new_file(&name).map_err(|err| match err.kind() {
+            std::io::ErrorKind::AlreadyExists => {
+                let dir_there = handle
+                    .stat(&name, false)
+                    .is_ok_and(|m| m.kind == Kind::Dir);
+                ZarError::path(
+                    &target,
+                    if dir_there {
+                        "a directory of that name was made by this extraction: the file system does not tell their names apart"
+                    } else {
+                        "another entry was extracted under this name: the file system does not tell their names apart (or another program made the file meanwhile)"
+                    },
+                )
+            }
+            _ => ZarError::path_io(&target, "cannot create it", err),
+        })?
+    } else {
+        handle
+            .temp_file(".zar-extract.")
+            .map_err(|err| ZarError::path_io(dir, "cannot create a temporary file", err))?
+    };
     let EntryKind::File { offset, size } = e.kind() else {
         return Err(ZarError::WrongKind {
             path: e.path_display(),
