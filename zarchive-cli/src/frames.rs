@@ -908,53 +908,58 @@ fn expand_directories(
     (files, unreadable)
 }
 
-/// The inputs named on the command line less the symbolic links among them, each named on
-/// stderr, unless `force`: as `zstd` ignores a link given as an input unless `-f`, and
-/// exits 1 at the end. Returns the inputs kept and how many links were left out.
-fn without_links(given: Vec<PathBuf>, force: bool) -> (Vec<PathBuf>, usize) {
-    if force {
-        return (given, 0);
+/// The inputs named on the command line less the symbolic links among them, unless
+/// `force`, as `zstd` ignores such a link unless `-f`: each named on stderr (not with
+/// `quiet`); a link to a FIFO (`<(cmd)`, `/dev/stdin` from a pipe) is kept. When every
+/// input was left out, the command fails, as `zstd` exits 1 then; otherwise the others
+/// decide its status, as there.
+fn without_links(given: Vec<PathBuf>, force: bool, quiet: bool) -> Result<Vec<PathBuf>, Failure> {
+    if force || given.is_empty() {
+        return Ok(given);
     }
     let (links, kept): (Vec<PathBuf>, Vec<PathBuf>) = given.into_iter().partition(|p| {
-        !is_dash(p) && std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+        #[cfg(unix)]
+        let fifo = {
+            use std::os::unix::fs::FileTypeExt;
+            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_fifo())
+        };
+        #[cfg(not(unix))]
+        let fifo = false;
+        !is_dash(p)
+            && std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+            && !fifo
     });
-    for link in &links {
-        eprintln!(
-            "zarchive: warning: {}: a symbolic link, ignored (give -f to follow it, as with zstd)",
-            display_path(link)
-        );
+    if !quiet {
+        for link in &links {
+            eprintln!(
+                "zarchive: warning: {}: a symbolic link, ignored (give -f to follow it, as with zstd)",
+                display_path(link)
+            );
+        }
     }
-    (kept, links.len())
-}
-
-/// What a command left out of its inputs: directories `-r` could not read, symbolic links
-/// ignored without `-f`.
-#[derive(Clone, Copy, Default)]
-struct LeftOut {
-    unreadable: usize,
-    links: usize,
-}
-
-/// The end of a command that left some inputs out: a failure after the work on the
-/// others, unless that failed already.
-fn with_unreadable(result: Result<(), Failure>, left: LeftOut) -> Result<(), Failure> {
-    let mut parts = Vec::new();
-    if left.unreadable > 0 {
-        parts.push(format!(
-            "{} could not be read",
-            count(left.unreadable as u64, "directory", "directories")
-        ));
-    }
-    if left.links > 0 {
-        parts.push(format!(
-            "{} ignored",
-            count(left.links as u64, "symbolic link", "symbolic links")
-        ));
-    }
-    match result {
-        Ok(()) if !parts.is_empty() => Err(fail(
+    if kept.is_empty() {
+        return Err(fail(
             EXIT_FAILURE,
-            format!("{} (named above)", parts.join("; ")),
+            format!(
+                "nothing done: {} ignored (give -f to follow {})",
+                count(links.len() as u64, "symbolic link", "symbolic links"),
+                if links.len() == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
+    Ok(kept)
+}
+
+/// The end of a command whose `-r` could not read `unreadable` directories: a failure
+/// after the work on the others, unless that failed already.
+fn with_unreadable(result: Result<(), Failure>, unreadable: usize) -> Result<(), Failure> {
+    match result {
+        Ok(()) if unreadable > 0 => Err(fail(
+            EXIT_FAILURE,
+            format!(
+                "{} could not be read (named above)",
+                count(unreadable as u64, "directory", "directories")
+            ),
         )),
         other => other,
     }
@@ -980,7 +985,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     encoder
         .set_long_distance_matching(a.long.long)
         .map_err(|e| fail(EXIT_USAGE, format!("--long: {e}")))?;
-    let (given, links) = without_links(inputs_or_stdin(&a.inputs, "to compress")?, a.force);
+    let given = without_links(inputs_or_stdin(&a.inputs, "to compress")?, a.force, a.quiet)?;
     let quiet = a.quiet || a.compat.no_progress;
     let mut left_out = 0;
     let (mut inputs, unreadable) = if a.recursive {
@@ -988,7 +993,6 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
     } else {
         (given, 0)
     };
-    let unreadable = LeftOut { unreadable, links };
     if a.exclude_compressed {
         inputs.retain(|p| is_dash(p) || !has_suffix(p, &COMPRESSED_SUFFIXES));
     }
@@ -1136,7 +1140,11 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     // by name and the others go on. An `-o` file, which appears only whole, still takes
     // the named ones only: a stray file there would fail it all.
     let every_file = output.as_deref().is_some_and(is_dash);
-    let (given, links) = without_links(inputs_or_stdin(&a.inputs, "to decompress")?, a.force);
+    let given = without_links(
+        inputs_or_stdin(&a.inputs, "to decompress")?,
+        a.force,
+        a.quiet,
+    )?;
     let quiet = a.quiet || a.compat.no_progress;
     let (inputs, unreadable) = if a.recursive {
         expand_directories(
@@ -1147,7 +1155,6 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     } else {
         (given, 0)
     };
-    let unreadable = LeftOut { unreadable, links };
     if left_out > 0 {
         eprintln!(
             "zarchive: note: {} under the directories given {} no .zst or .tzst suffix: left alone",
