@@ -28,8 +28,9 @@ pub struct CompressArgs {
     #[arg(short, long, allow_hyphen_values = true)]
     output: Option<PathBuf>,
     /// zstd level, from -131072 to 22. The `zstd` tool's forms work too: `-1` .. `-19`
-    /// (`-20` .. `-22` with `--ultra`) and `--fast[=N]` (level -N, 1 when bare); the last
-    /// level given wins.
+    /// (`-20` .. `-22` with `--ultra`; above 22, 22 with `--ultra` and 19 without, with a
+    /// warning, as `zstd`) and `--fast[=N]` (level -N, 1 when bare); the last level given
+    /// wins.
     #[arg(short, long, default_value = "3", allow_hyphen_values = true)]
     level: String,
     /// Let `-20` .. `-22` reach levels above 19, as `zstd --ultra` (without it they mean
@@ -461,9 +462,13 @@ pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>,
             args[i] = format!("--level={ULTRA_FREE_MAX}").into();
         } else if n > max {
             // As `zstd`: the highest level there is (that `--ultra` allows).
-            let used = if ultra { max } else { ULTRA_FREE_MAX };
+            let (used, why) = if ultra {
+                (max, String::new())
+            } else {
+                (ULTRA_FREE_MAX, format!(" ({max} with --ultra)"))
+            };
             eprintln!(
-                "zarchive: warning: level {n} is above the highest, {max}, as with zstd: level {used} used"
+                "zarchive: warning: level {n} is above the highest, as with zstd: level {used} used{why}"
             );
             args[i] = format!("--level={used}").into();
         }
@@ -563,20 +568,19 @@ fn transfer_stat(
             ),
         )
     };
+    // As `zstd` (UTIL_setFDStat): the group, the mode and times, the owner last (once the
+    // file is another user's, only a process that may act for any owner may change the
+    // rest). Refusals of the group and owner are not failures: the output stays the
+    // process's own, as a copy would.
     #[cfg(unix)]
-    {
+    let now = {
         use std::os::unix::fs::MetadataExt;
-        // Refusals are not failures: the output stays the process's own, as a copy would.
-        // The group first, which a member may give where the owner would be refused.
-        if let Ok(now) = file.metadata() {
-            if now.gid() != from.gid() {
-                let _ = std::os::unix::fs::fchown(file, None, Some(from.gid()));
-            }
-            if now.uid() != from.uid() {
-                let _ = std::os::unix::fs::fchown(file, Some(from.uid()), None);
-            }
+        let now = file.metadata().ok().map(|m| (m.uid(), m.gid()));
+        if now.is_some_and(|(_, gid)| gid != from.gid()) {
+            let _ = std::os::unix::fs::fchown(file, None, Some(from.gid()));
         }
-    }
+        now
+    };
     let mut perm = from.permissions();
     #[cfg(unix)]
     {
@@ -591,7 +595,15 @@ fn transfer_stat(
     if let Ok(t) = from.accessed() {
         times = times.set_accessed(t);
     }
-    file.set_times(times).map_err(failed)
+    file.set_times(times).map_err(failed)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if now.is_some_and(|(uid, _)| uid != from.uid()) {
+            let _ = std::os::unix::fs::fchown(file, Some(from.uid()), None);
+        }
+    }
+    Ok(())
 }
 
 /// Write `produce`'s bytes to `output`: standard output, a device or FIFO written where it
@@ -642,13 +654,13 @@ fn write_output(
     }
     let mut file = OutputFile::create(output, force)?;
     {
-        let mut w = io::BufWriter::new(file.file());
+        let mut w = io::BufWriter::new(&mut file);
         produce(&mut w)?;
         w.flush()
             .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(output))))?;
     }
     if let Some(stat) = stat {
-        let r = transfer_stat(file.file(), stat, output);
+        let r = transfer_stat(file.as_file(), stat, output);
         // A file written in place keeps its owner, who alone may change its mode.
         if !file.in_place() {
             r?;

@@ -233,10 +233,13 @@ pub fn is_special(output: &Path) -> bool {
 /// partial or corrupt output. It is created with the ordinary mode for new files (0666 less
 /// the process umask), never 0600.
 ///
-/// One exception, as `zstd -f` writes: where no file can be made in the target's directory
-/// (not writable) but the target is a regular file this process may write, overwriting is
-/// asked for, and so the target is written where it is. A failure then leaves it empty:
-/// it cannot be removed, and a partial output must not pass for a whole one.
+/// One exception, as `zstd -f` writes: where overwriting is asked for and the target is a
+/// regular file this process may write, but no file can be made in its directory (not
+/// writable) or the rename over it would be refused (a sticky directory such as `/tmp`,
+/// the file another user's), the target is written where it is. It is emptied at the first
+/// byte written, so a failure before that (a missing input) leaves it as it was; a failure
+/// or a Ctrl-C after it leaves it empty (it cannot be removed, and a partial output must
+/// not pass for a whole one).
 pub struct OutputFile {
     /// `None` once committed.
     written: Option<Written>,
@@ -249,17 +252,70 @@ enum Written {
     /// A temporary file beside the target, listed for removal should the program be
     /// stopped by a signal (see `main`).
     Temporary(tempfile::NamedTempFile, zarkit::zar::PartialFile),
-    /// The target itself, truncated; emptied again unless committed.
-    InPlace(std::fs::File),
+    /// The target itself; `started` once emptied for the first byte, from then on listed
+    /// to be emptied should the program be stopped by a signal.
+    InPlace {
+        file: std::fs::File,
+        started: Option<zarkit::zar::PartialFile>,
+    },
 }
 
 impl Drop for OutputFile {
     fn drop(&mut self) {
-        // A temporary file removes itself; the target written in place is emptied.
-        if let Some(Written::InPlace(file)) = &self.written {
+        // A temporary file removes itself; the target written in place is emptied if
+        // anything was written to it.
+        if let Some(Written::InPlace {
+            file,
+            started: Some(_),
+        }) = &self.written
+        {
             let _ = file.set_len(0);
         }
     }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.written.as_mut().expect("written until committed") {
+            Written::Temporary(tmp, _) => tmp.as_file_mut().write(buf),
+            Written::InPlace { file, started } => {
+                if started.is_none() {
+                    file.set_len(0)?;
+                    *started = Some(zarkit::zar::PartialFile::in_place(&self.target));
+                }
+                file.write(buf)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The regular file `target`, opened for writing where it is (not emptied), if this
+/// process may.
+fn open_in_place(target: &Path) -> Option<std::fs::File> {
+    if !std::fs::metadata(target).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    std::fs::OpenOptions::new().write(true).open(target).ok()
+}
+
+/// Whether renaming a file of this process over `target` in `dir` would be refused: `dir`
+/// is sticky (as `/tmp`) and `target` another user's, `new` (a file just made there)
+/// telling who this process is. Root may rename anything.
+#[cfg(unix)]
+fn rename_refused(dir: &Path, target: &Path, new: &std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(d), Ok(t), Ok(me)) = (
+        std::fs::metadata(dir),
+        std::fs::symlink_metadata(target),
+        new.metadata(),
+    ) else {
+        return false;
+    };
+    d.mode() & 0o1000 != 0 && me.uid() != 0 && t.uid() != me.uid() && d.uid() != me.uid()
 }
 
 impl OutputFile {
@@ -285,6 +341,14 @@ impl OutputFile {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
+        let in_place = |file| OutputFile {
+            written: Some(Written::InPlace {
+                file,
+                started: None,
+            }),
+            target: target.to_path_buf(),
+            overwrite,
+        };
         let prefix = zarkit::zar::temp_prefix(target.file_name().unwrap_or_default());
         let mut b = tempfile::Builder::new();
         b.prefix(&prefix).suffix(".partial");
@@ -298,17 +362,9 @@ impl OutputFile {
             Err(e) => {
                 if e.kind() == io::ErrorKind::PermissionDenied
                     && overwrite
-                    && std::fs::metadata(target).is_ok_and(|m| m.is_file())
-                    && let Ok(file) = std::fs::OpenOptions::new()
-                        .write(true)
-                        .truncate(true)
-                        .open(target)
+                    && let Some(file) = open_in_place(target)
                 {
-                    return Ok(OutputFile {
-                        written: Some(Written::InPlace(file)),
-                        target: target.to_path_buf(),
-                        overwrite,
-                    });
+                    return Ok(in_place(file));
                 }
                 // Named by the target, not by the temporary file's random name.
                 return Err(ZarError::path_io(
@@ -322,6 +378,13 @@ impl OutputFile {
                 .into());
             }
         };
+        #[cfg(unix)]
+        if overwrite
+            && rename_refused(dir, target, tmp.as_file())
+            && let Some(file) = open_in_place(target)
+        {
+            return Ok(in_place(file));
+        }
         let partial = zarkit::zar::PartialFile::new(tmp.path());
         Ok(OutputFile {
             written: Some(Written::Temporary(tmp, partial)),
@@ -330,26 +393,34 @@ impl OutputFile {
         })
     }
 
-    /// The file to write to.
-    pub fn file(&mut self) -> &mut std::fs::File {
-        match self.written.as_mut().expect("written until committed") {
-            Written::Temporary(tmp, _) => tmp.as_file_mut(),
-            Written::InPlace(file) => file,
+    /// The file written to (for its metadata).
+    pub fn as_file(&self) -> &std::fs::File {
+        match self.written.as_ref().expect("written until committed") {
+            Written::Temporary(tmp, _) => tmp.as_file(),
+            Written::InPlace { file, .. } => file,
         }
     }
 
     /// Whether the target is written where it is (see [`OutputFile`]): it keeps its owner
     /// and may refuse another mode.
     pub fn in_place(&self) -> bool {
-        matches!(self.written, Some(Written::InPlace(_)))
+        matches!(self.written, Some(Written::InPlace { .. }))
     }
 
     /// Move the finished file into place.
     pub fn commit(mut self) -> Result<(), Failure> {
         let target = std::mem::take(&mut self.target);
         let tmp = match self.written.take() {
-            // Nothing to move: what was written stays.
-            Some(Written::InPlace(_)) | None => return Ok(()),
+            // Nothing to move: what was written stays (an output of no bytes empties it).
+            Some(Written::InPlace { file, started }) => {
+                if started.is_none() {
+                    file.set_len(0).map_err(|e| {
+                        fail(EXIT_FAILURE, format!("{}: {e}", display_path(&target)))
+                    })?;
+                }
+                return Ok(());
+            }
+            None => return Ok(()),
             Some(Written::Temporary(tmp, _partial)) => tmp,
         };
         let r = if self.overwrite {

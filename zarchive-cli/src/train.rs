@@ -110,7 +110,7 @@ pub fn train(a: TrainArgs) -> Result<(), Failure> {
         std::io::Write::write_all(&mut file, &dict).map_err(failed)?;
     } else {
         let mut out = OutputFile::create(&a.output, a.force)?;
-        std::io::Write::write_all(out.file(), &dict).map_err(failed)?;
+        std::io::Write::write_all(&mut out, &dict).map_err(failed)?;
         out.commit()?;
     }
     eprintln!(

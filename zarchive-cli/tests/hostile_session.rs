@@ -1163,48 +1163,82 @@ fn outputs_take_the_inputs_owner_when_root_makes_them() {
     assert_eq!((m.uid(), m.gid()), (65534, 65533));
 }
 
+/// A directory (mode 0755) holding `ro/` where the user running [`unprivileged`] cannot
+/// make files, and in it the files `names`, each holding "old", which that user may write.
+/// `None` where the unprivileged user cannot be had.
+#[cfg(target_os = "linux")]
+fn unwritable_dir_with_writable_files(names: &[&str]) -> Option<(tempfile::TempDir, PathBuf)> {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ro = d.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    for name in names {
+        let f = ro.join(name);
+        std::fs::write(&f, b"old").unwrap();
+        if is_root() {
+            std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap();
+        }
+    }
+    if !is_root() {
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let o = unprivileged().arg("--version").output().unwrap();
+    if !o.status.success() {
+        eprintln!("test did not run: {}", stderr(&o));
+        return None;
+    }
+    Some((d, ro))
+}
+
+/// `zarchive ARGS` as the unprivileged user.
+#[cfg(target_os = "linux")]
+fn run_unprivileged(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    unprivileged().args(args).output().unwrap()
+}
+
 /// `-f` onto a file the user may write, in a directory where no file can be made, writes
 /// the file where it is, as `zstd -f` does (it failed: the temporary file could not be
-/// made); a failure then leaves it empty, never partial. Run as `nobody` when root.
+/// made). The file is emptied only at the first byte written: an input that cannot be
+/// read leaves it as it was (the first form emptied it at once); a failure after bytes
+/// were written leaves it empty, never partial. Run as `nobody` when root.
 #[cfg(target_os = "linux")]
 #[test]
 fn force_writes_in_place_where_the_directory_is_not_writable() {
-    use std::os::unix::fs::PermissionsExt;
-    let root = is_root();
-    let d = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let Some((d, ro)) = unwritable_dir_with_writable_files(&["out.zst", "back.txt"]) else {
+        return;
+    };
+    let (out, back) = (ro.join("out.zst"), ro.join("back.txt"));
     let input = d.path().join("in.txt");
-    std::fs::write(&input, b"fresh content, fresh content, fresh content").unwrap();
-    let ro = d.path().join("ro");
-    std::fs::create_dir(&ro).unwrap();
-    let out = ro.join("out.zst");
-    std::fs::write(&out, b"old").unwrap();
-    let bad = d.path().join("bad.zst");
-    std::fs::write(&bad, [0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x05, 0x01, 0x00]).unwrap();
-    let back = ro.join("back.txt");
-    std::fs::write(&back, b"old").unwrap();
-    if root {
-        for f in [&out, &back] {
-            std::os::unix::fs::chown(f, Some(65534), Some(65534)).unwrap();
-        }
-    } else {
-        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
-    }
-    let run_as_user = |args: &[&std::ffi::OsStr]| unprivileged().args(args).output().unwrap();
-    let o = run_as_user(&[
+    let text: Vec<u8> = (0..200_000u32)
+        .flat_map(|i| format!("line {i} of the input\n").into_bytes())
+        .collect();
+    std::fs::write(&input, &text).unwrap();
+    let o = run_unprivileged(&[
         "compress".as_ref(),
         "-q".as_ref(),
         input.as_ref(),
         "-o".as_ref(),
         out.as_ref(),
     ]);
-    if root && stderr(&o).contains("setpriv") {
-        eprintln!("test did not run: setpriv failed: {}", stderr(&o));
-        return;
-    }
     assert_eq!(code(&o), 1, "no -f: {}", stderr(&o));
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
-    let o = run_as_user(&[
+    let missing = d.path().join("missing");
+    let o = run_unprivileged(&[
+        "compress".as_ref(),
+        "-q".as_ref(),
+        "-f".as_ref(),
+        missing.as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        b"old",
+        "an input that cannot be read"
+    );
+    let o = run_unprivileged(&[
         "compress".as_ref(),
         "-q".as_ref(),
         "-f".as_ref(),
@@ -1214,12 +1248,16 @@ fn force_writes_in_place_where_the_directory_is_not_writable() {
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let o = run!("decompress", "-q", &out, "-c");
-    assert_eq!(o.stdout, std::fs::read(&input).unwrap());
-    let o = run_as_user(&[
+    assert!(o.stdout == text);
+    // A frame cut short: megabytes are written before the cut is found.
+    let frame = std::fs::read(&out).unwrap();
+    let cut = d.path().join("cut.zst");
+    std::fs::write(&cut, &frame[..frame.len() * 3 / 4]).unwrap();
+    let o = run_unprivileged(&[
         "decompress".as_ref(),
         "-q".as_ref(),
         "-f".as_ref(),
-        bad.as_ref(),
+        cut.as_ref(),
         "-o".as_ref(),
         back.as_ref(),
     ]);
@@ -1229,7 +1267,85 @@ fn force_writes_in_place_where_the_directory_is_not_writable() {
         b"",
         "left empty, not partial"
     );
-    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// In a sticky directory (`/tmp`), a file of another user that this user may write cannot
+/// be renamed over: `-f` writes it in place there too, as `zstd -f` does.
+#[cfg(target_os = "linux")]
+#[test]
+fn force_writes_in_place_where_the_directory_is_sticky() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() {
+        eprintln!("test did not run: it needs a file of another user");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let input = d.path().join("in.txt");
+    std::fs::write(&input, b"fresh content, fresh content").unwrap();
+    // Root's file, writable by all.
+    let out = d.path().join("out.zst");
+    std::fs::write(&out, b"old").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let o = run_unprivileged(&[
+        "compress".as_ref(),
+        "-q".as_ref(),
+        "-f".as_ref(),
+        input.as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+    ]);
+    if stderr(&o).contains("setpriv") {
+        eprintln!("test did not run: {}", stderr(&o));
+        return;
+    }
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("decompress", "-q", &out, "-c");
+    assert_eq!(o.stdout, b"fresh content, fresh content");
+}
+
+/// Ctrl-C while a file is written in place (see above) empties it: it cannot be removed,
+/// and what was cut short must not pass for a whole output.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_empties_an_output_written_in_place() {
+    use std::io::Write;
+    let Some((d, ro)) = unwritable_dir_with_writable_files(&["out.zst"]) else {
+        return;
+    };
+    let out = ro.join("out.zst");
+    let fifo = d.path().join("input");
+    make_fifo(&fifo);
+    let child = unprivileged()
+        .args([
+            "compress".as_ref(),
+            "-f".as_ref(),
+            fifo.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Incompressible input, the pipe kept open: `compress` has written part of its output
+    // and waits for the rest.
+    let mut pipe = std::fs::File::options().write(true).open(&fifo).unwrap();
+    pipe.write_all(&zarkit_tests::noise(1 << 20, 3)).unwrap();
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&out).unwrap().len() <= 3 {
+        assert!(started.elapsed().as_secs() < 20, "nothing was written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    drop(pipe);
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), b"", "emptied, not partial");
 }
 
 /// As the `zstd` tool: a symbolic link given as an input is ignored with a warning unless

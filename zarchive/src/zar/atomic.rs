@@ -64,10 +64,12 @@ pub(crate) fn temp_builder(prefix: &str) -> tempfile::Builder<'_, 'static> {
 }
 
 /// The temporary files this process is writing (archives, extracted files, and those a
-/// program registers with [`PartialFile`]), for [`remove_partial_files`].
-static PARTIALS: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+/// program registers with [`PartialFile`]), for [`remove_partial_files`]: each path, and
+/// whether it is to be emptied rather than removed.
+static PARTIALS: std::sync::Mutex<Vec<(std::path::PathBuf, bool)>> =
+    std::sync::Mutex::new(Vec::new());
 
-fn partials() -> std::sync::MutexGuard<'static, Vec<std::path::PathBuf>> {
+fn partials() -> std::sync::MutexGuard<'static, Vec<(std::path::PathBuf, bool)>> {
     // A thread that panicked holding the list left it whole: each change is one push or
     // one removal.
     PARTIALS.lock().unwrap_or_else(|e| e.into_inner())
@@ -84,7 +86,19 @@ impl PartialFile {
     /// List the temporary file at `path` (as named where it was created: relative to the
     /// working directory if relative).
     pub fn new(path: &Path) -> PartialFile {
-        partials().push(path.to_path_buf());
+        Self::listed(path, false)
+    }
+
+    /// List a file being written where it is, under its final name, in a directory where
+    /// it cannot be removed (as `zstd -f` writes over a file it may write in a directory
+    /// it may not): [`remove_partial_files`] empties it, so that what was cut short does
+    /// not pass for a whole output.
+    pub fn in_place(path: &Path) -> PartialFile {
+        Self::listed(path, true)
+    }
+
+    fn listed(path: &Path, empty: bool) -> PartialFile {
+        partials().push((path.to_path_buf(), empty));
         PartialFile {
             path: path.to_path_buf(),
         }
@@ -94,7 +108,7 @@ impl PartialFile {
 impl Drop for PartialFile {
     fn drop(&mut self) {
         let mut list = partials();
-        if let Some(i) = list.iter().rposition(|p| *p == self.path) {
+        if let Some(i) = list.iter().rposition(|(p, _)| *p == self.path) {
             list.swap_remove(i);
         }
     }
@@ -102,14 +116,24 @@ impl Drop for PartialFile {
 
 /// Remove every temporary file this process is writing: the archive [`pack_dir`] or
 /// [`merge`] has not finished, the files [`extract`] has not moved into place, and those
-/// listed with [`PartialFile`]. For a program stopped by a signal (Ctrl-C), whose
-/// destructors do not run: call it from the signal's handler, then exit. Files already
-/// moved into place are not touched (their temporary names are gone). Returns how many
-/// were removed.
+/// listed with [`PartialFile`] (a file listed with [`PartialFile::in_place`] is emptied).
+/// For a program stopped by a signal (Ctrl-C), whose destructors do not run: call it from
+/// the signal's handler, then exit. Files already moved into place are not touched (their
+/// temporary names are gone). Returns how many were removed or emptied.
 pub fn remove_partial_files() -> usize {
     partials()
         .drain(..)
-        .filter(|path| std::fs::remove_file(path).is_ok())
+        .filter(|(path, empty)| {
+            if *empty {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .and_then(|f| f.set_len(0))
+                    .is_ok()
+            } else {
+                std::fs::remove_file(path).is_ok()
+            }
+        })
         .count()
 }
 
