@@ -61,6 +61,17 @@ pub fn make_fifo(path: &Path) {
     assert!(made.success(), "mkfifo {}", path.display());
 }
 
+/// Send SIGINT (Ctrl-C) to `child`.
+#[cfg(unix)]
+pub fn send_sigint(child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -INT {}", child.id());
+}
+
 /// Whether the tests run as root (who reads every file whatever its mode).
 pub fn is_root() -> bool {
     Command::new("id")
