@@ -138,6 +138,7 @@ fn sample_blocks(items: &[Item<'_>], blocks: u64) -> Result<Sample, ZarError> {
     }
     let block_len = BLOCK_SIZE as u64;
     let mut sets: Sample = (Vec::new(), Vec::new());
+    let mut last_dir = super::dirs::LastDir::default();
     for i in 0..sampled {
         // Sample i is block i * blocks / sampled: increasing, distinct.
         let b = i * blocks / sampled;
@@ -154,7 +155,7 @@ fn sample_blocks(items: &[Item<'_>], blocks: u64) -> Result<Sample, ZarError> {
             }
             let from = begin.max(start);
             let to = end.min(start + item.size);
-            let Some(mut reader) = open_item_at(item, from - start)? else {
+            let Some(mut reader) = open_item_at(item, from - start, &mut last_dir)? else {
                 continue;
             };
             let dst = &mut block[(from - begin) as usize..(to - begin) as usize];

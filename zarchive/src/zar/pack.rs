@@ -492,6 +492,7 @@ pub(crate) fn write_items<W: Write>(
         }
     };
     let mut writer = ArchiveWriter::with_options(out, &writer_opts)?;
+    let mut last_dir = dirs::LastDir::default();
     for item in items {
         let shown = String::from_utf8_lossy(&item.archive_path);
         progress(PackEvent::Entry { path: &shown });
@@ -501,7 +502,7 @@ pub(crate) fn write_items<W: Write>(
             }
             (other, _) => other,
         };
-        let Some(mut reader) = open_item(item)? else {
+        let Some(mut reader) = open_item(item, &mut last_dir)? else {
             writer.add_dir(&item.archive_path).map_err(on_path)?;
             continue;
         };
@@ -549,10 +550,12 @@ pub(crate) fn write_items<W: Write>(
     Ok((w, PackSummary { archive, warnings }))
 }
 
-/// A reader of a file item's bytes from byte `offset` on; `None` for a directory.
+/// A reader of a file item's bytes from byte `offset` on; `None` for a directory. A file
+/// on disk is opened through `last` (see [`dirs::LastDir`]).
 pub(crate) fn open_item_at<'a>(
     item: &'a Item<'_>,
     offset: u64,
+    last: &mut dirs::LastDir,
 ) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
     use std::io::{Seek, SeekFrom};
     Ok(Some(match &item.data {
@@ -562,7 +565,7 @@ pub(crate) fn open_item_at<'a>(
             follow,
             inside,
         } => {
-            let mut f = dirs::open_file(path, *follow, *inside).map_err(|e| {
+            let (mut f, stamp) = dirs::open_file(path, *follow, *inside, last).map_err(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {
                     ZarError::path(path, "was removed before it was read")
                 } else if replaced_by_link(&e) {
@@ -576,8 +579,6 @@ pub(crate) fn open_item_at<'a>(
                     ZarError::path_io(path, "cannot open", e)
                 }
             })?;
-            let stamp =
-                dirs::Stamp::of(&f).map_err(|e| ZarError::path_io(path, "cannot open", e))?;
             // A FIFO put there is not waited on (it hung pack), nor read.
             if !stamp.regular {
                 return Err(ZarError::path(
@@ -621,7 +622,14 @@ struct DiskReader {
 
 impl Read for DiskReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read(buf)?;
+        // Once its size is read, the file ends there if it did not change (as `tar` reads
+        // a file's size and no more): one read a small file, not two. A file whose size
+        // says nothing (0: /proc) is read to its end.
+        let n = if self.read == self.stamp.size && self.read > 0 {
+            0
+        } else {
+            self.file.read(buf)?
+        };
         self.read += n as u64;
         if n == 0 && !buf.is_empty() {
             if dirs::Stamp::of(&self.file)? != self.stamp {
@@ -683,8 +691,11 @@ fn replaced_by_link(e: &std::io::Error) -> bool {
 }
 
 /// A reader of a file item's bytes; `None` for a directory.
-pub(crate) fn open_item<'a>(item: &'a Item<'_>) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
-    open_item_at(item, 0)
+pub(crate) fn open_item<'a>(
+    item: &'a Item<'_>,
+    last: &mut dirs::LastDir,
+) -> Result<Option<Box<dyn Read + 'a>>, ZarError> {
+    open_item_at(item, 0, last)
 }
 
 /// One directory being walked: its handle, its path in the archive, the names still to
@@ -1048,7 +1059,9 @@ mod tests {
         let path = t.path().join("f");
         std::fs::write(&path, vec![1u8; 300_000]).unwrap();
         let items = listed(t.path());
-        let mut r = open_item(&items[0]).unwrap().unwrap();
+        let mut r = open_item(&items[0], &mut dirs::LastDir::default())
+            .unwrap()
+            .unwrap();
         let mut head = vec![0u8; 1000];
         r.read_exact(&mut head).unwrap();
         // Another second on the clock, so that the times differ on any file system.
@@ -1067,7 +1080,9 @@ mod tests {
         f.write_all(&[3u8; 10]).unwrap();
         drop(f);
         let items = listed(t.path());
-        let mut r = open_item(&items[0]).unwrap().unwrap();
+        let mut r = open_item(&items[0], &mut dirs::LastDir::default())
+            .unwrap()
+            .unwrap();
         let mut all = Vec::new();
         r.read_to_end(&mut all).unwrap();
         assert_eq!(all.len(), 300_000, "an unchanged file reads whole");
