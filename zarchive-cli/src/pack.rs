@@ -37,7 +37,7 @@ pub struct WriteArgs {
     #[arg(long)]
     skip_invalid_names: bool,
     /// Compress every block with a zstd dictionary (the archive then uses this project's
-    /// dictionary extension, which the reference tool and other ZAR readers refuse):
+    /// dictionary extension, which the reference tool, Cemu and other ZAR readers refuse):
     /// FILE, a zstd-format dictionary such as `zarchive train` writes; or `auto`, which
     /// trains one on a sample of the blocks and keeps it only when it saves at least 1 %
     /// of the compressed data, its own size included, and says which it chose. Without it
@@ -139,7 +139,9 @@ impl PackArgs {
 /// Arguments of `zarchive merge`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example: zarchive merge -o full.wua base.wua update/ dlc/\n\n\
+    after_help = "Example: zarchive merge -o full.wua base.wua 0005000e10101a00_v208/ 0005000c10101a00_v16/\n\n\
+A directory named as a title folder (<title ID>_v<version>) goes in as that folder, as a .wua \
+holds its titles; any other directory's contents go at the top, as `pack` lays them out. \
 A later input's file replaces an earlier one at the same path (names compared ignoring ASCII \
 case, as ZAR looks them up; the first spelling is kept); directories merge. Archives are read \
 through the decoder, never extracted to disk. The result is byte-identical to packing the \
@@ -163,7 +165,8 @@ pub struct MergeArgs {
 #[derive(Args, Debug)]
 #[command(
     after_help = "Example: zarchive update game.wua 0005000e10101a00_v208/\n\n\
-The archive is rewritten with the directories merged in (their files win), into a \
+The archive is rewritten with the directories merged in (their files win; a directory named \
+as a title folder goes in as that folder), into a \
 temporary file renamed over the archive only when complete: if anything fails, the \
 original is left as it was. An archive with a zstd dictionary keeps it (unless --dict or \
 -l stored is given)."
@@ -351,15 +354,49 @@ fn open_inputs(inputs: &[PathBuf]) -> Result<Vec<Option<zar::Archive>>, Failure>
         .collect()
 }
 
-fn sources<'a>(inputs: &[PathBuf], opened: &'a [Option<zar::Archive>]) -> Vec<Source<'a>> {
+/// The sources of a merge: a directory named as a Wii U title folder (`<title ID>_v<version>`,
+/// as a dumped update or DLC is) goes into that folder at the top of the archive, where a
+/// `.wua` holds its titles (merged at the top, the titles' `code/`, `content/` and `meta/`
+/// replaced each other's, and Cemu saw none of them); any other directory's contents go at
+/// the top, as `pack` lays them out. Each title folder placed so is said unless `quiet`.
+fn sources<'a>(
+    inputs: &[PathBuf],
+    opened: &'a [Option<zar::Archive>],
+    quiet: bool,
+) -> Vec<Source<'a>> {
     inputs
         .iter()
         .zip(opened)
         .map(|(p, a)| match a {
             Some(a) => Source::Archive(a),
-            None => Source::Dir(p.clone()),
+            None => match title_folder_name(p) {
+                Some(folder) => {
+                    if !quiet {
+                        eprintln!(
+                            "zarchive: note: {} is a title folder: merged as {folder}/ at the top of the archive",
+                            display_path(p)
+                        );
+                    }
+                    Source::DirIn {
+                        dir: p.clone(),
+                        folder,
+                    }
+                }
+                None => Source::Dir(p.clone()),
+            },
         })
         .collect()
+}
+
+/// The name of the directory `dir` if it is a Wii U title folder (`.` and `..` by the
+/// directory they name).
+fn title_folder_name(dir: &Path) -> Option<String> {
+    let name = match dir.file_name() {
+        Some(name) => name.to_os_string(),
+        None => std::fs::canonicalize(dir).ok()?.file_name()?.to_os_string(),
+    };
+    let name = name.into_string().ok()?;
+    zar::wua::parse_title_folder(&name).map(|_| name)
 }
 
 /// Run `zarchive merge`.
@@ -460,7 +497,12 @@ fn merge_into(
         eprintln!("{banner}");
     }
     let pb = output::bar(quiet, 0, true);
-    let result = zar::merge(&sources(inputs, &opened), out, opts, &mut events(&pb));
+    let result = zar::merge(
+        &sources(inputs, &opened, quiet),
+        out,
+        opts,
+        &mut events(&pb),
+    );
     pb.finish_and_clear();
     let summary = result.map_err(|e| match e {
         // Named by its path; exit 3 as `verify` and `extract` report damage.

@@ -4,6 +4,7 @@ mod common;
 use common::*;
 
 use std::path::Path;
+use std::process::Command;
 
 /// A `.wua`-shaped tree: a game with a name in meta.xml, its update and a DLC, and a folder
 /// that is not a title.
@@ -233,4 +234,74 @@ fn merge_and_update_equal_packing_the_merged_tree() {
     // merge refuses to write over one of its inputs.
     let o = run!("merge", "-q", "-f", "-o", base, base, upd);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// The README's `.wua` example as it is written: a title folder given to `merge` or
+/// `update` goes into the archive as that folder, beside the others (its `code/`,
+/// `content/` and `meta/` went to the top, where they replaced the other titles' and Cemu
+/// saw none of them).
+#[test]
+fn title_folders_given_to_merge_and_update_stay_title_folders() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let base = d.path().join("base");
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::rename(
+        t.join("0005000010101a00_v0"),
+        base.join("0005000010101a00_v0"),
+    )
+    .unwrap();
+    let base_wua = d.path().join("base.wua");
+    assert_eq!(code(&run!("pack", "-q", &base, "-o", &base_wua)), 0);
+    let full = d.path().join("full.wua");
+    // With the trailing slashes of the README.
+    let update = format!("{}/", t.join("0005000E10101A00_v208").display());
+    let dlc = format!("{}/", t.join("0005000c10101a00_v16").display());
+    let o = run!("merge", "-o", &full, &base_wua, &update, &dlc);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is a title folder: merged as 0005000E10101A00_v208/"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!("list", &full);
+    let top: Vec<String> = stdout(&o)
+        .lines()
+        .filter(|l| l.trim_end_matches('/').matches('/').count() == 0)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        top,
+        [
+            "0005000010101a00_v0/",
+            "0005000c10101a00_v16/",
+            "0005000E10101A00_v208/"
+        ]
+    );
+    let o = run!("info", &full);
+    assert!(stdout(&o).contains("titles:           3"), "{}", stdout(&o));
+    // `update` with the example of its help, from inside the title folder too (`.`).
+    let game = d.path().join("game.wua");
+    std::fs::copy(&base_wua, &game).unwrap();
+    let o = run!("update", "-q", &game, &update);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(t.join("0005000c10101a00_v16"))
+        .args(["update", "-q"])
+        .arg(&game)
+        .arg(".")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("info", &game);
+    assert!(stdout(&o).contains("titles:           3"), "{}", stdout(&o));
+    assert_eq!(
+        stdout(&run!(
+            "cat",
+            &game,
+            "0005000c10101a00_v16/content/extra.bin"
+        ))
+        .as_bytes(),
+        b"dlc"
+    );
 }

@@ -21,8 +21,18 @@ use super::reader::{Archive, EntryKind};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Source<'a> {
-    /// A directory tree on disk, walked as [`pack::pack_dir`] walks it.
+    /// A directory tree on disk, walked as [`pack::pack_dir`] walks it: its contents at
+    /// the top of the archive.
     Dir(PathBuf),
+    /// A directory tree on disk placed in the folder `folder` at the top of the archive, as
+    /// a `.wua` holds each title in a folder named after it (see
+    /// [`wua::parse_title_folder`](super::wua::parse_title_folder)).
+    DirIn {
+        /// The tree.
+        dir: PathBuf,
+        /// The folder's name: one path component.
+        folder: String,
+    },
     /// Every entry of an open archive.
     Archive(&'a Archive),
     /// The caller's own entries: `/`-separated paths, with `None` for a directory.
@@ -193,6 +203,29 @@ fn items_of<'a>(
 ) -> Result<Vec<Item<'a>>, ZarError> {
     Ok(match source {
         Source::Dir(dir) => pack::scan(dir, opts, skip, output, warnings, progress)?,
+        Source::DirIn { dir, folder } => {
+            names::check_component(folder.as_bytes()).map_err(|reason| ZarError::UnsafeName {
+                dir: String::new(),
+                name: names::display(folder.as_bytes()),
+                reason,
+            })?;
+            let inner = pack::scan(dir, opts, skip, output, warnings, progress)?;
+            let mut items = Vec::with_capacity(inner.len() + 1);
+            items.push(Item {
+                archive_path: folder.as_bytes().to_vec(),
+                data: ItemData::Dir,
+                size: 0,
+            });
+            items.extend(inner.into_iter().map(|mut item| {
+                let mut path = Vec::with_capacity(folder.len() + 1 + item.archive_path.len());
+                path.extend_from_slice(folder.as_bytes());
+                path.push(b'/');
+                path.extend_from_slice(&item.archive_path);
+                item.archive_path = path;
+                item
+            }));
+            items
+        }
         Source::Archive(archive) => archive
             .walk()
             .map(|e| Item {
