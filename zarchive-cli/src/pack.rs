@@ -151,8 +151,8 @@ pub struct MergeArgs {
     /// The inputs, in order: directories and archives (later ones win).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// The archive to write.
-    #[arg(short, long)]
+    /// The archive to write (`-` for standard output).
+    #[arg(short, long, allow_hyphen_values = true)]
     output: PathBuf,
     /// Replace the output file if it exists.
     #[arg(short, long)]
@@ -430,7 +430,11 @@ pub fn merge(a: MergeArgs) -> Result<(), Failure> {
     let banner = format!(
         "Merging {} into {}",
         count(a.inputs.len() as u64, "input", "inputs"),
-        display_path(&a.output)
+        if output::is_dash(&a.output) {
+            "standard output".to_string()
+        } else {
+            display_path(&a.output)
+        }
     );
     merge_into(&a.inputs, &a.output, &opts, a.write.quiet, &banner)
 }
@@ -497,12 +501,26 @@ fn merge_into(
         eprintln!("{banner}");
     }
     let pb = output::bar(quiet, 0, true);
-    let result = zar::merge(
-        &sources(inputs, &opened, quiet),
-        out,
-        opts,
-        &mut events(&pb),
-    );
+    let sources = sources(inputs, &opened, quiet);
+    // `-o -`: standard output, as `pack` writes it (it made a file named `-`).
+    let to_stdout = output::is_dash(out);
+    let result = if to_stdout {
+        let stdout = io::stdout();
+        if stdout.is_terminal() {
+            return Err(fail(
+                EXIT_USAGE,
+                "refusing to write an archive to a terminal; redirect standard output",
+            ));
+        }
+        let w = io::BufWriter::with_capacity(1 << 20, stdout.lock());
+        zar::merge_to(&sources, w, opts, &[], &mut events(&pb)).and_then(|(mut w, s)| {
+            w.flush()
+                .map_err(|e| ZarError::io("writing to standard output", e))?;
+            Ok(s)
+        })
+    } else {
+        zar::merge(&sources, out, opts, &mut events(&pb))
+    };
     pb.finish_and_clear();
     let summary = result.map_err(|e| match e {
         // Named by its path; exit 3 as `verify` and `extract` report damage.
@@ -517,6 +535,8 @@ fn merge_into(
                 output::explain(&error),
                 if output::same_file(&inputs[0], out) {
                     "nothing was written, the archive is left as it was".to_string()
+                } else if to_stdout {
+                    "what was written to standard output is incomplete".to_string()
                 } else if zar::is_special_file(out) {
                     // Written into as it went: what it holds is incomplete.
                     format!("what was written into {} is incomplete", display_path(out))

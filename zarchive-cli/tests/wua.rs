@@ -305,3 +305,22 @@ fn title_folders_given_to_merge_and_update_stay_title_folders() {
         b"dlc"
     );
 }
+
+/// `merge -o -` writes the archive to standard output, as `pack -o -` does (it made a file
+/// named `-`), with the bytes `pack` gives the same tree.
+#[test]
+fn merge_writes_to_standard_output_with_a_dash() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let packed = run!("pack", "-q", &t, "-o", "-");
+    assert_eq!(code(&packed), 0, "{}", stderr(&packed));
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["merge", "-q", "-o", "-"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!d.path().join("-").exists(), "a file named -");
+    assert!(o.stdout == packed.stdout, "merge -o - gives pack's bytes");
+}
