@@ -221,6 +221,23 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Whether `path` names the open file `file` (same device and inode on Unix; elsewhere,
+/// the same size and modification time).
+pub fn same_file_as_open(path: &Path, file: &std::fs::File) -> bool {
+    let (Ok(a), Ok(b)) = (std::fs::metadata(path), file.metadata()) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        a.len() == b.len() && a.modified().ok() == b.modified().ok()
+    }
+}
+
 /// Whether `output` exists and is neither a regular file nor a directory (a device such as
 /// `/dev/null`, a FIFO), after symbolic links: written into where it is, as `zstd` and `tar`
 /// do, never replaced by a file and never refused for existing.

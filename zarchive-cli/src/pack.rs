@@ -472,6 +472,10 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
             );
         }
     }
+    // Two updates of one archive at once: each would rename its result over the archive,
+    // and the first one's would be lost (both said they were done). The archive is locked
+    // for the update; one that waited reads what the other wrote.
+    let _lock = lock_for_update(&a.archive, a.write.quiet)?;
     // An archive with a dictionary keeps it (unless --dict or -l stored says otherwise).
     let kept = output::open_archive(&a.archive)?
         .dictionaries()
@@ -485,6 +489,40 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
     let target = std::fs::canonicalize(&a.archive)
         .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.archive))))?;
     merge_into(&inputs, &target, &opts, a.write.quiet, &banner)
+}
+
+/// The archive at `path`, open and locked (an exclusive advisory lock) against other
+/// `zarchive update`s, waiting for one under way (said unless `quiet`). The lock is taken on
+/// the file the path names once it is held: an update that waited on a file another one
+/// has since replaced takes the new one.
+fn lock_for_update(path: &Path, quiet: bool) -> Result<std::fs::File, Failure> {
+    let failed = |e: io::Error| {
+        fail(
+            EXIT_FAILURE,
+            format!("{}: cannot lock it for the update: {e}", display_path(path)),
+        )
+    };
+    let mut said = false;
+    loop {
+        let file = std::fs::File::open(path).map_err(failed)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                if !quiet && !said {
+                    eprintln!(
+                        "zarchive: note: {} is being updated by another process; waiting for it",
+                        display_path(path)
+                    );
+                    said = true;
+                }
+                file.lock().map_err(failed)?;
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
+        }
+        if output::same_file_as_open(path, &file) {
+            return Ok(file);
+        }
+    }
 }
 
 /// Merge `inputs` (directories and archives, later ones win) into `out`, with progress and

@@ -324,3 +324,47 @@ fn merge_writes_to_standard_output_with_a_dash() {
     assert!(!d.path().join("-").exists(), "a file named -");
     assert!(o.stdout == packed.stdout, "merge -o - gives pack's bytes");
 }
+
+/// Two `update`s of one archive at once: the second waits for the first and then updates
+/// what the first wrote (each renamed its result over the archive, and one was lost while
+/// both said they were done). Here the test holds the lock and replaces the archive, as
+/// another update would, before it lets go.
+#[test]
+fn an_update_waits_for_another_and_updates_what_it_wrote() {
+    use std::io::BufRead;
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::write(tree.join("a.txt"), b"a").unwrap();
+    let game = d.path().join("g.zar");
+    assert_eq!(code(&run!("pack", "-q", &tree, "-o", &game)), 0);
+    std::fs::write(tree.join("b.txt"), b"b, from the other update").unwrap();
+    let other = d.path().join("other.zar");
+    assert_eq!(code(&run!("pack", "-q", &tree, "-o", &other)), 0);
+    let upd = d.path().join("upd");
+    std::fs::create_dir_all(&upd).unwrap();
+    std::fs::write(upd.join("u.txt"), b"u").unwrap();
+
+    let held = std::fs::File::open(&game).unwrap();
+    held.lock().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .arg("update")
+        .arg(&game)
+        .arg(&upd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let waiting = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|l| l.contains("is being updated by another process; waiting"));
+    assert!(waiting, "the update did not wait");
+    std::fs::rename(&other, &game).unwrap();
+    drop(held);
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{rest:?}");
+    let listed = stdout(&run!("list", &game));
+    assert_eq!(listed, "a.txt\nb.txt\nu.txt\n");
+}
