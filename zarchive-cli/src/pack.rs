@@ -587,6 +587,32 @@ fn merge_into(
     })?;
     if !quiet {
         print_summary(&summary);
+        if !to_stdout {
+            note_superseded_titles(out);
+        }
     }
     Ok(())
+}
+
+/// Say which titles of the `.wua` at `out` are there in several versions (an update merged
+/// beside the one it replaces: the old one stays, as large as it was, and Cemu loads the
+/// newest).
+fn note_superseded_titles(out: &Path) {
+    let Some(Ok(archive)) = output::try_open(out).ok() else {
+        return;
+    };
+    let mut versions: std::collections::BTreeMap<u64, Vec<u16>> = Default::default();
+    for t in zar::wua::titles(&archive) {
+        versions.entry(t.id).or_default().push(t.version);
+    }
+    for (id, mut v) in versions.into_iter().filter(|(_, v)| v.len() > 1) {
+        v.sort_unstable();
+        let newest = v.pop().unwrap_or_default();
+        let older: Vec<String> = v.iter().map(|v| format!("v{v}")).collect();
+        eprintln!(
+            "zarchive: note: title {id:016x} is in the archive as v{newest} and as {}: Cemu \
+             loads the newest, the older folder only takes space",
+            older.join(", ")
+        );
+    }
 }

@@ -368,3 +368,24 @@ fn an_update_waits_for_another_and_updates_what_it_wrote() {
     let listed = stdout(&run!("list", &game));
     assert_eq!(listed, "a.txt\nb.txt\nu.txt\n");
 }
+
+/// An update merged beside an older version of itself: both stay (each is its own folder),
+/// and the command says so (it did not, and the old update's gigabytes stayed unseen).
+#[test]
+fn an_older_version_of_a_title_left_beside_a_newer_is_noted() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let game = d.path().join("game.wua");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &game)), 0);
+    let newer = d.path().join("0005000e10101a00_v224");
+    std::fs::create_dir_all(newer.join("code")).unwrap();
+    std::fs::write(newer.join("code/app.xml"), b"<app/>").unwrap();
+    let o = run!("update", &game, &newer);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("title 0005000e10101a00 is in the archive as v224 and as v208"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&run!("info", &game)).contains("titles:           4"));
+}
