@@ -627,7 +627,7 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
         "ZAR version 1 with the dictionary extension (0x61BF3AD1; other readers refuse it)"
     };
     if a.json {
-        let titles: Vec<serde_json::Value> = titles
+        let shown: Vec<serde_json::Value> = titles
             .iter()
             .map(|t| {
                 serde_json::json!({
@@ -636,6 +636,7 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
                     "version": t.version,
                     "kind": t.kind.word(),
                     "name": t.name,
+                    "name_unreadable": t.name_unreadable,
                 })
             })
             .collect();
@@ -654,11 +655,12 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
                 .iter()
                 .map(|d| serde_json::json!({"id": d.id, "size": d.size}))
                 .collect::<Vec<_>>(),
-            "titles": titles,
+            "titles": shown,
         });
         let text =
             serde_json::to_string_pretty(&v).map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
-        return output::ignore_broken_pipe(writeln!(io::stdout().lock(), "{text}"));
+        output::ignore_broken_pipe(writeln!(io::stdout().lock(), "{text}"))?;
+        return unreadable_names(&titles);
     }
     let mut lines = vec![
         format!("archive:          {}", display_path(&a.archive)),
@@ -703,11 +705,11 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
     if !titles.is_empty() {
         lines.push(format!("titles:           {}", titles.len()));
         for t in &titles {
-            let name = t
-                .name
-                .as_deref()
-                .map(|n| zar::names::display(n.as_bytes()))
-                .unwrap_or_default();
+            let name = match (&t.name, &t.name_unreadable) {
+                (Some(n), _) => zar::names::display(n.as_bytes()),
+                (None, Some(_)) => "(meta/meta.xml cannot be read)".to_string(),
+                (None, None) => String::new(),
+            };
             let line = format!(
                 "  {:016x} v{:<5} {:<7} {name}",
                 t.id,
@@ -719,5 +721,28 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
     }
     let mut text = lines.join("\n");
     text.push('\n');
-    output::ignore_broken_pipe(io::stdout().lock().write_all(text.as_bytes()))
+    output::ignore_broken_pipe(io::stdout().lock().write_all(text.as_bytes()))?;
+    unreadable_names(&titles)
+}
+
+/// Each title whose `meta/meta.xml` is there but could not be read, named on stderr: the
+/// archive is damaged (exit 3), where its name was left out as if it had none.
+fn unreadable_names(titles: &[zar::wua::Title]) -> Result<(), Failure> {
+    let mut damaged = 0u64;
+    for t in titles {
+        if let Some(why) = &t.name_unreadable {
+            eprintln!("zarchive: error: title {}: {why}", t.folder);
+            damaged += 1;
+        }
+    }
+    if damaged == 0 {
+        return Ok(());
+    }
+    Err(fail(
+        EXIT_DAMAGED,
+        format!(
+            "the archive is damaged: the meta.xml of {} cannot be read",
+            count(damaged, "title", "titles")
+        ),
+    ))
 }

@@ -389,3 +389,37 @@ fn an_older_version_of_a_title_left_beside_a_newer_is_noted() {
     );
     assert!(stdout(&run!("info", &game)).contains("titles:           4"));
 }
+
+/// A title whose meta.xml is damaged is said to be so (exit 3, the title named), where
+/// `info` showed it with no name, as if it had none, and exited 0.
+#[test]
+fn info_says_when_a_titles_meta_xml_cannot_be_read() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let wua = d.path().join("game.wua");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &wua)), 0);
+    let archive = zarkit::zar::Archive::open(&wua).unwrap();
+    let entry = archive.get("0005000010101a00_v0/meta/meta.xml").unwrap();
+    let (at, _) = archive.block_extent(entry.blocks().start).unwrap();
+    drop(archive);
+    let mut bytes = std::fs::read(&wua).unwrap();
+    // The block's frame no longer starts with zstd's magic number.
+    bytes[at as usize] ^= 0xff;
+    std::fs::write(&wua, &bytes).unwrap();
+    let o = run!("info", &wua);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("title 0005000010101a00_v0: 0005000010101a00_v0/meta/meta.xml"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("(meta/meta.xml cannot be read)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run!("info", "--json", &wua);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["titles"][0]["name_unreadable"].is_string(), "{v}");
+}

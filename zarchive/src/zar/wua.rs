@@ -69,6 +69,9 @@ pub struct Title {
     pub kind: TitleKind,
     /// The English long name from `meta/meta.xml` (line breaks as spaces), when present.
     pub name: Option<String>,
+    /// Why `meta/meta.xml`, which the title has, could not be read (a damaged block): the
+    /// name is then unknown, not absent.
+    pub name_unreadable: Option<String>,
 }
 
 /// Parse a title folder name: 16 hex digits, `_v`, a decimal version without leading zeros
@@ -98,29 +101,42 @@ pub fn titles(archive: &Archive) -> Vec<Title> {
         .filter_map(|e| {
             let folder = std::str::from_utf8(e.name()).ok()?;
             let (id, version) = parse_title_folder(folder)?;
+            let (name, name_unreadable) = match long_name(archive, folder) {
+                Ok(name) => (name, None),
+                Err(e) => (None, Some(e.to_string())),
+            };
             Some(Title {
                 folder: folder.to_string(),
                 id,
                 version,
                 kind: TitleKind::of(id),
-                name: long_name(archive, folder),
+                name,
+                name_unreadable,
             })
         })
         .collect()
 }
 
 /// The English long name from `<folder>/meta/meta.xml` (`longname_en`, or `shortname_en`
-/// when that is empty).
-fn long_name(archive: &Archive, folder: &str) -> Option<String> {
-    let file = archive.open_file(format!("{folder}/meta/meta.xml")).ok()?;
+/// when that is empty); `None` without such a file or name, an error when the file is there
+/// but cannot be read.
+fn long_name(archive: &Archive, folder: &str) -> Result<Option<String>, std::io::Error> {
+    let path = format!("{folder}/meta/meta.xml");
+    let Some(entry) = archive.lookup(&path).filter(|e| e.is_file()) else {
+        return Ok(None);
+    };
     let mut xml = Vec::new();
-    file.take(MAX_META_XML).read_to_end(&mut xml).ok()?;
+    entry
+        .open()?
+        .take(MAX_META_XML)
+        .read_to_end(&mut xml)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{path}: {e}")))?;
     let xml = String::from_utf8_lossy(&xml);
-    ["longname_en", "shortname_en"]
+    Ok(["longname_en", "shortname_en"]
         .iter()
         .filter_map(|tag| element_text(&xml, tag))
         .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-        .find(|t| !t.is_empty())
+        .find(|t| !t.is_empty()))
 }
 
 /// The unescaped text of the first `<tag ...>text</tag>` element.
