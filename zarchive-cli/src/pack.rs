@@ -287,6 +287,22 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
                 display_path(&out)
             );
         }
+        // A `.wua` holds title folders at its top; the folder of one title packed as the
+        // archive puts its `code/`, `content/` and `meta/` there instead.
+        if let Some(folder) = title_folder_name(&a.dir)
+            && out
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("wua"))
+        {
+            eprintln!(
+                "zarchive: warning: {} is a title folder: packed as the archive, its contents are \
+                 at the top, where Cemu finds no title; pack the folder that holds it, or \
+                 `zarchive merge -o {} {}` to have it as {folder}/",
+                display_path(&a.dir),
+                display_path(&out),
+                display_path(&a.dir)
+            );
+        }
         zar::pack_dir(&a.dir, &out, &opts, &mut on_event)?
     };
     pb.finish_and_clear();

@@ -423,3 +423,26 @@ fn info_says_when_a_titles_meta_xml_cannot_be_read() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["titles"][0]["name_unreadable"].is_string(), "{v}");
 }
+
+/// `pack TITLE_FOLDER -o game.wua` warns that Cemu will find no title there (it packed the
+/// title's contents at the top without a word); the archive is still the reference tool's.
+#[test]
+fn packing_a_title_folder_as_a_wua_is_warned_about() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let wua = d.path().join("game.wua");
+    let o = run!("pack", t.join("0005000c10101a00_v16"), "-o", &wua);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is a title folder: packed as the archive"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run!(
+        "pack",
+        t.join("0005000c10101a00_v16"),
+        "-o",
+        d.path().join("dlc.zar")
+    );
+    assert!(!stderr(&o).contains("title folder"), "{}", stderr(&o));
+}
