@@ -446,3 +446,30 @@ fn packing_a_title_folder_as_a_wua_is_warned_about() {
     );
     assert!(!stderr(&o).contains("title folder"), "{}", stderr(&o));
 }
+
+/// An archive whose update folder is misnamed for Cemu (`_V208`): `update` with the folder
+/// rightly named gives it that name (the first spelling was kept, so the update stayed
+/// invisible to Cemu and `info`). Elsewhere the first spelling is still kept.
+#[test]
+fn update_repairs_a_misnamed_title_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join("bad");
+    std::fs::create_dir_all(bad.join("0005000E10101A00_V208/code")).unwrap();
+    std::fs::write(bad.join("0005000E10101A00_V208/code/app.xml"), b"old").unwrap();
+    std::fs::create_dir_all(bad.join("Other")).unwrap();
+    let game = d.path().join("game.wua");
+    assert_eq!(code(&run!("pack", "-q", &bad, "-o", &game)), 0);
+    assert!(!stdout(&run!("info", &game)).contains("titles:"));
+    let good = d.path().join("0005000e10101a00_v208");
+    std::fs::create_dir_all(good.join("code")).unwrap();
+    std::fs::write(good.join("code/app.xml"), b"new").unwrap();
+    let other = d.path().join("wrap/other");
+    std::fs::create_dir_all(&other).unwrap();
+    let o = run!("update", "-q", &game, &good, d.path().join("wrap"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&run!("list", &game)),
+        "0005000e10101a00_v208/\n0005000e10101a00_v208/code/\n0005000e10101a00_v208/code/app.xml\nOther/\n"
+    );
+    assert!(stdout(&run!("info", &game)).contains("0005000e10101a00 v208   update"));
+}

@@ -79,7 +79,8 @@ impl<'a> Tree<'a> {
         let mut cur = self;
         let mut so_far: Vec<u8> = Vec::new();
         for part in names::split_path(path) {
-            if !so_far.is_empty() {
+            let top = so_far.is_empty();
+            if !top {
                 so_far.push(b'/');
             }
             so_far.extend_from_slice(part);
@@ -90,6 +91,12 @@ impl<'a> Tree<'a> {
                     name: part.to_vec(),
                     what: What::Dir(Tree::default()),
                 });
+            // The first spelling is kept, except at the top where a later one names a `.wua`
+            // title folder and the first does not (`..._V208` against `..._v208`): Cemu
+            // sees only the title folder, so an update could not repair the name.
+            if top && is_title_folder(part) && !is_title_folder(&node.name) {
+                node.name = part.to_vec();
+            }
             if !matches!(node.what, What::Dir(_)) {
                 replaced.push(PackWarning::ReplacedKind {
                     path: names::display(&so_far),
@@ -183,6 +190,11 @@ impl<'a> Tree<'a> {
         }
         out
     }
+}
+
+/// Whether `name` is a `.wua` title folder's (see [`super::wua::parse_title_folder`]).
+fn is_title_folder(name: &[u8]) -> bool {
+    std::str::from_utf8(name).is_ok_and(|n| super::wua::parse_title_folder(n).is_some())
 }
 
 /// A directory's children in reverse canonical order (the walk pops from the end).
