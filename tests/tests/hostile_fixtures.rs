@@ -146,3 +146,13 @@ fn every_bad_fixture_gives_errors_not_panics_through_a_reader_too() {
         }
     }
 }
+
+/// An archive cut short (an incomplete download) is said to possibly be so, not only "not
+/// a ZAR archive: the footer magic is ...".
+#[test]
+fn a_truncated_archive_is_said_to_be_possibly_cut_short() {
+    let bytes = std::fs::read(zar("basic/reference.zar")).unwrap();
+    let cut = bytes[..bytes.len() / 2].to_vec();
+    let err = Archive::from_read_at(cut).unwrap_err();
+    assert!(err.to_string().contains("or was cut short"), "{err}");
+}

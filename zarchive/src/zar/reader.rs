@@ -316,7 +316,9 @@ impl Archive {
         if footer.magic != MAGIC {
             return Err(ZarError::NotAnArchive {
                 reason: format!(
-                    "the footer magic is 0x{:08X}, expected 0x{MAGIC:08X}",
+                    "the footer magic is 0x{:08X}, expected 0x{MAGIC:08X} (an archive ends \
+                     with it: this file is not one, or was cut short, as by an incomplete \
+                     download)",
                     footer.magic
                 ),
             });
