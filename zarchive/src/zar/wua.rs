@@ -141,6 +141,9 @@ fn long_name(archive: &Archive, folder: &str) -> Result<Option<String>, std::io:
 
 /// The unescaped text of the first `<tag ...>text</tag>` element.
 fn element_text(xml: &str, tag: &str) -> Option<String> {
+    // Comments hold no elements (one commenting out an old name was read as the name).
+    let xml = without_comments(xml);
+    let xml = xml.as_ref();
     let open = format!("<{tag}");
     let mut at = 0;
     let start = loop {
@@ -148,12 +151,59 @@ fn element_text(xml: &str, tag: &str) -> Option<String> {
         let after = &xml[i + open.len()..];
         // `<longname_en>` or `<longname_en type=...>`, not `<longname_enx>`.
         if after.starts_with('>') || after.starts_with(char::is_whitespace) {
-            break i + open.len() + after.find('>')? + 1;
+            break i + open.len() + start_tag_end(after)? + 1;
         }
         at = i + open.len();
     };
     let end = start + xml[start..].find(&format!("</{tag}>"))?;
-    Some(unescape(&xml[start..end]))
+    Some(text_content(&xml[start..end]))
+}
+
+/// `xml` without its `<!-- ... -->` comments (an unclosed one runs to the end).
+fn without_comments(xml: &str) -> std::borrow::Cow<'_, str> {
+    if !xml.contains("<!--") {
+        return std::borrow::Cow::Borrowed(xml);
+    }
+    let mut out = String::with_capacity(xml.len());
+    let mut rest = xml;
+    while let Some(i) = rest.find("<!--") {
+        out.push_str(&rest[..i]);
+        rest = rest[i + 4..]
+            .find("-->")
+            .map_or("", |e| &rest[i + 4 + e + 3..]);
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Where the start tag whose attributes begin `after` ends: its `>`, not one inside a
+/// quoted attribute value.
+fn start_tag_end(after: &str) -> Option<usize> {
+    let mut quote = None;
+    for (i, c) in after.char_indices() {
+        match (quote, c) {
+            (None, '>') => return Some(i),
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An element's text: references unescaped, `<![CDATA[...]]>` sections taken as they are.
+fn text_content(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("<![CDATA[") {
+        out.push_str(&unescape(&rest[..i]));
+        let body = &rest[i + 9..];
+        let end = body.find("]]>").unwrap_or(body.len());
+        out.push_str(&body[..end]);
+        rest = body.get(end + 3..).unwrap_or("");
+    }
+    out.push_str(&unescape(rest));
+    out
 }
 
 /// XML character references and the five predefined entities.
@@ -255,6 +305,28 @@ at the Games &#x263A;</longname_en><shortname_en>M&amp;S</shortname_en></menu>"#
         // The longest reference taken (`;` 10 bytes on), one byte longer left as it is.
         assert_eq!(unescape("&#00000065;"), "A");
         assert_eq!(unescape("&#000000065;"), "&#000000065;");
+    }
+
+    /// Comments, CDATA and a `>` in an attribute value, as an XML parser (Cemu's) reads
+    /// them: the name was taken from inside a comment, CDATA's markup shown, the text cut at
+    /// the attribute's `>`.
+    #[test]
+    fn comments_cdata_and_quoted_attributes_are_read_as_xml() {
+        let el = |xml: &str| element_text(xml, "longname_en");
+        assert_eq!(
+            el("<!-- old: <longname_en>Fake</longname_en> --><longname_en>Real</longname_en>")
+                .as_deref(),
+            Some("Real")
+        );
+        assert_eq!(
+            el("<longname_en><![CDATA[Mario & Luigi]]> &amp; co</longname_en>").as_deref(),
+            Some("Mario & Luigi & co")
+        );
+        assert_eq!(
+            el("<longname_en attr=\"a>b\" other='c>d'>Attr</longname_en>").as_deref(),
+            Some("Attr")
+        );
+        assert_eq!(el("<!-- unclosed <longname_en>x</longname_en>"), None);
     }
 
     /// A name of a million `&` and no `;` (a crafted meta.xml of 600 compressed bytes):
