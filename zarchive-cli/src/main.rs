@@ -336,7 +336,9 @@ fn remove_partial_files_on_signal() {
     // Without a handler (one already set) the signal ends the process as before.
     let _ = ctrlc::set_handler(|| {
         if zarkit::zar::remove_partial_files() > 0 {
-            eprintln!("zarchive: interrupted; the unfinished output was removed");
+            eprintln!(
+                "zarchive: interrupted; the unfinished output was removed (one written in place, emptied)"
+            );
         } else {
             eprintln!("zarchive: interrupted");
         }

@@ -296,6 +296,8 @@ impl Write for OutputFile {
         match self.written.as_mut().expect("written until committed") {
             Written::Temporary(tmp, _) => tmp.as_file_mut().write(buf),
             Written::InPlace { file, started } => {
+                // Not written once Ctrl-C has emptied it (that gave it its size back).
+                let _gate = zarkit::zar::partial_gate();
                 if started.is_none() {
                     file.set_len(0)?;
                     *started = Some(zarkit::zar::PartialFile::in_place(&self.target));
@@ -310,10 +312,10 @@ impl Write for OutputFile {
     }
 }
 
-/// The regular file `target`, opened for writing where it is (not emptied), if this
-/// process may.
+/// The regular file `target` (not a link), opened for writing where it is (not emptied),
+/// if this process may.
 fn open_in_place(target: &Path) -> Option<std::fs::File> {
-    if !std::fs::metadata(target).is_ok_and(|m| m.is_file()) {
+    if !std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file()) {
         return None;
     }
     std::fs::OpenOptions::new().write(true).open(target).ok()
@@ -351,8 +353,11 @@ impl OutputFile {
                 format!("{}: is a directory", display_path(target)),
             ));
         }
-        // A link to a regular file stays a link: the file it leads to is replaced.
+        // A link to a regular file stays a link: the file it leads to is replaced. Not
+        // written in place through a link (in `/tmp`, another user's link could lead the
+        // write to a file of this user's own).
         let resolved = zarkit::zar::resolve_link_to_file(target)?;
+        let may_write_in_place = resolved.is_none();
         let target = resolved.as_deref().unwrap_or(target);
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -374,11 +379,13 @@ impl OutputFile {
             use std::os::unix::fs::PermissionsExt;
             b.permissions(std::fs::Permissions::from_mode(0o666));
         }
+        let gate = zarkit::zar::partial_gate();
         let tmp = match b.tempfile_in(dir) {
             Ok(tmp) => tmp,
             Err(e) => {
                 if e.kind() == io::ErrorKind::PermissionDenied
                     && overwrite
+                    && may_write_in_place
                     && let Some(file) = open_in_place(target)
                 {
                     return Ok(in_place(file));
@@ -397,12 +404,14 @@ impl OutputFile {
         };
         #[cfg(unix)]
         if overwrite
+            && may_write_in_place
             && rename_refused(dir, target, tmp.as_file())
             && let Some(file) = open_in_place(target)
         {
             return Ok(in_place(file));
         }
         let partial = zarkit::zar::PartialFile::new(tmp.path());
+        drop(gate);
         Ok(OutputFile {
             written: Some(Written::Temporary(tmp, partial)),
             target: target.to_path_buf(),

@@ -1381,3 +1381,39 @@ fn links_given_as_inputs_and_joined_outputs_need_force_as_with_zstd() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(!joined.exists());
 }
+
+/// Never in place through a link: another user's link in `/tmp` could lead `-f` to a file
+/// of this user's own, where no file can be made (the first form of the in-place fallback
+/// followed it and wrote the file). Run as `nobody` by root.
+#[cfg(target_os = "linux")]
+#[test]
+fn force_never_writes_in_place_through_a_link() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() {
+        eprintln!("test did not run: it needs a link of another user");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let input = d.path().join("in.txt");
+    std::fs::write(&input, b"fresh content").unwrap();
+    // The user's own file, in a directory the user may not write.
+    let own = d.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    let target = own.join("target");
+    std::fs::write(&target, b"mine").unwrap();
+    std::os::unix::fs::chown(&target, Some(65534), Some(65534)).unwrap();
+    // Root's link to it in a sticky directory.
+    let sticky = d.path().join("sticky");
+    std::fs::create_dir(&sticky).unwrap();
+    std::fs::set_permissions(&sticky, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let link = sticky.join("out.zst");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = run_unprivileged!("compress", "-q", "-f", &input, "-o", &link);
+    if stderr(&o).contains("setpriv") {
+        eprintln!("test did not run: {}", stderr(&o));
+        return;
+    }
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&target).unwrap(), b"mine");
+}

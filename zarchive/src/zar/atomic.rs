@@ -114,13 +114,31 @@ impl Drop for PartialFile {
     }
 }
 
+/// Held (shared) while a file to be listed for [`remove_partial_files`] is made and listed,
+/// and while a file written in place is written: [`remove_partial_files`] takes it for good,
+/// so that nothing is made, listed or written after it has cleaned up (a file made just
+/// after was left behind, empty, under its final name; a write just after gave an emptied
+/// file its size back).
+static GATE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Hold this while making a file and listing it with [`PartialFile`], or while writing a
+/// file listed with [`PartialFile::in_place`]: once [`remove_partial_files`] has run (the
+/// process is ending), it waits for ever. Do not hold two at once on one thread.
+pub fn partial_gate() -> std::sync::RwLockReadGuard<'static, ()> {
+    GATE.read().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Remove every temporary file this process is writing: the archive [`pack_dir`] or
 /// [`merge`] has not finished, the files [`extract`] has not moved into place, and those
 /// listed with [`PartialFile`] (a file listed with [`PartialFile::in_place`] is emptied).
 /// For a program stopped by a signal (Ctrl-C), whose destructors do not run: call it from
 /// the signal's handler, then exit. Files already moved into place are not touched (their
 /// temporary names are gone). Returns how many were removed or emptied.
+///
+/// It waits for the files being made or written under [`partial_gate`] and keeps the gate
+/// shut: threads that go on making or writing such files wait until the process ends.
 pub fn remove_partial_files() -> usize {
+    std::mem::forget(GATE.write().unwrap_or_else(|e| e.into_inner()));
     partials()
         .drain(..)
         .filter(|(path, empty)| {

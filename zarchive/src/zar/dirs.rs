@@ -291,6 +291,7 @@ impl DirHandle {
     /// removed when dropped unless [`TempFile::commit`] is called, and listed for
     /// `remove_partial_files` until then.
     pub(crate) fn new_file(&self, name: &OsStr) -> io::Result<TempFile<'_>> {
+        let _gate = super::atomic::partial_gate();
         let file = self.create_new(name)?;
         Ok(TempFile {
             dir: self,
@@ -311,6 +312,7 @@ impl DirHandle {
             let mut h = std::collections::hash_map::RandomState::new().build_hasher();
             h.write_u32(process_id());
             let name = OsString::from(format!("{prefix}{:016x}.partial", h.finish()));
+            let _gate = super::atomic::partial_gate();
             match self.create_new(&name) {
                 Ok(file) => {
                     let partial = super::atomic::PartialFile::new(&self.path.join(&name));

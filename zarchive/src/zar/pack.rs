@@ -303,6 +303,7 @@ pub(crate) fn write_atomically(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    let gate = super::atomic::partial_gate();
     let tmp = super::atomic::temp_builder(&super::atomic::temp_prefix(name))
         .tempfile_in(&parent)
         .map_err(|e| {
@@ -318,6 +319,7 @@ pub(crate) fn write_atomically(
             )
         })?;
     let _partial = super::atomic::PartialFile::new(tmp.path());
+    drop(gate);
     // An archive replaced keeps its permissions (a private one stays private) and, where
     // this process may give it (root), its owner and group: `update` run by root must not
     // hand a user's archive to root.
