@@ -507,20 +507,31 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
     merge_into(&inputs, &target, &opts, a.write.quiet, &banner)
 }
 
-/// The archive at `path`, open and locked (an exclusive advisory lock) against other
-/// `zarchive update`s, waiting for one under way (said unless `quiet`). The lock is taken on
-/// the file the path names once it is held: an update that waited on a file another one
-/// has since replaced takes the new one.
-fn lock_for_update(path: &Path, quiet: bool) -> Result<std::fs::File, Failure> {
-    let failed = |e: io::Error| {
-        fail(
-            EXIT_FAILURE,
-            format!("{}: cannot lock it for the update: {e}", display_path(path)),
-        )
+/// The archive at `path`, open and locked (an exclusive lock) against other `zarchive
+/// update`s, waiting for one under way (said unless `quiet`). The lock is taken on the file
+/// the path names once it is held: an update that waited on a file another one has since
+/// replaced takes the new one. Where the file system cannot lock (NFS without a lock
+/// service), or its locks also bar reading the archive through another handle (Windows,
+/// CIFS: the update reads it by path), the update goes on without one, which is said.
+fn lock_for_update(path: &Path, quiet: bool) -> Result<Option<std::fs::File>, Failure> {
+    let unlocked = |why: &dyn std::fmt::Display| {
+        if !quiet {
+            eprintln!(
+                "zarchive: note: {}: not locked ({why}): another update of it at the same time would be lost",
+                display_path(path)
+            );
+        }
+        Ok(None)
     };
     let mut said = false;
     loop {
-        let file = std::fs::File::open(path).map_err(failed)?;
+        // Open for writing where it may be: an exclusive lock over NFS needs it.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .or_else(|_| std::fs::File::open(path))
+            .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", display_path(path))))?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -531,14 +542,29 @@ fn lock_for_update(path: &Path, quiet: bool) -> Result<std::fs::File, Failure> {
                     );
                     said = true;
                 }
-                file.lock().map_err(failed)?;
+                if let Err(e) = file.lock() {
+                    return unlocked(&e);
+                }
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
+            Err(std::fs::TryLockError::Error(e)) => return unlocked(&e),
         }
-        if output::same_file_as_open(path, &file) {
-            return Ok(file);
+        if !output::same_file_as_open(path, &file) {
+            continue;
         }
+        if let Err(e) = readable_by_path(path) {
+            drop(file);
+            return unlocked(&format_args!("locked, it cannot be read: {e}"));
+        }
+        return Ok(Some(file));
     }
+}
+
+/// Read the last byte of the file at `path` through a handle of its own.
+fn readable_by_path(path: &Path) -> io::Result<()> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(io::SeekFrom::End(-1))?;
+    f.read_exact(&mut [0u8; 1])
 }
 
 /// Merge `inputs` (directories and archives, later ones win) into `out`, with progress and
