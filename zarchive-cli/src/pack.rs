@@ -297,7 +297,7 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
             eprintln!(
                 "zarchive: warning: {} is a title folder: packed as the archive, its contents are \
                  at the top, where Cemu finds no title; pack the folder that holds it, or \
-                 `zarchive merge -o {} {}` to have it as {folder}/",
+                 run `zarchive merge -f -o '{}' '{}'` to have it as {folder}/",
                 display_path(&a.dir),
                 display_path(&out),
                 display_path(&a.dir)
@@ -405,14 +405,23 @@ fn sources<'a>(
 }
 
 /// The name of the directory `dir` if it is a Wii U title folder (`.` and `..` by the
-/// directory they name).
+/// directory they name) holding a title, not title folders of its own (a folder of titles
+/// named like one of them goes in as the folders it holds).
 fn title_folder_name(dir: &Path) -> Option<String> {
     let name = match dir.file_name() {
         Some(name) => name.to_os_string(),
         None => std::fs::canonicalize(dir).ok()?.file_name()?.to_os_string(),
     };
     let name = name.into_string().ok()?;
-    zar::wua::parse_title_folder(&name).map(|_| name)
+    zar::wua::parse_title_folder(&name)?;
+    let holds_titles = std::fs::read_dir(dir).ok()?.any(|e| {
+        e.ok().is_some_and(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| zar::wua::parse_title_folder(n).is_some())
+        })
+    });
+    (!holds_titles).then_some(name)
 }
 
 /// Run `zarchive merge`.

@@ -473,3 +473,18 @@ fn update_repairs_a_misnamed_title_folder() {
     );
     assert!(stdout(&run!("info", &game)).contains("0005000e10101a00 v208   update"));
 }
+
+/// A folder named like a title that holds title folders (a user's folder of titles named
+/// after the game) is not itself put in as a title folder: its titles go at the top.
+#[test]
+fn a_folder_of_titles_named_like_a_title_is_not_nested() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let named = d.path().join("0005000010101a00_v0");
+    std::fs::rename(&t, &named).unwrap();
+    let out = d.path().join("all.wua");
+    let o = run!("merge", "-o", &out, &named);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("is a title folder"), "{}", stderr(&o));
+    assert!(stdout(&run!("info", &out)).contains("titles:           3"));
+}

@@ -613,8 +613,10 @@ pub(crate) fn open_item_at<'a>(
 
 /// A file on disk being read, which checks at its end that the file did not change while
 /// it was read (its size and modification time, as `tar` checks them: a file written to in
-/// place was packed part old, part new), and that it held the bytes its size says (a /proc
-/// or /sys file makes its content up as it is read, whatever its size says).
+/// place was packed part old, part new), and that it held the bytes its size says: one
+/// that ends short of its size (a /sys file), or says 0 and holds some (a /proc file), is
+/// made up as it is read. It is read up to its size and no further, as `tar` reads it:
+/// content beyond a size that did not change is not seen.
 struct DiskReader {
     file: std::fs::File,
     stamp: dirs::Stamp,
