@@ -263,14 +263,7 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
     let pb = output::bar(quiet, 0, true);
     let mut on_event = events(&pb);
     let summary = if to_stdout {
-        let stdout = io::stdout();
-        if stdout.is_terminal() {
-            return Err(fail(
-                EXIT_USAGE,
-                "refusing to write an archive to a terminal; redirect standard output",
-            ));
-        }
-        let w = io::BufWriter::with_capacity(1 << 20, stdout.lock());
+        let w = archive_to_stdout()?;
         let (mut w, s) = zar::pack_dir_to(&a.dir, w, &opts, &[], &mut on_event)?;
         w.flush()
             .map_err(|e| fail(EXIT_FAILURE, format!("writing to standard output: {e}")))?;
@@ -310,6 +303,18 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
         print_summary(&summary);
     }
     Ok(())
+}
+
+/// Standard output for an archive (`-o -`), buffered; refused when it is a terminal.
+fn archive_to_stdout() -> Result<io::BufWriter<io::StdoutLock<'static>>, Failure> {
+    let stdout = io::stdout();
+    if stdout.is_terminal() {
+        return Err(fail(
+            EXIT_USAGE,
+            "refusing to write an archive to a terminal; redirect standard output",
+        ));
+    }
+    Ok(io::BufWriter::with_capacity(1 << 20, stdout.lock()))
 }
 
 /// The progress callback of every write: bar, current entry, warnings.
@@ -594,14 +599,7 @@ fn merge_into(
     // `-o -`: standard output, as `pack` writes it (it made a file named `-`).
     let to_stdout = output::is_dash(out);
     let result = if to_stdout {
-        let stdout = io::stdout();
-        if stdout.is_terminal() {
-            return Err(fail(
-                EXIT_USAGE,
-                "refusing to write an archive to a terminal; redirect standard output",
-            ));
-        }
-        let w = io::BufWriter::with_capacity(1 << 20, stdout.lock());
+        let w = archive_to_stdout()?;
         zar::merge_to(&sources, w, opts, &[], &mut events(&pb)).and_then(|(mut w, s)| {
             w.flush()
                 .map_err(|e| ZarError::io("writing to standard output", e))?;
