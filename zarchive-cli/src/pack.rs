@@ -296,13 +296,37 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
                 display_path(&a.dir)
             );
         }
-        zar::pack_dir(&a.dir, &out, &opts, &mut on_event)?
+        let summary = zar::pack_dir(&a.dir, &out, &opts, &mut on_event)?;
+        warn_wua_with_dictionary(&out);
+        summary
     };
     pb.finish_and_clear();
     if !quiet {
         print_summary(&summary);
     }
     Ok(())
+}
+
+/// Warn when the archive at `out`, named `.wua`, uses a dictionary: Cemu reads plain ZAR v1
+/// only (`--help` said "the reference tool and other readers refuse it", which a Cemu user
+/// does not take for Cemu; `update` kept a dictionary without a word).
+fn warn_wua_with_dictionary(out: &Path) {
+    if !out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wua"))
+    {
+        return;
+    }
+    if let Some(Ok(archive)) = output::try_open(out).ok()
+        && !archive.dictionaries().is_empty()
+    {
+        eprintln!(
+            "zarchive: warning: {} uses a zstd dictionary: Cemu cannot open it (it reads plain \
+             ZAR v1); `zarchive merge -o NEW.wua '{}'` writes a plain copy",
+            display_path(out),
+            display_path(out)
+        );
+    }
 }
 
 /// Standard output for an archive (`-o -`), buffered; refused when it is a terminal.
@@ -634,6 +658,9 @@ fn merge_into(
         ),
         other => other.into(),
     })?;
+    if !to_stdout {
+        warn_wua_with_dictionary(out);
+    }
     if !quiet {
         print_summary(&summary);
         if !to_stdout {

@@ -488,3 +488,41 @@ fn a_folder_of_titles_named_like_a_title_is_not_nested() {
     assert!(!stderr(&o).contains("is a title folder"), "{}", stderr(&o));
     assert!(stdout(&run!("info", &out)).contains("titles:           3"));
 }
+
+/// A `.wua` written with a dictionary, or updated keeping one, is warned about: Cemu reads
+/// plain ZAR v1 only (nothing said that Cemu was among the readers that refuse it).
+#[test]
+fn a_wua_with_a_dictionary_is_warned_about() {
+    let d = tempfile::tempdir().unwrap();
+    let samples = d.path().join("samples");
+    std::fs::create_dir_all(&samples).unwrap();
+    for i in 0..40 {
+        let text: String = (0..30)
+            .map(|j| format!("line {j} of sample {i}, words repeated, {}\n", i * j))
+            .collect();
+        std::fs::write(samples.join(format!("f{i}.txt")), text).unwrap();
+    }
+    let dict = d.path().join("d.dict");
+    let o = run!("train", &samples, "-o", &dict, "--maxdict", "2K");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let wua = d.path().join("game.wua");
+    let o = run!("pack", "-q", &samples, "-o", &wua, "--dict", &dict);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("Cemu cannot open it"), "{}", stderr(&o));
+    let o = run!("update", "-q", &wua, d.path().join("samples"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("Cemu cannot open it"), "{}", stderr(&o));
+    let o = run!(
+        "pack",
+        "-q",
+        &samples,
+        "-o",
+        d.path().join("game.zar"),
+        "--dict",
+        &dict
+    );
+    assert!(!stderr(&o).contains("Cemu"), "{}", stderr(&o));
+    let plain = d.path().join("plain.wua");
+    let o = run!("merge", "-q", "-o", &plain, &wua);
+    assert!(!stderr(&o).contains("Cemu cannot"), "{}", stderr(&o));
+}
