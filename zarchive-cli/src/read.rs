@@ -637,6 +637,7 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
                     "kind": t.kind.word(),
                     "name": t.name,
                     "name_unreadable": t.name_unreadable,
+                    "missing": missing_title_files(&archive, t),
                 })
             })
             .collect();
@@ -710,6 +711,15 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
                 (None, Some(_)) => "(meta/meta.xml cannot be read)".to_string(),
                 (None, None) => String::new(),
             };
+            let missing = missing_title_files(&archive, t);
+            let name = if missing.is_empty() {
+                name
+            } else {
+                format!(
+                    "{name} (no {}: Cemu does not list it)",
+                    missing.join(", no ")
+                )
+            };
             let line = format!(
                 "  {:016x} v{:<5} {:<7} {name}",
                 t.id,
@@ -723,6 +733,27 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
     text.push('\n');
     output::ignore_broken_pipe(io::stdout().lock().write_all(text.as_bytes()))?;
     unreadable_names(&titles)
+}
+
+/// The files of a game, demo, update or DLC title that Cemu needs to list it (it reads
+/// `code/app.xml`, `code/cos.xml` and `meta/meta.xml` of each) and the title lacks: `info`
+/// listed such a folder as a plain title.
+fn missing_title_files(archive: &zar::Archive, t: &zar::wua::Title) -> Vec<&'static str> {
+    use zar::wua::TitleKind;
+    if !matches!(
+        t.kind,
+        TitleKind::Game | TitleKind::Demo | TitleKind::Update | TitleKind::Dlc
+    ) {
+        return Vec::new();
+    }
+    ["code/app.xml", "code/cos.xml", "meta/meta.xml"]
+        .into_iter()
+        .filter(|f| {
+            !archive
+                .lookup(format!("{}/{f}", t.folder))
+                .is_some_and(|e| e.is_file())
+        })
+        .collect()
 }
 
 /// Each title whose `meta/meta.xml` is there but could not be read, named on stderr: the

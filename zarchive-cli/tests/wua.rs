@@ -526,3 +526,35 @@ fn a_wua_with_a_dictionary_is_warned_about() {
     let o = run!("merge", "-q", "-o", &plain, &wua);
     assert!(!stderr(&o).contains("Cemu cannot"), "{}", stderr(&o));
 }
+
+/// A title lacking a file Cemu reads to list it (`code/app.xml`, `code/cos.xml`,
+/// `meta/meta.xml`) is marked (it was listed as any other), in text and in JSON.
+#[test]
+fn info_marks_titles_cemu_does_not_list() {
+    let d = tempfile::tempdir().unwrap();
+    let t = wua_tree(d.path());
+    let game = t.join("0005000010101a00_v0/code");
+    std::fs::create_dir_all(&game).unwrap();
+    std::fs::write(game.join("app.xml"), b"<app/>").unwrap();
+    std::fs::write(game.join("cos.xml"), b"<app/>").unwrap();
+    let wua = d.path().join("game.wua");
+    assert_eq!(code(&run!("pack", "-q", &t, "-o", &wua)), 0);
+    let out = stdout(&run!("info", &wua));
+    let line = |id: &str| out.lines().find(|l| l.contains(id)).unwrap().to_string();
+    assert!(
+        line("0005000010101a00").ends_with("Super Game & Friends"),
+        "{out}"
+    );
+    assert!(
+        line("0005000e10101a00")
+            .ends_with("(no code/cos.xml, no meta/meta.xml: Cemu does not list it)"),
+        "{out}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&run!("info", "--json", &wua).stdout).unwrap();
+    assert_eq!(v["titles"][0]["missing"], serde_json::json!([]));
+    assert_eq!(
+        v["titles"][1]["missing"],
+        serde_json::json!(["code/app.xml", "code/cos.xml", "meta/meta.xml"])
+    );
+}
