@@ -1124,13 +1124,7 @@ fn outputs_with_names_up_to_the_limit_are_made() {
         assert_eq!(code(&run!("verify", "-q", &out)), 0);
     }
     let samples = d.path().join("samples");
-    std::fs::create_dir_all(&samples).unwrap();
-    for i in 0..40 {
-        let text: String = (0..30)
-            .map(|j| format!("line {j} of sample {i}, words repeated, {}\n", i * j))
-            .collect();
-        std::fs::write(samples.join(format!("f{i}.txt")), text).unwrap();
-    }
+    sample_files(&samples, 40);
     let dict = d.path().join("d".repeat(255));
     let o = run!("train", &samples, "-o", &dict, "--maxdict", "2K");
     assert_eq!(code(&o), 0, "{}", stderr(&o));

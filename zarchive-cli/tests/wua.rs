@@ -495,13 +495,7 @@ fn a_folder_of_titles_named_like_a_title_is_not_nested() {
 fn a_wua_with_a_dictionary_is_warned_about() {
     let d = tempfile::tempdir().unwrap();
     let samples = d.path().join("samples");
-    std::fs::create_dir_all(&samples).unwrap();
-    for i in 0..40 {
-        let text: String = (0..30)
-            .map(|j| format!("line {j} of sample {i}, words repeated, {}\n", i * j))
-            .collect();
-        std::fs::write(samples.join(format!("f{i}.txt")), text).unwrap();
-    }
+    sample_files(&samples, 40);
     let dict = d.path().join("d.dict");
     let o = run!("train", &samples, "-o", &dict, "--maxdict", "2K");
     assert_eq!(code(&o), 0, "{}", stderr(&o));

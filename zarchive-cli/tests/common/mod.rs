@@ -93,6 +93,33 @@ pub fn unprivileged() -> Command {
     }
 }
 
+/// Text files sharing a vocabulary, as sample files for training.
+pub fn sample_files(dir: &std::path::Path, n: usize) {
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let words = [
+        "archive", "block", "entry", "frame", "window", "offset", "literal", "sequence", "table",
+        "record", "name", "value", "count", "index", "header", "footer",
+    ];
+    let mut x: u32 = 12345;
+    for i in 0..n {
+        let mut text = format!("{{\"id\": {i}, \"kind\": \"sample\", \"words\": \"");
+        for _ in 0..(200 + (i * 37) % 900) {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            text.push_str(words[(x >> 16) as usize % words.len()]);
+            text.push(' ');
+        }
+        text.push_str("\"}\n");
+        let at = if i % 3 == 0 {
+            dir.join("sub")
+        } else {
+            dir.to_path_buf()
+        };
+        std::fs::write(at.join(format!("f{i:03}.json")), text).unwrap();
+    }
+    // Empty files are skipped, as `zstd --train` skips them.
+    std::fs::write(dir.join("empty"), b"").unwrap();
+}
+
 /// A ZAR fixture of the test crate.
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
