@@ -283,9 +283,7 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
         // A `.wua` holds title folders at its top; the folder of one title packed as the
         // archive puts its `code/`, `content/` and `meta/` there instead.
         if let Some(folder) = title_folder_name(&a.dir)
-            && out
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("wua"))
+            && is_wua(&out)
         {
             eprintln!(
                 "zarchive: warning: {} is a title folder: packed as the archive, its contents are \
@@ -297,7 +295,7 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
             );
         }
         let summary = zar::pack_dir(&a.dir, &out, &opts, &mut on_event)?;
-        warn_wua_with_dictionary(&out);
+        check_written(&out, quiet);
         summary
     };
     pb.finish_and_clear();
@@ -307,24 +305,51 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Warn when the archive at `out`, named `.wua`, uses a dictionary: Cemu reads plain ZAR v1
-/// only (`--help` said "the reference tool and other readers refuse it", which a Cemu user
-/// does not take for Cemu; `update` kept a dictionary without a word).
-fn warn_wua_with_dictionary(out: &Path) {
-    if !out
-        .extension()
+/// Whether `path` is named as a `.wua`.
+fn is_wua(path: &Path) -> bool {
+    path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("wua"))
-    {
+}
+
+/// What to say of the archive just written at `out`, opened once:
+/// - named `.wua` with a dictionary, a warning: Cemu reads plain ZAR v1 only (`--help` said
+///   "the reference tool and other readers refuse it", which a Cemu user does not take for
+///   Cemu; `update` kept a dictionary without a word);
+/// - unless `quiet`, each title there in several versions (an update merged beside the one
+///   it replaces: the old one stays, as large as it was, and Cemu loads the newest).
+fn check_written(out: &Path, quiet: bool) {
+    let Some(Ok(archive)) = output::try_open(out).ok() else {
         return;
-    }
-    if let Some(Ok(archive)) = output::try_open(out).ok()
-        && !archive.dictionaries().is_empty()
-    {
+    };
+    if is_wua(out) && !archive.dictionaries().is_empty() {
         eprintln!(
             "zarchive: warning: {} uses a zstd dictionary: Cemu cannot open it (it reads plain \
              ZAR v1); `zarchive merge -o NEW.wua '{}'` writes a plain copy",
             display_path(out),
             display_path(out)
+        );
+    }
+    if quiet {
+        return;
+    }
+    // By the folders' names alone (`wua::titles` reads each title's meta.xml too).
+    let mut versions: std::collections::BTreeMap<u64, Vec<u16>> = Default::default();
+    for e in archive.root().children().filter(|e| e.is_dir()) {
+        if let Some((id, version)) = std::str::from_utf8(e.name())
+            .ok()
+            .and_then(zar::wua::parse_title_folder)
+        {
+            versions.entry(id).or_default().push(version);
+        }
+    }
+    for (id, mut v) in versions.into_iter().filter(|(_, v)| v.len() > 1) {
+        v.sort_unstable();
+        let newest = v.pop().unwrap_or_default();
+        let older: Vec<String> = v.iter().map(|v| format!("v{v}")).collect();
+        eprintln!(
+            "zarchive: note: title {id:016x} is in the archive as v{newest} and as {}: Cemu \
+             loads the newest, the older folder only takes space",
+            older.join(", ")
         );
     }
 }
@@ -658,37 +683,11 @@ fn merge_into(
         ),
         other => other.into(),
     })?;
-    if !to_stdout {
-        warn_wua_with_dictionary(out);
-    }
     if !quiet {
         print_summary(&summary);
-        if !to_stdout {
-            note_superseded_titles(out);
-        }
+    }
+    if !to_stdout {
+        check_written(out, quiet);
     }
     Ok(())
-}
-
-/// Say which titles of the `.wua` at `out` are there in several versions (an update merged
-/// beside the one it replaces: the old one stays, as large as it was, and Cemu loads the
-/// newest).
-fn note_superseded_titles(out: &Path) {
-    let Some(Ok(archive)) = output::try_open(out).ok() else {
-        return;
-    };
-    let mut versions: std::collections::BTreeMap<u64, Vec<u16>> = Default::default();
-    for t in zar::wua::titles(&archive) {
-        versions.entry(t.id).or_default().push(t.version);
-    }
-    for (id, mut v) in versions.into_iter().filter(|(_, v)| v.len() > 1) {
-        v.sort_unstable();
-        let newest = v.pop().unwrap_or_default();
-        let older: Vec<String> = v.iter().map(|v| format!("v{v}")).collect();
-        eprintln!(
-            "zarchive: note: title {id:016x} is in the archive as v{newest} and as {}: Cemu \
-             loads the newest, the older folder only takes space",
-            older.join(", ")
-        );
-    }
 }
