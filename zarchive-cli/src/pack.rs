@@ -40,7 +40,8 @@ pub struct WriteArgs {
     /// dictionary extension, which the reference tool, Cemu and other ZAR readers refuse):
     /// FILE, a zstd-format dictionary such as `zarchive train` writes; or `auto`, which
     /// trains one on a sample of the blocks and keeps it only when it saves at least 1 %
-    /// of the compressed data, its own size included, and says which it chose. Without it
+    /// of the compressed data, its own size included, and says which it chose (never for an
+    /// output named `.wua`: Cemu could not open it). Without it
     /// the archive is plain ZAR v1, except that `update` keeps its archive's dictionary
     /// (`-l stored` drops it).
     #[arg(long, value_name = "FILE|auto")]
@@ -51,8 +52,9 @@ pub struct WriteArgs {
 }
 
 impl WriteArgs {
-    fn options(&self, overwrite: bool) -> Result<PackOptions, Failure> {
-        self.options_keeping(overwrite, None)
+    /// The options of writing the archive `out` (`None`: to standard output).
+    fn options(&self, overwrite: bool, out: Option<&Path>) -> Result<PackOptions, Failure> {
+        self.options_keeping(overwrite, None, out)
     }
 
     /// [`WriteArgs::options`], compressing with `kept` (an archive's own dictionary) when
@@ -61,6 +63,7 @@ impl WriteArgs {
         &self,
         overwrite: bool,
         kept: Option<&[u8]>,
+        out: Option<&Path>,
     ) -> Result<PackOptions, Failure> {
         let mut compressor = block_compressor(self.level.as_deref())?;
         let mut auto = None;
@@ -88,7 +91,19 @@ impl WriteArgs {
                 Some(s) => parse_level(s, true)?,
             };
             if dict.as_os_str() == "auto" {
-                auto = Some(level);
+                // `auto` chooses what pays; for a `.wua` a dictionary never does: Cemu
+                // could not open the archive.
+                if let Some(out) = out.filter(|o| is_wua(o)) {
+                    if !self.quiet {
+                        eprintln!(
+                            "zarchive: note: --dict auto: no dictionary for {}, a .wua (Cemu \
+                             reads plain ZAR v1 only)",
+                            display_path(out)
+                        );
+                    }
+                } else {
+                    auto = Some(level);
+                }
             } else {
                 let bytes = crate::read_dictionary(dict)?;
                 let z = zar::ZstdWithDictionary::new(&bytes, level)
@@ -257,8 +272,10 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
         }
         Err(e) => return Err(fail(EXIT_FAILURE, format!("{}: {e}", display_path(&a.dir)))),
     }
-    let opts = a.write.options(a.force)?;
     let to_stdout = a.output.as_deref().is_some_and(output::is_dash);
+    let opts = a
+        .write
+        .options(a.force, a.output.as_deref().filter(|_| !to_stdout))?;
     let quiet = a.write.quiet;
     let pb = output::bar(quiet, 0, true);
     let mut on_event = events(&pb);
@@ -480,7 +497,10 @@ fn title_folder_name(dir: &Path) -> Option<String> {
 
 /// Run `zarchive merge`.
 pub fn merge(a: MergeArgs) -> Result<(), Failure> {
-    let opts = a.write.options(a.force)?;
+    let opts = a.write.options(
+        a.force,
+        Some(a.output.as_path()).filter(|o| !output::is_dash(o)),
+    )?;
     // The merged archive is plain ZAR v1 unless --dict says otherwise (the reference tool
     // reads it): an input archive's dictionary is not carried over, which is said (it was
     // dropped without a word).
@@ -560,7 +580,9 @@ pub fn update(a: UpdateArgs) -> Result<(), Failure> {
         .dictionaries()
         .first()
         .map(|d| d.bytes.clone());
-    let opts = a.write.options_keeping(true, kept.as_deref())?;
+    let opts = a
+        .write
+        .options_keeping(true, kept.as_deref(), Some(&a.archive))?;
     let mut inputs = vec![a.archive.clone()];
     inputs.extend(a.inputs.iter().cloned());
     let banner = format!("Updating {}", display_path(&a.archive));

@@ -405,6 +405,31 @@ fn pack_with_a_dictionary_file_or_auto_says_what_it_chose_and_reads_back() {
     assert!(stderr(&o).contains("kept: it saves"), "{}", stderr(&o));
     let o = run!("verify", kept);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Never for a `.wua` (Cemu could not open it; auto kept the dictionary there, with only
+    // the warning that Cemu cannot open the archive): plain, and said, for pack, merge and
+    // update alike.
+    let wua = d.path().join("big.wua");
+    let o = run!("pack", &big, "-o", &wua, "--dict", "auto");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--dict auto: no dictionary for") && !stderr(&o).contains("kept"),
+        "{}",
+        stderr(&o)
+    );
+    let merged = d.path().join("merged.wua");
+    let o = run!("merge", "-q", "-o", &merged, &kept, "--dict", "auto");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run!("update", "-q", &wua, &big, "--dict", "auto");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for archive in [&wua, &merged] {
+        let bytes = std::fs::read(archive).unwrap();
+        assert_eq!(
+            &bytes[bytes.len() - 8..bytes.len() - 4],
+            &[0x61, 0xBF, 0x3A, 0x01],
+            "{}",
+            archive.display()
+        );
+    }
 
     // No dictionary with stored blocks; raw content is not an archive dictionary.
     let o = run!(
