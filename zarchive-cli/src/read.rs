@@ -757,23 +757,37 @@ fn missing_title_files(archive: &zar::Archive, t: &zar::wua::Title) -> Vec<&'sta
 }
 
 /// Each title whose `meta/meta.xml` is there but could not be read, named on stderr: the
-/// archive is damaged (exit 3), where its name was left out as if it had none.
+/// archive is damaged (exit 3), where its name was left out as if it had none, or its file
+/// failed to read (exit 1; such a failure was called damage).
 fn unreadable_names(titles: &[zar::wua::Title]) -> Result<(), Failure> {
-    let mut damaged = 0u64;
+    let (mut damaged, mut failed) = (0u64, 0u64);
     for t in titles {
         if let Some(why) = &t.name_unreadable {
             eprintln!("zarchive: error: title {}: {why}", t.folder);
-            damaged += 1;
+            if t.name_damaged {
+                damaged += 1;
+            } else {
+                failed += 1;
+            }
         }
     }
-    if damaged == 0 {
-        return Ok(());
+    if damaged > 0 {
+        return Err(fail(
+            EXIT_DAMAGED,
+            format!(
+                "the archive is damaged: the meta.xml of {} cannot be read",
+                count(damaged, "title", "titles")
+            ),
+        ));
     }
-    Err(fail(
-        EXIT_DAMAGED,
-        format!(
-            "the archive is damaged: the meta.xml of {} cannot be read",
-            count(damaged, "title", "titles")
-        ),
-    ))
+    if failed > 0 {
+        return Err(fail(
+            EXIT_FAILURE,
+            format!(
+                "the meta.xml of {} could not be read from the archive's file",
+                count(failed, "title", "titles")
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -784,10 +784,10 @@ impl Archive {
         let mut buf = vec![0u8; len as usize];
         self.source
             .read_exact_at(pos, &mut buf)
-            .map_err(|e| ZarError::Block {
-                block,
-                reason: format!("cannot read its {len} bytes at offset {pos}: {e}"),
-                cause: None,
+            // A failed read, not damage: its kind is kept (it was invalid data).
+            .map_err(|cause| ZarError::Io {
+                what: format!("block {block}: reading its {len} bytes at offset {pos}"),
+                cause,
             })?;
         Ok(buf)
     }
@@ -1163,12 +1163,9 @@ impl BlockBatch {
         archive
             .source
             .read_pass_at(pos, &mut self.buf)
-            .map_err(|e| ZarError::Block {
-                block,
-                reason: format!(
-                    "cannot read blocks {block}..{end} ({total} bytes at offset {pos}): {e}"
-                ),
-                cause: None,
+            .map_err(|cause| ZarError::Io {
+                what: format!("blocks {block}..{end}: reading their {total} bytes at offset {pos}"),
+                cause,
             })?;
         self.reads += 1;
         #[cfg(test)]

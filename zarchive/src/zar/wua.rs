@@ -69,9 +69,12 @@ pub struct Title {
     pub kind: TitleKind,
     /// The English long name from `meta/meta.xml` (line breaks as spaces), when present.
     pub name: Option<String>,
-    /// Why `meta/meta.xml`, which the title has, could not be read (a damaged block): the
-    /// name is then unknown, not absent.
+    /// Why `meta/meta.xml`, which the title has, could not be read (a damaged block, or the
+    /// archive's file failing to read): the name is then unknown, not absent.
     pub name_unreadable: Option<String>,
+    /// Whether what made `name_unreadable` is damage in the archive's own bytes (a block
+    /// that does not decode), not a failure to read its file.
+    pub name_damaged: bool,
 }
 
 /// Parse a title folder name: 16 hex digits, `_v`, a decimal version without leading zeros
@@ -101,9 +104,13 @@ pub fn titles(archive: &Archive) -> Vec<Title> {
         .filter_map(|e| {
             let folder = std::str::from_utf8(e.name()).ok()?;
             let (id, version) = parse_title_folder(folder)?;
-            let (name, name_unreadable) = match long_name(archive, folder) {
-                Ok(name) => (name, None),
-                Err(e) => (None, Some(e.to_string())),
+            let (name, name_unreadable, name_damaged) = match long_name(archive, folder) {
+                Ok(name) => (name, None, false),
+                Err(e) => (
+                    None,
+                    Some(e.to_string()),
+                    e.kind() == std::io::ErrorKind::InvalidData,
+                ),
             };
             Some(Title {
                 folder: folder.to_string(),
@@ -112,6 +119,7 @@ pub fn titles(archive: &Archive) -> Vec<Title> {
                 kind: TitleKind::of(id),
                 name,
                 name_unreadable,
+                name_damaged,
             })
         })
         .collect()
@@ -277,6 +285,53 @@ mod tests {
         ] {
             assert_eq!(parse_title_folder(bad), None, "{bad}");
         }
+    }
+
+    /// A meta.xml the archive's file fails to read is not called damage; one whose block
+    /// does not decode is (`info` took both for damage).
+    #[test]
+    fn an_unreadable_name_tells_damage_from_a_failed_read() {
+        use crate::zar::source::ReadAt;
+        use crate::zar::{ArchiveWriter, WriterOptions, Zstd};
+        use std::sync::Arc;
+
+        /// The archive's bytes, whose first block fails to read.
+        struct Failing(Vec<u8>);
+        impl ReadAt for Failing {
+            fn len(&self) -> u64 {
+                self.0.len() as u64
+            }
+            fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+                if offset == 0 {
+                    return Err(std::io::Error::other("the disk failed"));
+                }
+                self.0.read_exact_at(offset, buf)
+            }
+        }
+        let xml = "<menu><longname_en>Game</longname_en></menu>\n".repeat(40);
+        let opts = WriterOptions::new().compressor(Arc::new(Zstd::new(1).unwrap()));
+        let mut w = ArchiveWriter::with_options(Vec::new(), &opts).unwrap();
+        w.add_dir_all("0005000010101a00_v0/meta").unwrap();
+        w.add_file("0005000010101a00_v0/meta/meta.xml", xml.as_bytes())
+            .unwrap();
+        let bytes = w.finish().unwrap().0;
+
+        let failing = Archive::from_read_at(Failing(bytes.clone())).unwrap();
+        let t = &titles(&failing)[0];
+        assert!(t.name.is_none() && !t.name_damaged, "{t:?}");
+        assert!(
+            t.name_unreadable
+                .as_ref()
+                .unwrap()
+                .contains("the disk failed")
+        );
+
+        // The block's frame without its magic number.
+        let mut damaged = bytes;
+        damaged[..4].fill(0);
+        let damaged = Archive::from_read_at(damaged).unwrap();
+        let t = &titles(&damaged)[0];
+        assert!(t.name.is_none() && t.name_damaged, "{t:?}");
     }
 
     #[test]
