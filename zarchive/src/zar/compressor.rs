@@ -267,7 +267,13 @@ pub struct ZstdDecompressor;
 
 impl BlockDecompressor for ZstdDecompressor {
     fn context(&self) -> Box<dyn BlockDecodeContext> {
-        Box::new(zstd::Decoder::new())
+        let mut decoder = zstd::Decoder::new();
+        // A block is decoded in one shot into its 64 KiB, whatever window its frame
+        // declares (nothing is allocated for the window), as the reference tool's
+        // `ZSTD_decompress` does: `zstd --ultra -22` reading a pipe declares 128 MiB, and
+        // such blocks were refused as damage. Up to the format's largest window, 2 GiB.
+        decoder.set_max_window_size(u64::MAX);
+        Box::new(decoder)
     }
     fn describe(&self) -> String {
         "zarkit zstd decoder".into()

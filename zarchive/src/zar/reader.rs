@@ -441,13 +441,19 @@ impl Archive {
                 reason: "the root node is a file, not a directory".into(),
             });
         };
-        // The root has no name (offset 0x7FFFFFFF); the reference reader refuses one that has.
-        if name_offset != ROOT_NAME_OFFSET {
+        // The root has no name (written as offset 0x7FFFFFFF); the reference reader refuses
+        // one whose name decodes to something (an offset at an empty name, or at none, it
+        // takes as no name: so do we, where any other offset was refused).
+        if name_offset != ROOT_NAME_OFFSET
+            && let Some(range) = names::decode_entry(&self.names, name_offset as usize)
+            && !range.is_empty()
+        {
             return Err(ZarError::BadTree {
                 path: "/".into(),
                 reason: format!(
-                    "the root directory carries a name (name-table offset {name_offset}, where \
-                     0x7FFFFFFF means no name)"
+                    "the root directory carries a name (\"{}\", at name-table offset \
+                     {name_offset})",
+                    names::display(&self.names[range])
                 ),
             });
         }
@@ -472,6 +478,9 @@ impl Archive {
             else {
                 unreachable!("only directories are queued")
             };
+            // An empty directory's first child may be anything (the reference reader never
+            // reads an empty range; another writer may leave 0xFFFFFFFF there).
+            let first_child = if count == 0 { 0 } else { first_child };
             let end = u64::from(first_child) + u64::from(count);
             if end > n as u64 {
                 return Err(ZarError::BadTree {
@@ -1248,28 +1257,44 @@ fn read_dictionaries(
     Ok(dictionaries)
 }
 
-/// slot that is not, with the reason, for error messages.
+/// The blocks the offset records hold: every slot up to the last one in use, and the first
+/// of them whose bytes do not lie inside the `data_size`-byte compressed-data section, with
+/// the reason, for error messages (the blocks end before it).
+///
+/// A slot whose size field is 0 stands for a 1-byte block, which no block can be (a zstd
+/// frame takes at least 6 bytes, a raw block 65,536): the trailing run of such slots is the
+/// last record's unused ones, not blocks, wherever they point. The reference reader counts
+/// them as blocks that fail when read (16 per record); counting them where they point inside
+/// the section (its size counting the pad to 8 bytes, or records stored out of order) made
+/// `verify` report them as damage.
 fn present_blocks(records: &[OffsetRecord], data_size: u64) -> (u64, Option<(u64, String)>) {
-    let mut count = 0u64;
-    for rec in records {
-        let mut off = rec.base_offset;
-        for &s in &rec.size_minus_one {
+    let slots = records.iter().flat_map(|rec| {
+        rec.size_minus_one.iter().scan(rec.base_offset, |off, &s| {
+            let at = *off;
             let len = u64::from(s) + 1;
-            match off.checked_add(len) {
-                Some(end) if end <= data_size => {}
-                // An unused slot (size field 0) right at the end of the data: the blocks end here.
-                _ if off == data_size && s == 0 => return (count, None),
-                _ => {
-                    let why = format!(
-                        "which the offset records place at {off}..{} outside the {data_size}-byte compressed-data section",
-                        off.saturating_add(len)
-                    );
-                    return (count, Some((count, why)));
-                }
-            }
-            off += len;
-            count += 1;
+            *off = off.saturating_add(len);
+            Some((at, len))
+        })
+    });
+    let in_use = records
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(r, rec)| {
+            let last = rec.size_minus_one.iter().rposition(|&s| s != 0)?;
+            Some(r * rec.size_minus_one.len() + last + 1)
+        })
+        .unwrap_or(0);
+    let mut count = 0u64;
+    for (at, len) in slots.take(in_use) {
+        if at.checked_add(len).is_none_or(|end| end > data_size) {
+            let why = format!(
+                "which the offset records place at {at}..{} outside the {data_size}-byte compressed-data section",
+                at.saturating_add(len)
+            );
+            return (count, Some((count, why)));
         }
+        count += 1;
     }
     (count, None)
 }

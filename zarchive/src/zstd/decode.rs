@@ -8,7 +8,9 @@
 //!   libzstd's streaming decoder does; its one-shot `ZSTD_decompress` lets raw and RLE blocks
 //!   and the output of compressed blocks exceed the maximum;
 //! - the window limit ([`MAX_WINDOW_SIZE`] unless raised) applies to one-shot decoding too;
-//!   libzstd's one-shot decoder ignores the window;
+//!   libzstd's one-shot decoder ignores the window (the archive reader's block decoder,
+//!   `zar::ZstdDecompressor`, raises it to the format's largest, as the reference tool's
+//!   `ZSTD_decompress` of a block reads any window);
 //! - every Huffman stream must carry its end mark and be consumed exactly; libzstd's fast
 //!   4-stream loop (11-bit tables, every stream at least 8 bytes) checks neither and only
 //!   counts the symbols, so it accepts such sections with wrong output (the `decode_diff`
