@@ -1411,3 +1411,37 @@ fn force_never_writes_in_place_through_a_link() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert_eq!(std::fs::read(&target).unwrap(), b"mine");
 }
+
+/// A tree deeper than the descriptor limit packs: the walk keeps at most 16 of its
+/// directories open and opens the others again through `..` when it comes back to them
+/// (one descriptor per level failed past about 1,015 levels at the usual limit of 1,024).
+#[cfg(unix)]
+#[test]
+fn pack_walks_a_tree_deeper_than_the_descriptor_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("t");
+    // 150 levels, each holding `a.txt`, the next level `d/`, and `z.txt`, which the walk
+    // reads once it is back from `d/`.
+    let mut dir = tree.clone();
+    for i in 0..150 {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.txt"), format!("a{i}")).unwrap();
+        std::fs::write(dir.join("z.txt"), format!("z{i}")).unwrap();
+        dir = dir.join("d");
+    }
+    let out = d.path().join("deep.zar");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 40 && exec \"$0\" pack -q \"$1\" -o \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_zarchive"))
+        .arg(&tree)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let listed = stdout(&run!("list", &out));
+    assert_eq!(listed.lines().filter(|l| l.ends_with(".txt")).count(), 300);
+    let deepest = format!("{}z.txt", "d/".repeat(149));
+    assert_eq!(stdout(&run!("cat", &out, &deepest)), "z149");
+    assert_eq!(stdout(&run!("cat", &out, "z.txt")), "z0");
+}

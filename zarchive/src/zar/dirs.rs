@@ -144,6 +144,23 @@ impl DirHandle {
         }
     }
 
+    /// The directory above this one (`..`), which must be the directory `id` (device and
+    /// inode) at `path`: a walk that closed its handle to save descriptors opens it again
+    /// this way. Fails if `..` is another directory (this one was moved meanwhile).
+    #[cfg(unix)]
+    pub(crate) fn reopen_parent(&self, path: PathBuf, id: (u64, u64)) -> io::Result<DirHandle> {
+        use rustix::fs::{Mode, OFlags, fstat, openat};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        let fd = openat(&self.fd, "..", flags, Mode::empty())?;
+        let st = fstat(&fd)?;
+        if (st.st_dev as u64, st.st_ino as u64) != id {
+            return Err(io::Error::other(
+                "a directory below it was moved elsewhere while it was being read",
+            ));
+        }
+        Ok(DirHandle { path, fd })
+    }
+
     /// The names in the directory (without `.` and `..`), in no particular order.
     pub(crate) fn names(&self) -> io::Result<Vec<OsString>> {
         #[cfg(unix)]

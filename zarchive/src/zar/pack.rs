@@ -705,12 +705,58 @@ pub(crate) fn open_item<'a>(
 /// One directory being walked: its handle, its path in the archive, the names still to
 /// visit (sorted), and its identity (for loop detection when links are followed).
 struct Level {
-    dir: DirHandle,
+    /// Closed (`None`) while the walk is deeper than [`OPEN_LEVELS`] below it, opened
+    /// again when the walk comes back.
+    dir: Option<DirHandle>,
+    /// Its path on disk (for messages).
+    path: PathBuf,
     archive_path: Vec<u8>,
     names: std::vec::IntoIter<OsString>,
     id: Option<(u64, u64)>,
+    /// Whether it was reached through a symbolic link (then its `..` is not the level
+    /// above it, and that level's handle is kept open).
+    via_link: bool,
     /// The last name taken here (names equal to it ignoring case come right after it).
     last: Vec<u8>,
+}
+
+/// How many directories of the walk's path stay open at most, the deepest ones: those
+/// above are closed and opened again through `..` from the one below when the walk comes
+/// back (each checked to be the directory it was), as `fts` does. One descriptor per level
+/// made trees deeper than the descriptor limit (1,024 by default) fail to pack.
+const OPEN_LEVELS: usize = 16;
+
+/// Close the handle of the level [`OPEN_LEVELS`] above the walk's top, when it can be
+/// opened again: through `..` of the level below it (not reached through a link), checked
+/// by its identity (Unix only; elsewhere a level holds no descriptor).
+fn close_above(stack: &mut [Level]) {
+    if !cfg!(unix) || stack.len() <= OPEN_LEVELS {
+        return;
+    }
+    let i = stack.len() - 1 - OPEN_LEVELS;
+    if stack[i].id.is_some() && !stack[i + 1].via_link {
+        stack[i].dir = None;
+    }
+}
+
+/// After the walk left `done`, open again the level it returns to if its handle was
+/// closed ([`close_above`]).
+fn reopen_top(stack: &mut [Level], done: Option<Level>) -> Result<(), ZarError> {
+    #[cfg(unix)]
+    if let (Some(top), Some(done)) = (stack.last_mut(), done)
+        && top.dir.is_none()
+    {
+        let (Some(child), Some(id)) = (&done.dir, top.id) else {
+            unreachable!("a level is closed only when it can be opened again");
+        };
+        let dir = child
+            .reopen_parent(top.path.clone(), id)
+            .map_err(|e| ZarError::path_io(&top.path, "cannot read the directory again", e))?;
+        top.dir = Some(dir);
+    }
+    #[cfg(not(unix))]
+    let _ = (stack, done);
+    Ok(())
 }
 
 /// A directory's names in the canonical order (the ZAR name comparator).
@@ -756,10 +802,12 @@ pub(crate) fn scan(
     let output_id = output.and_then(dirs::identity);
     let names = sorted_names(&root)?;
     let mut stack = vec![Level {
-        dir: root,
+        path: root.path().to_path_buf(),
+        dir: Some(root),
         archive_path: Vec::new(),
         names,
         id: dirs::identity(dir),
+        via_link: false,
         last: Vec::new(),
     }];
     let mut items = Vec::new();
@@ -774,15 +822,19 @@ pub(crate) fn scan(
             break;
         };
         let Some(name) = level.names.next() else {
-            stack.pop();
+            let done = stack.pop();
+            reopen_top(&mut stack, done)?;
             continue;
         };
-        let disk = level.dir.path().join(&name);
+        let Some(dir) = &level.dir else {
+            unreachable!("the directory being read is open");
+        };
+        let disk = dir.path().join(&name);
         let mut warn = |w: PackWarning| {
             progress(PackEvent::Warning(&w));
             warnings.push(w);
         };
-        let mut meta = match level.dir.stat(&name, false) {
+        let mut meta = match dir.stat(&name, false) {
             Ok(m) => m,
             Err(e) => {
                 unreadable.push(ZarError::path_io(&disk, "cannot read", e));
@@ -797,7 +849,7 @@ pub(crate) fn scan(
             }
             // With links followed, a dangling link is skipped (as `tar -h` does) rather
             // than failing the whole pack.
-            meta = match level.dir.stat(&name, true) {
+            meta = match dir.stat(&name, true) {
                 Ok(m) => m,
                 Err(e) => {
                     let why = if e.kind() == std::io::ErrorKind::NotFound {
@@ -861,7 +913,7 @@ pub(crate) fn scan(
         // A name equal to the one before it ignoring ASCII case cannot be looked up apart
         // from it: refused, or left out on request.
         if !level.last.is_empty() && names::eq_ignore_case(&bytes, &level.last) {
-            let kept = level.dir.path().join(os_str_of(&level.last));
+            let kept = level.path.join(os_str_of(&level.last));
             if !skip_invalid {
                 return Err(ZarError::CaseCollision { path: disk, kept });
             }
@@ -875,7 +927,7 @@ pub(crate) fn scan(
         archive_path.extend_from_slice(&bytes);
         if meta.kind == Kind::File {
             level.last = bytes;
-            if let Err(e) = level.dir.check_readable(&name) {
+            if let Err(e) = dir.check_readable(&name) {
                 unreadable.push(ZarError::path_io(&disk, "cannot open", e));
                 continue;
             }
@@ -892,7 +944,7 @@ pub(crate) fn scan(
         }
         // A directory reached through a link that leads back to one being walked: a loop.
         if via_link && let Some(above) = stack.iter().find(|l| l.id.is_some() && l.id == meta.id) {
-            let why = format!("it loops back to {}", names::display_path(above.dir.path()));
+            let why = format!("it loops back to {}", names::display_path(&above.path));
             progress(PackEvent::Warning(&PackWarning::SkippedBrokenLink(
                 disk.clone(),
                 why.clone(),
@@ -905,8 +957,10 @@ pub(crate) fn scan(
         };
         // Taken: later names equal to it ignoring case collide with it.
         level.last = bytes;
-        let listed = level
-            .dir
+        let Some(dir) = &level.dir else {
+            unreachable!("the directory being read is open");
+        };
+        let listed = dir
             .open_dir(&name, follow)
             .map_err(|e| ZarError::path_io(&disk, "cannot read the directory", e))
             .and_then(|sub| sorted_names(&sub).map(|names| (sub, names)));
@@ -923,12 +977,15 @@ pub(crate) fn scan(
             size: 0,
         });
         stack.push(Level {
-            dir: sub,
+            path: sub.path().to_path_buf(),
+            dir: Some(sub),
             archive_path,
             names,
             id: meta.id,
+            via_link,
             last: Vec::new(),
         });
+        close_above(&mut stack);
     }
     match unreadable.len() {
         0 => Ok(items),
