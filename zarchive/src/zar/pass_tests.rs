@@ -210,6 +210,43 @@ fn extraction_reads_blocks_in_order_in_batches() {
     }
 }
 
+/// Two workers extracting small files (several to a block) take runs of consecutive files:
+/// together they read the archive's blocks about once. Taken file by file, each worker's
+/// batches read ahead over the blocks of the other's files too: 1.9 times the blocks' bytes
+/// here, and two threads extracted 20,000 files of 16 KiB no faster than one.
+#[test]
+fn two_workers_read_the_blocks_of_small_files_about_once() {
+    let mut x = 7u32;
+    let files: Vec<(String, Vec<u8>)> = (0..400)
+        .map(|i| {
+            let data = (0..16_384)
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    b"abcdefgh"[(x >> 28) as usize % 8]
+                })
+                .collect();
+            (format!("d{}/f{i:03}.txt", i / 100), data)
+        })
+        .collect();
+    let (a, log) = open_logged(archive_bytes(&files));
+    let dir = tempfile::tempdir().unwrap();
+    let opts = ExtractOptions::new().threads(2).verify(false);
+    crate::zar::extract(&a, dir.path(), &opts, &mut |_| {}).unwrap();
+    for (path, data) in &files {
+        assert_eq!(&std::fs::read(dir.path().join(path)).unwrap(), data);
+    }
+    let read: u64 = log
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| match *r {
+            Read::Pass(_, n) | Read::Random(_, n) => n as u64,
+        })
+        .sum();
+    let data = a.footer().compressed_data.size;
+    assert!(read <= data + data / 8, "{read} bytes read of {data}");
+}
+
 /// Decoding reuses the buffers of blocks the cache evicts, but never one a caller still
 /// holds: every block read keeps its content while the reader goes on over all the others.
 #[test]
