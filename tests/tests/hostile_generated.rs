@@ -288,3 +288,31 @@ fn mutated_archives_extract_only_inside_and_only_what_the_reader_reads() {
         "too few mutations opened ({opened}) or extracted ({files_checked} files)"
     );
 }
+
+/// A block whose size field was zeroed (a 1-byte block) fails the files in it when they are
+/// read, not the whole archive: the trailing slots of size 0 a file needs stay blocks. (The
+/// first form of the rule that trailing ones are unused slots refused the archive at open.)
+#[test]
+fn a_zeroed_last_block_fails_only_the_files_in_it() {
+    use zarkit::zar::format::{FOOTER_SIZE, Footer, RECORD_SIZE};
+    let first = vec![b'a'; 100_000];
+    let second = vec![b'b'; 60_000];
+    let mut bytes = craft::flat(&[(b"a.bin", &first), (b"b.bin", &second)]);
+    let footer = Footer::parse(bytes[bytes.len() - FOOTER_SIZE..].try_into().unwrap());
+    assert_eq!(footer.offset_records.size, RECORD_SIZE as u64);
+    // The third block's size field (after the record's 8-byte base offset).
+    let at = footer.offset_records.offset as usize + 8 + 2 * 2;
+    assert_eq!(&bytes[at..at + 2], &[0xFF, 0xFF]);
+    bytes[at..at + 2].fill(0);
+    zarkit_tests::exercise::fix_hash(&mut bytes);
+    let a = open(bytes).unwrap();
+    assert_eq!(a.block_count(), 3);
+    let mut got = Vec::new();
+    std::io::Read::read_to_end(&mut a.open_file("a.bin").unwrap(), &mut got).unwrap();
+    assert_eq!(got, first);
+    let mut rest = Vec::new();
+    let err = std::io::Read::read_to_end(&mut a.open_file("b.bin").unwrap(), &mut rest)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("block 2"), "{err}");
+}

@@ -1362,3 +1362,43 @@ fn after_invalid_data_every_read_fails() {
         assert_eq!(again.to_string(), first.to_string());
     }
 }
+
+/// A frame declaring the largest window a header can (exponent 31, mantissa 7: 3.75 GiB)
+/// decodes into a buffer when the limit allows it, as libzstd's one-shot
+/// `ZSTD_decompress` does, and so does an archive block (the reader's decoder has no
+/// window limit); the streaming decoder, which would keep the window, refuses it whatever
+/// its limit. Before, anything above 2 GiB was refused everywhere.
+#[test]
+fn one_shot_decoding_takes_any_window_a_header_can_declare() {
+    use std::io::Read;
+    use zarkit::zar::{BlockDecompressor, ZstdDecompressor};
+    // Magic, a header with no content size and the window descriptor 0xAF, one raw block.
+    let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0xAF];
+    frame.extend_from_slice(&[(5 << 3) | 1, 0, 0]);
+    frame.extend_from_slice(b"hello");
+
+    let mut d = Decoder::new();
+    d.set_max_window_size(u64::MAX);
+    let mut out = [0u8; 64];
+    assert_eq!(d.decompress_into(&frame, &mut out).unwrap(), 5);
+    assert_eq!(&out[..5], b"hello");
+    let err = Decoder::new()
+        .decompress_into(&frame, &mut out)
+        .unwrap_err();
+    assert!(matches!(err, ZstdError::WindowTooLarge { .. }), "{err}");
+
+    let mut block = frame.clone();
+    block.truncate(6);
+    block.extend_from_slice(&[0x03, 0x00, 0x08, b'z']); // last, RLE of 65,536 bytes
+    let mut out = vec![0u8; 65_536 + zstd::BLOCK_SLACK];
+    ZstdDecompressor
+        .context()
+        .decode_block(&block, &mut out)
+        .unwrap();
+    assert!(out[..65_536].iter().all(|&b| b == b'z'));
+
+    let mut s = decode::StreamDecoder::with_max_window_size(&frame[..], u64::MAX);
+    let mut got = Vec::new();
+    let err = s.read_to_end(&mut got).unwrap_err().to_string();
+    assert!(err.contains("window"), "{err}");
+}

@@ -271,7 +271,7 @@ impl BlockDecompressor for ZstdDecompressor {
         // A block is decoded in one shot into its 64 KiB, whatever window its frame
         // declares (nothing is allocated for the window), as the reference tool's
         // `ZSTD_decompress` does: `zstd --ultra -22` reading a pipe declares 128 MiB, and
-        // such blocks were refused as damage. Up to the format's largest window, 2 GiB.
+        // such blocks were refused as damage. Any window a frame header can declare.
         decoder.set_max_window_size(u64::MAX);
         Box::new(decoder)
     }

@@ -155,7 +155,7 @@ impl DirHandle {
         let st = fstat(&fd)?;
         if (st.st_dev as u64, st.st_ino as u64) != id {
             return Err(io::Error::other(
-                "a directory below it was moved elsewhere while it was being read",
+                "it was moved out of that directory while it was being read",
             ));
         }
         Ok(DirHandle { path, fd })

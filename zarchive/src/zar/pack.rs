@@ -723,7 +723,9 @@ struct Level {
 /// How many directories of the walk's path stay open at most, the deepest ones: those
 /// above are closed and opened again through `..` from the one below when the walk comes
 /// back (each checked to be the directory it was), as `fts` does. One descriptor per level
-/// made trees deeper than the descriptor limit (1,024 by default) fail to pack.
+/// made trees deeper than the descriptor limit (1,024 by default) fail to pack. A directory
+/// above one reached through a symbolic link (with links followed) stays open: that one's
+/// `..` is elsewhere.
 const OPEN_LEVELS: usize = 16;
 
 /// Close the handle of the level [`OPEN_LEVELS`] above the walk's top, when it can be
@@ -749,9 +751,9 @@ fn reopen_top(stack: &mut [Level], done: Option<Level>) -> Result<(), ZarError> 
         let (Some(child), Some(id)) = (&done.dir, top.id) else {
             unreachable!("a level is closed only when it can be opened again");
         };
-        let dir = child
-            .reopen_parent(top.path.clone(), id)
-            .map_err(|e| ZarError::path_io(&top.path, "cannot read the directory again", e))?;
+        let dir = child.reopen_parent(top.path.clone(), id).map_err(|e| {
+            ZarError::path_io(&done.path, "cannot go back to the directory above it", e)
+        })?;
         top.dir = Some(dir);
     }
     #[cfg(not(unix))]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::{Archive, BATCH_BYTES, BlockBatch, OpenOptions};
 use crate::zar::format::BLOCK_SIZE;
 use crate::zar::source::ReadAt;
-use crate::zar::{ArchiveWriter, ExtractOptions, VerifyOptions, WriterOptions, Zstd};
+use crate::zar::{ArchiveWriter, ExtractOptions, VerifyOptions, WriterOptions, ZarError, Zstd};
 
 /// A read of the archive: one-pass or random-access, offset, length.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -361,4 +361,52 @@ fn wrapped_sources_read_as_the_source_they_hold() {
     assert_eq!(&read(&a), data);
     let a = Archive::from_read_at(Box::<[u8]>::from(bytes)).unwrap();
     assert_eq!(&read(&a), data);
+}
+
+/// A block the archive's file fails to read fails the verification (an I/O error naming the
+/// block), on one thread and on two: it was reported as a damaged block, though a read
+/// that failed once found nothing wrong with the archive.
+#[test]
+fn a_failed_block_read_fails_verify_instead_of_reporting_damage() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    /// The archive's bytes, whose first read of blocks at offset 0 fails (the hash's reads,
+    /// of 1 MiB or to the footer, are longer than a batch and do not).
+    struct FailsOnce {
+        bytes: Vec<u8>,
+        failed: AtomicBool,
+    }
+    impl ReadAt for FailsOnce {
+        fn len(&self) -> u64 {
+            self.bytes.len() as u64
+        }
+        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+            if offset == 0 && buf.len() <= BATCH_BYTES && !self.failed.swap(true, Ordering::Relaxed)
+            {
+                return Err(std::io::Error::other("transient disk error"));
+            }
+            let at = offset as usize;
+            buf.copy_from_slice(&self.bytes[at..at + buf.len()]);
+            Ok(())
+        }
+    }
+    let bytes = archive_bytes(&files());
+    for threads in [1, 2] {
+        let source = FailsOnce {
+            bytes: bytes.clone(),
+            failed: AtomicBool::new(false),
+        };
+        let a = Archive::from_source(Box::new(source), &OpenOptions::new()).unwrap();
+        assert!(a.footer().total_size > 2 * BATCH_BYTES as u64);
+        let opts = VerifyOptions::new().threads(threads);
+        match crate::zar::verify(&a, &opts, &mut |_| {}) {
+            Err(e @ ZarError::Io { .. }) => {
+                let shown = e.to_string();
+                assert!(
+                    shown.contains("block") && shown.contains("transient"),
+                    "{shown}"
+                );
+            }
+            other => panic!("{threads} threads: {other:?}"),
+        }
+    }
 }

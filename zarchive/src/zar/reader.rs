@@ -407,12 +407,15 @@ impl Archive {
         } else {
             Vec::new()
         };
-        let (block_count, first_bad_block) = present_blocks(&records, footer.compressed_data.size);
+        let (in_range, in_use, first_bad_block) =
+            present_blocks(&records, footer.compressed_data.size);
         let mut archive = Archive {
             source,
             footer,
             records,
-            block_count,
+            // Every slot a file may need while the tree is checked; then those in use, and
+            // any others a file needs (which fail when read, not at open).
+            block_count: in_range,
             names,
             nodes: Vec::new(),
             file_count: 0,
@@ -423,6 +426,18 @@ impl Archive {
             dictionaries,
         };
         archive.build_tree(&raw_nodes, first_bad_block)?;
+        let needed = archive
+            .nodes
+            .iter()
+            .filter_map(|n| match n.kind {
+                NodeKind::File { offset, size } if size > 0 => {
+                    Some((offset + size).div_ceil(BLOCK_SIZE_U64))
+                }
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        archive.block_count = in_use.min(in_range).max(needed);
         Ok(archive)
     }
 
@@ -1185,8 +1200,6 @@ impl BlockBatch {
     }
 }
 
-/// Offset records describe `records.len() * 16` slots; the present blocks are the leading
-/// slots whose stored extent lies inside the compressed-data section. Also returns the first
 /// The dictionaries of an archive with the dictionary extension: every entry of its meta
 /// directory (`dir`) checked, unknown tags marked required refused by name, every `ZDCT`
 /// payload a zstd-format dictionary whose ID (not 0, not repeated) the entry names.
@@ -1257,17 +1270,20 @@ fn read_dictionaries(
     Ok(dictionaries)
 }
 
-/// The blocks the offset records hold: every slot up to the last one in use, and the first
-/// of them whose bytes do not lie inside the `data_size`-byte compressed-data section, with
-/// the reason, for error messages (the blocks end before it).
+/// The slots of the offset records, in record order, as `(in_range, in_use, first_bad)`:
+/// - `in_range`, how many lead whose stored bytes lie inside the `data_size`-byte
+///   compressed-data section (the blocks a file may need);
+/// - `in_use`, how many lead up to the last one whose size field is not 0;
+/// - the first slot in use that lies outside, with the reason, for error messages.
 ///
-/// A slot whose size field is 0 stands for a 1-byte block, which no block can be (a zstd
-/// frame takes at least 6 bytes, a raw block 65,536): the trailing run of such slots is the
-/// last record's unused ones, not blocks, wherever they point. The reference reader counts
-/// them as blocks that fail when read (16 per record); counting them where they point inside
-/// the section (its size counting the pad to 8 bytes, or records stored out of order) made
-/// `verify` report them as damage.
-fn present_blocks(records: &[OffsetRecord], data_size: u64) -> (u64, Option<(u64, String)>) {
+/// A size field of 0 stands for a 1-byte block, which no block can be (a zstd frame takes
+/// at least 6 bytes, a raw block 65,536): the trailing run of them is the last record's
+/// unused slots, wherever they point, and counts as blocks only where a file needs them
+/// ([`Archive::open`] takes the larger count). The reference reader counts them as blocks
+/// that fail when read (16 per record); counted where they point inside the section (its
+/// size counting the pad to 8 bytes, or records stored out of order), `verify` reported
+/// them as damage.
+fn present_blocks(records: &[OffsetRecord], data_size: u64) -> (u64, u64, Option<(u64, String)>) {
     let slots = records.iter().flat_map(|rec| {
         rec.size_minus_one.iter().scan(rec.base_offset, |off, &s| {
             let at = *off;
@@ -1284,19 +1300,22 @@ fn present_blocks(records: &[OffsetRecord], data_size: u64) -> (u64, Option<(u64
             let last = rec.size_minus_one.iter().rposition(|&s| s != 0)?;
             Some(r * rec.size_minus_one.len() + last + 1)
         })
-        .unwrap_or(0);
-    let mut count = 0u64;
-    for (at, len) in slots.take(in_use) {
+        .unwrap_or(0) as u64;
+    let mut in_range = 0u64;
+    for (at, len) in slots {
         if at.checked_add(len).is_none_or(|end| end > data_size) {
-            let why = format!(
-                "which the offset records place at {at}..{} outside the {data_size}-byte compressed-data section",
-                at.saturating_add(len)
-            );
-            return (count, Some((count, why)));
+            let bad = (in_range < in_use).then(|| {
+                let why = format!(
+                    "which the offset records place at {at}..{} outside the {data_size}-byte compressed-data section",
+                    at.saturating_add(len)
+                );
+                (in_range, why)
+            });
+            return (in_range, in_use, bad);
         }
-        count += 1;
+        in_range += 1;
     }
-    (count, None)
+    (in_range, in_use, None)
 }
 
 fn bad_section(section: &'static str, s: Section, reason: String) -> ZarError {

@@ -95,8 +95,8 @@ pub enum VerifyEvent {
 ///
 /// # Errors
 ///
-/// Only when the archive's bytes cannot be read at all for the hash; damage is reported in
-/// the [`VerifyReport`], not as an error.
+/// When the archive's bytes cannot be read (for a block, [`ZarError::Io`] naming it, or for
+/// the hash); damage is reported in the [`VerifyReport`], not as an error.
 pub fn verify(
     archive: &Archive,
     opts: &VerifyOptions,
@@ -106,7 +106,15 @@ pub fn verify(
     progress(VerifyEvent::Started { blocks });
     let next = AtomicU64::new(0);
     let bad = Mutex::new(Vec::new());
+    // A block the file fails to read is no damage found: the verification fails with it.
+    let failed_read: Mutex<Option<ZarError>> = Mutex::new(None);
     let record = |b: u64, e: ZarError| {
+        if matches!(e, ZarError::Io { .. }) {
+            if let Ok(mut first) = failed_read.lock() {
+                first.get_or_insert(e);
+            }
+            return;
+        }
         let msg = match &e {
             // The reason already says what the decoder found.
             ZarError::Block { reason, .. } => reason.clone(),
@@ -194,6 +202,9 @@ pub fn verify(
             }
         })?
     };
+    if let Some(e) = failed_read.into_inner().ok().flatten() {
+        return Err(e);
+    }
     let mut bad = bad.into_inner().unwrap_or_default();
     bad.sort_unstable();
     let problems = if bad.is_empty() {

@@ -124,9 +124,11 @@ impl Decoder {
     }
 
     /// Accept frames whose window is at most `bytes` (default [`MAX_WINDOW_SIZE`]). The
-    /// streaming decoder allocates about this much per frame. A window above 2 GiB
-    /// (`ZSTD_WINDOWLOG_MAX` 31, the format's largest, which libzstd also refuses) is refused
-    /// whatever this limit.
+    /// streaming decoder allocates about this much per frame and refuses a window above
+    /// 2 GiB whatever this limit (as libzstd's `ZSTD_d_windowLogMax` of 31); decoding into
+    /// a buffer allocates nothing for the window and takes any the limit allows, as
+    /// libzstd's one-shot decoder does (up to 3.75 GiB: an exponent of 31 with its
+    /// mantissa; a higher exponent is refused).
     pub fn set_max_window_size(&mut self, bytes: u64) {
         self.ctx.max_window = bytes;
     }

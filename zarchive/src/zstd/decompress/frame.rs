@@ -18,6 +18,16 @@ const SKIPPABLE_HEADER: usize = 8;
 /// Largest window log a frame may declare at all (`ZSTD_WINDOWLOG_MAX_64`).
 const WINDOWLOG_MAX: u32 = 31;
 
+/// The largest window a frame header can declare within [`WINDOWLOG_MAX`]: 2^31 and
+/// seven eighths of it.
+const LARGEST_WINDOW: u64 = (1 << WINDOWLOG_MAX) + 7 * (1 << (WINDOWLOG_MAX - 3));
+
+/// The window limit of the streaming decoder, which keeps a window in memory: `limit`, at
+/// most 2 GiB (libzstd's `ZSTD_d_windowLogMax` goes no higher).
+pub(crate) fn stream_window_limit(limit: u64) -> u64 {
+    limit.min(1 << WINDOWLOG_MAX)
+}
+
 /// The history a block's matches may reach: the current frame's contiguous output from
 /// `prefix_start`, plus an older segment `ext` (`lo..hi` in the same buffer) that holds the
 /// bytes just before it (the ring buffer's previous lap), and before those the content of
@@ -130,9 +140,10 @@ pub(crate) fn parse_frame_header(
         at,
         what: "frame header",
     };
-    // No caller's limit goes past the format's largest window (`ZSTD_WINDOWLOG_MAX_64`):
-    // libzstd never writes a frame needing more, and its decoder refuses one.
-    let max_window = max_window.min(1 << WINDOWLOG_MAX);
+    // The caller's limit is all that bounds the window's size: libzstd refuses an exponent
+    // above 31 (`ZSTD_WINDOWLOG_MAX_64`) but its one-shot decoder takes any window below
+    // that, mantissa included (up to 3.75 GiB); the streaming decoder, which keeps a window,
+    // passes at most 2 GiB ([`stream_window_limit`]).
     let &fhd = src.get(4).ok_or_else(truncated)?;
     let fcs_code = fhd >> 6;
     let single = fhd & 0x20 != 0;
@@ -160,7 +171,7 @@ pub(crate) fn parse_frame_header(
             return Err(ZstdError::WindowTooLarge {
                 at,
                 window: 1 << log,
-                limit: max_window,
+                limit: max_window.min(LARGEST_WINDOW),
             });
         }
         let base = 1u64 << log;

@@ -7,7 +7,7 @@
 use super::block::decompress_block;
 use super::frame::{
     BLOCK_HEADER_SIZE, BlockHeader, BlockKind, FrameHeader, Window, next_block, parse_block_header,
-    parse_frame_header,
+    parse_frame_header, stream_window_limit,
 };
 use super::{DCtx, WILDCOPY_OVERLENGTH};
 use crate::zstd::error::ZstdError;
@@ -157,7 +157,8 @@ pub(crate) fn stream_frame(
     at: usize,
     out: &mut dyn Write,
 ) -> Result<(usize, u64), ZstdError> {
-    let hdr = parse_frame_header(src, at, ctx.max_window, ctx.dict_ids())?;
+    let limit = stream_window_limit(ctx.max_window);
+    let hdr = parse_frame_header(src, at, limit, ctx.dict_ids())?;
     ctx.reset_for_frame();
     let mut ring = Ring::for_frame(&hdr);
     let mut hasher = hdr.checksum.then(|| xxhash_rust::xxh64::Xxh64::new(0));
@@ -464,8 +465,8 @@ impl<R: std::io::Read> StreamReader<R> {
         };
         let rest = (!single) as usize + [0usize, 1, 2, 4][(fhd & 3) as usize] + fcs_len;
         self.need_to(5 + rest, at, "frame header")?;
-        let hdr = parse_frame_header(&self.input, at, self.ctx.max_window, self.ctx.dict_ids())
-            .map_err(bad)?;
+        let limit = stream_window_limit(self.ctx.max_window);
+        let hdr = parse_frame_header(&self.input, at, limit, self.ctx.dict_ids()).map_err(bad)?;
         self.input.clear();
         self.at += hdr.len;
         self.ctx.reset_for_frame();
