@@ -58,7 +58,7 @@ fn check(name: &str, a: &Archive, want: &BTreeMap<String, Want>) {
         } else {
             let mut data = Vec::new();
             e.open().unwrap().read_to_end(&mut data).unwrap();
-            let found = a.get(&swapped(&path)).unwrap();
+            let found = a.get(swapped(&path)).unwrap();
             assert_eq!(found.path(), e.path(), "{name}: {path} by another case");
             Want::File(data.len() as u64, sha256_hex(&data))
         };
