@@ -771,23 +771,22 @@ fn unreadable_names(titles: &[zar::wua::Title]) -> Result<(), Failure> {
             }
         }
     }
-    if damaged > 0 {
-        return Err(fail(
-            EXIT_DAMAGED,
-            format!(
-                "the archive is damaged: the meta.xml of {} cannot be read",
-                count(damaged, "title", "titles")
-            ),
-        ));
-    }
-    if failed > 0 {
-        return Err(fail(
+    let titles = |n| count(n, "title", "titles");
+    match (damaged, failed) {
+        (0, 0) => Ok(()),
+        (0, n) => Err(fail(
             EXIT_FAILURE,
             format!(
                 "the meta.xml of {} could not be read from the archive's file",
-                count(failed, "title", "titles")
+                titles(n)
             ),
-        ));
+        )),
+        (n, _) => Err(fail(
+            EXIT_DAMAGED,
+            format!(
+                "the archive is damaged: the meta.xml of {} cannot be read",
+                titles(n)
+            ),
+        )),
     }
-    Ok(())
 }
