@@ -6,6 +6,8 @@
 //! empty meta sections, and a footer whose SHA-256 covers every byte with the hash zeroed.
 
 use std::collections::HashMap;
+use std::collections::hash_map::{Entry as Slot, RandomState};
+use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
@@ -125,10 +127,15 @@ impl WriterOptions {
     }
 }
 
+/// One entry of the tree being written. Its name is read back from the name table, so an
+/// entry costs 32 bytes here however long its name (a 100,000-entry pack held 600 bytes an
+/// entry at its peak when each entry also kept its name and its directory a map of them).
 #[derive(Debug)]
 struct WEntry {
-    name: Vec<u8>,
+    /// Where its name starts in the name table ([`ROOT_NAME_OFFSET`] for the root).
     name_offset: u32,
+    /// The directory it is in (the root's is the root).
+    parent: u32,
     kind: WKind,
 }
 
@@ -138,10 +145,64 @@ enum WKind {
         offset: u64,
         size: u64,
     },
+    /// A directory; its children, in the order added, are `children[index]`.
     Dir {
-        children: Vec<u32>,
-        by_folded_name: HashMap<Vec<u8>, u32>,
+        index: u32,
     },
+}
+
+/// A map from byte strings to entry numbers that keeps a 64-bit hash of each key, not the
+/// key: the caller tells whether a value's key is the one looked up (the name table holds
+/// it). A key whose hash another key already holds is kept whole in `spill`.
+#[derive(Debug, Default)]
+struct HashedKeys<S = RandomState> {
+    state: S,
+    by_hash: HashMap<u64, u32>,
+    spill: HashMap<Vec<u8>, u32>,
+}
+
+impl<S: BuildHasher> HashedKeys<S> {
+    fn get(&self, key: &[u8], holds_key: impl Fn(u32) -> bool) -> Option<u32> {
+        match self.by_hash.get(&self.state.hash_one(key)) {
+            Some(&v) if holds_key(v) => Some(v),
+            // The hash's holder was removed, or is another key: a spilled key is found only
+            // here (an empty map is not hashed into).
+            _ => self.spill.get(key).copied(),
+        }
+    }
+
+    /// Insert `key`, which the map does not hold.
+    fn insert(&mut self, key: &[u8], value: u32) {
+        match self.by_hash.entry(self.state.hash_one(key)) {
+            Slot::Vacant(slot) => {
+                slot.insert(value);
+            }
+            Slot::Occupied(_) => {
+                self.spill.insert(key.to_vec(), value);
+            }
+        }
+    }
+
+    /// Remove `key`, which the map holds with `value`.
+    fn remove(&mut self, key: &[u8], value: u32) {
+        match self.by_hash.entry(self.state.hash_one(key)) {
+            Slot::Occupied(slot) if *slot.get() == value => {
+                slot.remove();
+            }
+            _ => {
+                self.spill.remove(key);
+            }
+        }
+    }
+}
+
+/// The key of `name` in directory `parent` for [`ArchiveWriter`]'s `child_index`: names
+/// are told apart ignoring ASCII case, as the reference reader looks them up.
+fn child_key(parent: u32, name: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(4 + name.len());
+    key.extend_from_slice(&parent.to_le_bytes());
+    key.extend(name.iter().map(u8::to_ascii_lowercase));
+    key
 }
 
 /// Counts and hashes everything written.
@@ -172,8 +233,13 @@ impl<W: Write> HashingWriter<W> {
 pub struct ArchiveWriter<W: Write> {
     out: HashingWriter<W>,
     entries: Vec<WEntry>,
+    /// Each directory's children, in the order added.
+    children: Vec<Vec<u32>>,
+    /// Every entry but the root, by [`child_key`].
+    child_index: HashedKeys,
     name_table: Vec<u8>,
-    name_offsets: HashMap<Vec<u8>, u32>,
+    /// Where each name starts in the name table.
+    name_offsets: HashedKeys,
     current_file: Option<u32>,
     stream_pos: u64,
     pending: BlockBuf,
@@ -234,15 +300,14 @@ impl<W: Write> ArchiveWriter<W> {
                 pos: 0,
             },
             entries: vec![WEntry {
-                name: Vec::new(),
                 name_offset: ROOT_NAME_OFFSET,
-                kind: WKind::Dir {
-                    children: Vec::new(),
-                    by_folded_name: HashMap::new(),
-                },
+                parent: 0,
+                kind: WKind::Dir { index: 0 },
             }],
+            children: vec![Vec::new()],
+            child_index: HashedKeys::default(),
             name_table: Vec::new(),
-            name_offsets: HashMap::new(),
+            name_offsets: HashedKeys::default(),
             current_file: None,
             stream_pos: 0,
             pending,
@@ -368,25 +433,19 @@ impl<W: Write> ArchiveWriter<W> {
             return;
         };
         debug_assert_eq!(id as usize, self.entries.len() - 1, "the newest entry");
+        let name = self.name(id).to_vec();
         let Some(entry) = self.entries.pop() else {
             return;
         };
+        self.child_index.remove(&child_key(entry.parent, &name), id);
+        if let WKind::Dir { index } = self.entries[entry.parent as usize].kind {
+            let siblings = &mut self.children[index as usize];
+            debug_assert_eq!(siblings.last(), Some(&id), "the newest child");
+            siblings.pop();
+        }
         if self.name_table.len() > names {
             self.name_table.truncate(names);
-            self.name_offsets.remove(&entry.name);
-        }
-        let folded = entry.name.to_ascii_lowercase();
-        for parent in &mut self.entries {
-            if let WKind::Dir {
-                children,
-                by_folded_name,
-            } = &mut parent.kind
-                && by_folded_name.get(&folded) == Some(&id)
-            {
-                by_folded_name.remove(&folded);
-                children.retain(|&c| c != id);
-                return;
-            }
+            self.name_offsets.remove(&name, entry.name_offset);
         }
     }
 
@@ -476,9 +535,8 @@ impl<W: Write> ArchiveWriter<W> {
 
     /// The current file's name as errors show it (empty before any file).
     fn current_path(&self) -> String {
-        self.current_file.map_or_else(String::new, |id| {
-            names::display(&self.entries[id as usize].name)
-        })
+        self.current_file
+            .map_or_else(String::new, |id| names::display(self.name(id)))
     }
 
     /// Count `n` more bytes of the current file, within the format's limit.
@@ -501,13 +559,16 @@ impl<W: Write> ArchiveWriter<W> {
         Ok(())
     }
 
+    /// The name of entry `id`, read from the name table (empty for the root).
+    fn name(&self, id: u32) -> &[u8] {
+        name_in(&self.name_table, &self.entries[id as usize])
+    }
+
+    /// The entry named `name` ignoring ASCII case in directory `dir`.
     fn child(&self, dir: u32, name: &[u8]) -> Option<u32> {
-        match &self.entries[dir as usize].kind {
-            WKind::Dir { by_folded_name, .. } => {
-                by_folded_name.get(&name.to_ascii_lowercase()).copied()
-            }
-            WKind::File { .. } => None,
-        }
+        self.child_index.get(&child_key(dir, name), |id| {
+            self.entries[id as usize].parent == dir && names::eq_ignore_case(self.name(id), name)
+        })
     }
 
     /// Resolve the parent, check the name, register it in the name table.
@@ -563,13 +624,14 @@ impl<W: Write> ArchiveWriter<W> {
             } else {
                 "a file"
             };
-            let reason = if existing.name == name {
+            let existing_name = name_in(&self.name_table, existing);
+            let reason = if existing_name == name {
                 format!("{what} of that name was already added")
             } else {
                 format!(
                     "{what} named {} was already added beside it (names are compared \
                      ignoring ASCII case)",
-                    names::display(&existing.name)
+                    names::display(existing_name)
                 )
             };
             return Err(entry_err(path, &reason));
@@ -577,8 +639,9 @@ impl<W: Write> ArchiveWriter<W> {
         if self.entries.len() >= u32::MAX as usize {
             return Err(ZarError::Limit("more than 2^32 - 1 entries".into()));
         }
-        let name_offset = match self.name_offsets.get(name) {
-            Some(&o) => o,
+        let table = &self.name_table;
+        let name_offset = match self.name_offsets.get(name, |o| name_at(table, o) == name) {
+            Some(o) => o,
             None => {
                 let o = self.name_table.len();
                 if o + 2 + name.len() > MAX_NAMES_SECTION as usize {
@@ -587,7 +650,7 @@ impl<W: Write> ArchiveWriter<W> {
                     ));
                 }
                 names::encode_entry(name, &mut self.name_table);
-                self.name_offsets.insert(name.to_vec(), o as u32);
+                self.name_offsets.insert(name, o as u32);
                 o as u32
             }
         };
@@ -599,9 +662,9 @@ impl<W: Write> ArchiveWriter<W> {
         }
         let id = self.entries.len() as u32;
         let kind = if is_dir {
+            self.children.push(Vec::new());
             WKind::Dir {
-                children: Vec::new(),
-                by_folded_name: HashMap::new(),
+                index: (self.children.len() - 1) as u32,
             }
         } else {
             WKind::File {
@@ -610,18 +673,14 @@ impl<W: Write> ArchiveWriter<W> {
             }
         };
         self.entries.push(WEntry {
-            name: name.to_vec(),
             name_offset,
+            parent,
             kind,
         });
-        if let WKind::Dir {
-            children,
-            by_folded_name,
-        } = &mut self.entries[parent as usize].kind
-        {
-            children.push(id);
-            by_folded_name.insert(name.to_ascii_lowercase(), id);
+        if let WKind::Dir { index } = self.entries[parent as usize].kind {
+            self.children[index as usize].push(id);
         }
+        self.child_index.insert(&child_key(parent, name), id);
         Ok(id)
     }
 
@@ -715,11 +774,11 @@ impl<W: Write> ArchiveWriter<W> {
         self.put(&records, "offset records")?;
 
         let names_offset = self.out.pos;
+        let tree = self.tree_bytes();
         let name_table = std::mem::take(&mut self.name_table);
         self.put(&name_table, "name table")?;
 
         let tree_offset = self.out.pos;
-        let tree = self.tree_bytes();
         self.put(&tree, "file tree")?;
         let meta_offset = self.out.pos;
         // The dictionary extension: a directory naming the dictionary, then its bytes.
@@ -814,21 +873,19 @@ impl<W: Write> ArchiveWriter<W> {
     /// index when it is visited. Mirrors zarchivewriter.cpp `WriteFileTree`.
     fn tree_bytes(&self) -> Vec<u8> {
         let mut order: Vec<u32> = vec![0];
-        let mut dir_ranges: HashMap<u32, (u32, u32)> = HashMap::new();
+        // Each directory's first child and count, by its `WKind::Dir` index.
+        let mut dir_ranges = vec![(0u32, 0u32); self.children.len()];
         let mut head = 0;
         while head < order.len() {
             let id = order[head];
             head += 1;
-            let entries = &self.entries;
-            let WKind::Dir { children, .. } = &entries[id as usize].kind else {
+            let WKind::Dir { index } = self.entries[id as usize].kind else {
                 continue;
             };
-            let mut sorted = children.clone();
-            sorted.sort_by(|&a, &b| {
-                names::compare(&entries[a as usize].name, &entries[b as usize].name)
-            });
-            dir_ranges.insert(id, (order.len() as u32, sorted.len() as u32));
-            order.extend_from_slice(&sorted);
+            let start = order.len();
+            order.extend_from_slice(&self.children[index as usize]);
+            order[start..].sort_by(|&a, &b| names::compare(self.name(a), self.name(b)));
+            dir_ranges[index as usize] = (start as u32, (order.len() - start) as u32);
         }
         let mut out = Vec::with_capacity(order.len() * NODE_SIZE);
         for id in order {
@@ -839,8 +896,8 @@ impl<W: Write> ArchiveWriter<W> {
                     offset,
                     size,
                 },
-                WKind::Dir { .. } => {
-                    let (first_child, count) = dir_ranges[&id];
+                WKind::Dir { index } => {
+                    let (first_child, count) = dir_ranges[index as usize];
                     RawNode::Dir {
                         name_offset: e.name_offset,
                         first_child,
@@ -867,6 +924,19 @@ impl<W: Write> Write for ArchiveWriter<W> {
     }
 }
 
+/// The name of `entry` in `table` (empty for the root).
+fn name_in<'t>(table: &'t [u8], entry: &WEntry) -> &'t [u8] {
+    if entry.name_offset == ROOT_NAME_OFFSET {
+        return &[];
+    }
+    name_at(table, entry.name_offset)
+}
+
+/// The name whose entry starts at `offset` of the name table the writer made.
+fn name_at(table: &[u8], offset: u32) -> &[u8] {
+    names::decode_entry(table, offset as usize).map_or(&[], |r| &table[r])
+}
+
 /// A path as an error shows it: at most its first 200 bytes, then how long it is.
 fn shortened(path: &[u8]) -> Vec<u8> {
     const SHOWN: usize = 200;
@@ -882,5 +952,111 @@ fn entry_err(path: &[u8], reason: &str) -> ZarError {
     ZarError::Entry {
         path: names::display(path),
         reason: reason.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasherDefault, Hasher};
+
+    /// Every key hashes alike: each one after the first is a collision.
+    #[derive(Default)]
+    struct OneHash;
+    impl Hasher for OneHash {
+        fn finish(&self) -> u64 {
+            7
+        }
+        fn write(&mut self, _: &[u8]) {}
+    }
+
+    #[test]
+    fn keys_whose_hashes_collide_are_kept_apart() {
+        let mut map: HashedKeys<BuildHasherDefault<OneHash>> = HashedKeys::default();
+        let keys: [&[u8]; 3] = [b"alpha", b"beta", b"gamma"];
+        let holds = |v: u32| move |w: u32| w == v;
+        for (v, k) in keys.iter().enumerate() {
+            assert_eq!(map.get(k, |_| false), None);
+            map.insert(k, v as u32);
+        }
+        // The holder of the hash is told by its value, the others are found whole.
+        assert_eq!(map.get(b"alpha", holds(0)), Some(0));
+        assert_eq!(map.get(b"beta", holds(1)), Some(1));
+        assert_eq!(map.get(b"gamma", holds(2)), Some(2));
+        assert_eq!(map.get(b"delta", holds(9)), None);
+        // With the hash's holder removed, the spilled keys are still found.
+        map.remove(b"alpha", 0);
+        assert_eq!(map.get(b"alpha", holds(0)), None);
+        assert_eq!(map.get(b"beta", holds(1)), Some(1));
+        map.remove(b"gamma", 2);
+        assert_eq!(map.get(b"gamma", holds(2)), None);
+        assert_eq!(map.get(b"beta", holds(1)), Some(1));
+        // A key inserted again after its removal.
+        map.insert(b"alpha", 3);
+        assert_eq!(map.get(b"alpha", holds(3)), Some(3));
+    }
+
+    fn tree_of(bytes: &[u8]) -> Vec<(String, Option<Vec<u8>>)> {
+        let archive = crate::zar::Archive::from_read_at(bytes.to_vec()).expect("the archive reads");
+        archive
+            .walk()
+            .map(|e| {
+                let data = e.is_file().then(|| {
+                    let mut data = Vec::new();
+                    e.open().unwrap().read_to_end(&mut data).unwrap();
+                    data
+                });
+                (String::from_utf8_lossy(&e.path()).into_owned(), data)
+            })
+            .collect()
+    }
+
+    /// Names are looked up in the name table, one copy of each: a name shared by entries
+    /// of several directories, names equal ignoring case in one directory, and a file left
+    /// out after a failed read whose name comes back later.
+    #[test]
+    fn entries_found_by_their_names_in_the_table() {
+        struct Fails;
+        impl Read for Fails {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("the disk failed"))
+            }
+        }
+        let mut w = ArchiveWriter::new(Vec::new()).unwrap();
+        w.add_dir("a").unwrap();
+        w.add_dir("b").unwrap();
+        w.add_file("a/same", &b"one"[..]).unwrap();
+        w.add_file("b/same", &b"two"[..]).unwrap();
+        let twice = w.add_file("a/SAME", &b"x"[..]).unwrap_err().to_string();
+        assert!(twice.contains("named same was already added"), "{twice}");
+        assert!(w.add_file("b/Same", &b"x"[..]).is_err());
+        assert!(w.add_dir("A").is_err());
+        let names = w.name_table.len();
+        assert!(w.add_file("a/lost", Fails).is_err());
+        assert_eq!(
+            w.name_table.len(),
+            names,
+            "the name left the table with the file"
+        );
+        assert!(w.add_file("b/same/c", &b"x"[..]).is_err(), "same is a file");
+        w.add_file("b/lost", &b"three"[..]).unwrap();
+        w.add_dir_all("a/deep/er").unwrap();
+        w.add_file("a/deep/er/same", &b"four"[..]).unwrap();
+        let (bytes, summary) = w.finish().unwrap();
+        assert_eq!((summary.files, summary.dirs), (4, 4));
+        let tree = tree_of(&bytes);
+        let want: Vec<(String, Option<Vec<u8>>)> = vec![
+            ("a".into(), None),
+            ("a/deep".into(), None),
+            ("a/deep/er".into(), None),
+            ("a/deep/er/same".into(), Some(b"four".to_vec())),
+            ("a/same".into(), Some(b"one".to_vec())),
+            ("b".into(), None),
+            ("b/lost".into(), Some(b"three".to_vec())),
+            ("b/same".into(), Some(b"two".to_vec())),
+        ];
+        let mut got = tree;
+        got.sort();
+        assert_eq!(got, want);
     }
 }
