@@ -922,7 +922,9 @@ pub(crate) fn scan(
             warn(PackWarning::SkippedCaseDuplicate { path: disk, kept });
             continue;
         }
-        let mut archive_path = level.archive_path.clone();
+        // Made at its size: every item keeps its path until the archive is written.
+        let mut archive_path = Vec::with_capacity(level.archive_path.len() + 1 + bytes.len());
+        archive_path.extend_from_slice(&level.archive_path);
         if !archive_path.is_empty() {
             archive_path.push(b'/');
         }
