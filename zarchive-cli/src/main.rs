@@ -5,6 +5,19 @@
 //! and [`frames`] (compress, decompress); [`output`] holds what they share (progress bars,
 //! files that appear only when complete, wording).
 
+/// Every message of the tool goes to standard error through this `eprintln!`, which never
+/// panics: a message that cannot be written there (a log file on a full disk, `2>&1 |
+/// head -1`, `2>/dev/full`) is dropped and the work goes on, as `zstd` and `tar` go on.
+/// `std`'s panicked, and the panic threw the command's output away (`pack` left no
+/// archive because a warning could not be shown). Defined before the modules, it is the
+/// `eprintln!` they all see.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod frames;
 #[cfg(all(feature = "mount", any(target_os = "linux", target_os = "macos")))]
 mod mount;

@@ -1445,3 +1445,60 @@ fn pack_walks_a_tree_deeper_than_the_descriptor_limit() {
     assert_eq!(stdout(&run!("cat", &out, &deepest)), "z149");
     assert_eq!(stdout(&run!("cat", &out, "z.txt")), "z0");
 }
+
+// Hostile session 8: resource limits, interruption, names at the edges.
+
+/// A message that cannot be written to standard error (a log on a full disk, `2>&1 | head
+/// -1`) is dropped and the work goes on, as with `zstd` and `tar`: `eprintln!` panicked
+/// (exit 101), and `pack` left no archive because a warning could not be shown, `compress`
+/// no frame because of its summary, `extract` nothing because of its banner.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_standard_error_loses_no_output() {
+    let d = tempfile::tempdir().unwrap();
+    let t = small_tree(d.path());
+    // A name of 128 bytes or more is warned about.
+    std::fs::write(t.join("n".repeat(130)), b"warned").unwrap();
+    let into_full_stderr = |args: &[&std::ffi::OsStr]| {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        Command::new(env!("CARGO_BIN_EXE_zarchive"))
+            .args(args)
+            .stderr(full)
+            .output()
+            .unwrap()
+    };
+    let archive = d.path().join("o.zar");
+    let o = into_full_stderr(&[
+        "pack".as_ref(),
+        t.as_os_str(),
+        "-o".as_ref(),
+        archive.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 0);
+    assert!(archive.exists());
+    let frame = d.path().join("a.zst");
+    let input = t.join("a.txt");
+    let o = into_full_stderr(&[
+        "compress".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        frame.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 0);
+    assert!(frame.exists());
+    let x = d.path().join("x");
+    let o = into_full_stderr(&[
+        "extract".as_ref(),
+        archive.as_os_str(),
+        "-C".as_ref(),
+        x.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(std::fs::read(x.join("a.txt")).unwrap(), b"hello archive");
+    // A failure keeps its status, unsaid.
+    let o = into_full_stderr(&["list".as_ref(), d.path().join("missing.zar").as_os_str()]);
+    assert_eq!(code(&o), 1);
+}
