@@ -339,24 +339,84 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     row[b.len()]
 }
 
-/// The exit status after Ctrl-C (128 + SIGINT, as shells report it).
-const EXIT_INTERRUPTED: i32 = 130;
-
 /// On Ctrl-C or a termination signal, remove the temporary files being written (an archive,
 /// extracted files, a frame's output), which destructors would have removed on any other
-/// way out, then exit: nothing partial is left behind, hidden or not.
+/// way out, then end by the same signal, as `tar` ends: the shell sees 128 + its number
+/// (130, 143, 129), and a shell loop stops on Ctrl-C (exiting 130 let `for f in …; do
+/// zarchive …; done` go on to the next file). Nothing partial is left behind, hidden or
+/// not. A signal ignored when the process started (`nohup`, a script's `cmd &`) stays
+/// ignored, as it does for `tar` and `zstd` (it was caught, and `nohup zarchive pack` died
+/// on SIGHUP). A write past `ulimit -f` fails with "File too large" instead of killing the
+/// process with SIGXFSZ, so that the clean-up of a failed write runs.
+#[cfg(unix)]
 fn remove_partial_files_on_signal() {
-    // Without a handler (one already set) the signal ends the process as before.
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        Arc::new(AtomicBool::new(false)),
+    );
+    // Without a handler (none could be set) a signal ends the process as before.
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(termination_signals()) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("zarchive-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let done = zarkit::zar::remove_partial_files();
+                eprintln!("zarchive: {}", interrupted(done));
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        });
+}
+
+/// Elsewhere: Ctrl-C (and the console's close) through `ctrlc`, which does not say which.
+#[cfg(not(unix))]
+fn remove_partial_files_on_signal() {
+    // The exit status after Ctrl-C (128 + SIGINT, as shells report it).
+    const EXIT_INTERRUPTED: i32 = 130;
     let _ = ctrlc::set_handler(|| {
-        if zarkit::zar::remove_partial_files() > 0 {
-            eprintln!(
-                "zarchive: interrupted; the unfinished output was removed (one written in place, emptied)"
-            );
-        } else {
-            eprintln!("zarchive: interrupted");
-        }
+        eprintln!(
+            "zarchive: {}",
+            interrupted(zarkit::zar::remove_partial_files())
+        );
         std::process::exit(EXIT_INTERRUPTED);
     });
+}
+
+/// What the tool says when a signal stops it, after `done`.
+fn interrupted(done: zarkit::zar::PartialsRemoved) -> &'static str {
+    match (done.removed > 0, done.emptied > 0) {
+        (false, false) => "interrupted",
+        (true, false) => "interrupted; the unfinished output was removed",
+        (false, true) => {
+            "interrupted; the output written in place was emptied (it cannot be removed)"
+        }
+        (true, true) => {
+            "interrupted; the unfinished output was removed (the part written in place, emptied)"
+        }
+    }
+}
+
+/// The signals that end the process and that the tool catches: SIGINT, SIGTERM and SIGHUP,
+/// less those ignored when it started (on Linux, as `/proc/self/status` lists them; where
+/// the system does not say, all three).
+#[cfg(unix)]
+fn termination_signals() -> Vec<i32> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let ignored = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let mask = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(mask.trim(), 16).ok()
+        })
+        .unwrap_or(0);
+    [SIGINT, SIGTERM, SIGHUP]
+        .into_iter()
+        .filter(|&s| ignored & (1 << (s - 1)) == 0)
+        .collect()
 }
 
 fn run(cmd: Command) -> Result<(), Failure> {

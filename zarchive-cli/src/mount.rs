@@ -228,10 +228,15 @@ pub fn run(a: MountArgs) -> Result<(), Failure> {
     // Caught before the mount appears: a Ctrl-C between the two ended the process and left
     // a dead mount (a test that interrupted a loaded machine's fresh mount saw it).
     let (tx, rx) = std::sync::mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
-    })
-    .map_err(|e| fail(EXIT_FAILURE, format!("cannot catch Ctrl-C: {e}")))?;
+    let mut signals = signal_hook::iterator::Signals::new(crate::termination_signals())
+        .map_err(|e| fail(EXIT_FAILURE, format!("cannot catch Ctrl-C: {e}")))?;
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if tx.send(()).is_err() {
+                return;
+            }
+        }
+    });
     let session = fuser::spawn_mount(fs, &a.dir, &config).map_err(|e| {
         fail(
             EXIT_FAILURE,

@@ -1298,7 +1298,13 @@ fn a_signal_empties_an_output_written_in_place() {
     send_sigint(&child);
     let o = child.wait_with_output().unwrap();
     drop(pipe);
-    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(o.status.signal(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the output written in place was emptied"),
+        "{}",
+        stderr(&o)
+    );
     let left = std::fs::metadata(&out).unwrap().len();
     assert_eq!(left, 0, "emptied, not partial");
 }
@@ -1501,4 +1507,115 @@ fn an_unwritable_standard_error_loses_no_output() {
     // A failure keeps its status, unsaid.
     let o = into_full_stderr(&["list".as_ref(), d.path().join("missing.zar").as_os_str()]);
     assert_eq!(code(&o), 1);
+}
+
+/// The hidden temporary files left in `dir`.
+#[cfg(unix)]
+fn partials_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial"))
+        .collect()
+}
+
+/// A signal ignored when the tool started stays ignored, as `nohup` and a script's `cmd &`
+/// mean it to: it was caught, and `nohup zarchive pack` died at logout (SIGHUP) with no
+/// archive.
+#[cfg(target_os = "linux")]
+#[test]
+fn signals_ignored_at_start_stay_ignored() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("input");
+    make_fifo(&fifo);
+    let out = d.path().join("out.zst");
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' HUP INT; exec \"$0\" compress -q \"$1\" -o \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_zarchive"))
+        .arg(&fifo)
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = std::fs::File::options().write(true).open(&fifo).unwrap();
+    pipe.write_all(&[7u8; 100_000]).unwrap();
+    let started = std::time::Instant::now();
+    while partials_in(d.path()).is_empty() {
+        assert!(started.elapsed().as_secs() < 20, "nothing was written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    send_signal(&child, "HUP");
+    send_signal(&child, "INT");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    pipe.write_all(&[8u8; 100_000]).unwrap();
+    drop(pipe);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut want = vec![7u8; 100_000];
+    want.extend_from_slice(&[8u8; 100_000]);
+    let o = run!("decompress", "-c", out);
+    assert!(o.stdout == want, "{}", stderr(&o));
+}
+
+/// A write past `ulimit -f` fails with "File too large" and the failed write's clean-up
+/// runs: SIGXFSZ killed the process (exit 153), leaving `pack`'s and `compress`'s hidden
+/// temporary files and `extract`'s cut-short files under their own names.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_size_limit_leaves_nothing_partial() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir(&t).unwrap();
+    std::fs::write(t.join("big.bin"), zarkit_tests::noise(1 << 20, 8)).unwrap();
+    // Made without the limit.
+    let archive = d.path().join("whole.zar");
+    assert_eq!(code(&run!("pack", "-q", t, "-o", archive)), 0);
+    // 256 KiB (bash counts `ulimit -f` in KiB).
+    let limited = |args: &[&std::ffi::OsStr]| {
+        Command::new("bash")
+            .arg("-c")
+            .arg("ulimit -f 256; exec \"$@\"")
+            .arg("bash")
+            .arg(env!("CARGO_BIN_EXE_zarchive"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = limited(&[
+        "pack".as_ref(),
+        "-q".as_ref(),
+        t.as_os_str(),
+        "-o".as_ref(),
+        d.path().join("p.zar").as_os_str(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("File too large"), "{}", stderr(&o));
+    let big = t.join("big.bin");
+    let o = limited(&[
+        "compress".as_ref(),
+        "-q".as_ref(),
+        big.as_os_str(),
+        "-o".as_ref(),
+        d.path().join("c.zst").as_os_str(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let x = d.path().join("x");
+    let o = limited(&[
+        "extract".as_ref(),
+        "-q".as_ref(),
+        archive.as_os_str(),
+        "-C".as_ref(),
+        x.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("File too large"), "{}", stderr(&o));
+    assert!(
+        !x.join("big.bin").exists(),
+        "a cut-short file under its name"
+    );
+    assert!(!d.path().join("p.zar").exists() && !d.path().join("c.zst").exists());
+    assert_eq!(partials_in(d.path()), Vec::<String>::new());
+    assert!(!x.exists() || partials_in(&x).is_empty());
 }

@@ -72,6 +72,18 @@ pub fn send_sigint(child: &std::process::Child) {
     assert!(sent.success(), "kill -INT {}", child.id());
 }
 
+/// Send the signal named `name` (`TERM`, `HUP`, ...) to `child`.
+#[cfg(unix)]
+pub fn send_signal(child: &std::process::Child, name: &str) {
+    let sent = Command::new("kill")
+        .arg("-s")
+        .arg(name)
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -s {name} {}", child.id());
+}
+
 /// Whether the tests run as root (who reads every file whatever its mode).
 pub fn is_root() -> bool {
     Command::new("id")

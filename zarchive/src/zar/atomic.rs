@@ -128,31 +128,46 @@ pub fn partial_gate() -> std::sync::RwLockReadGuard<'static, ()> {
     GATE.read().unwrap_or_else(|e| e.into_inner())
 }
 
+/// What [`remove_partial_files`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PartialsRemoved {
+    /// Temporary files removed.
+    pub removed: usize,
+    /// Files written in place ([`PartialFile::in_place`]) emptied.
+    pub emptied: usize,
+}
+
+impl PartialsRemoved {
+    /// Whether any file was removed or emptied.
+    pub fn any(&self) -> bool {
+        self.removed + self.emptied > 0
+    }
+}
+
 /// Remove every temporary file this process is writing: the archive [`pack_dir`] or
 /// [`merge`] has not finished, the files [`extract`] has not moved into place, and those
 /// listed with [`PartialFile`] (a file listed with [`PartialFile::in_place`] is emptied).
 /// For a program stopped by a signal (Ctrl-C), whose destructors do not run: call it from
 /// the signal's handler, then exit. Files already moved into place are not touched (their
-/// temporary names are gone). Returns how many were removed or emptied.
+/// temporary names are gone). Returns how many were removed and how many emptied.
 ///
 /// It waits for the files being made or written under [`partial_gate`] and keeps the gate
 /// shut: threads that go on making or writing such files wait until the process ends.
-pub fn remove_partial_files() -> usize {
+pub fn remove_partial_files() -> PartialsRemoved {
     std::mem::forget(GATE.write().unwrap_or_else(|e| e.into_inner()));
-    partials()
-        .drain(..)
-        .filter(|(path, empty)| {
-            if *empty {
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .and_then(|f| f.set_len(0))
-                    .is_ok()
-            } else {
-                std::fs::remove_file(path).is_ok()
-            }
-        })
-        .count()
+    let mut done = PartialsRemoved::default();
+    for (path, in_place) in partials().drain(..) {
+        if in_place {
+            let emptied = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_len(0));
+            done.emptied += usize::from(emptied.is_ok());
+        } else {
+            done.removed += usize::from(std::fs::remove_file(&path).is_ok());
+        }
+    }
+    done
 }
 
 #[cfg(test)]

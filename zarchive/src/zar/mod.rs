@@ -22,7 +22,9 @@ mod verify;
 mod writer;
 pub mod wua;
 
-pub use atomic::{PartialFile, TEMP_NAME_KEPT, partial_gate, remove_partial_files, temp_prefix};
+pub use atomic::{
+    PartialFile, PartialsRemoved, TEMP_NAME_KEPT, partial_gate, remove_partial_files, temp_prefix,
+};
 pub use compressor::{
     BlockCompressor, BlockContext, BlockDecodeContext, BlockDecompressor, REFERENCE_LEVEL, Stored,
     Zstd, ZstdDecompressor, ZstdWithDictionary,
