@@ -281,10 +281,11 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
     let mut on_event = events(&pb);
     let summary = if to_stdout {
         let w = archive_to_stdout()?;
-        let (mut w, s) = zar::pack_dir_to(&a.dir, w, &opts, &[], &mut on_event)?;
-        w.flush()
-            .map_err(|e| fail(EXIT_FAILURE, format!("writing to standard output: {e}")))?;
-        s
+        let Some(summary) = flushed(zar::pack_dir_to(&a.dir, w, &opts, &[], &mut on_event))? else {
+            pb.finish_and_clear();
+            return Ok(());
+        };
+        summary
     } else {
         let out = match a.output {
             Some(p) => p,
@@ -381,6 +382,23 @@ fn archive_to_stdout() -> Result<io::BufWriter<io::StdoutLock<'static>>, Failure
         ));
     }
     Ok(io::BufWriter::with_capacity(1 << 20, stdout.lock()))
+}
+
+/// An archive written to standard output (`-o -`), flushed. A reader gone away (`-o - |
+/// head`) ends the command quietly (`None`), as it ends `cat`, `list` and `compress -c`:
+/// it said "writing block 27 of the archive: Broken pipe" and exited 1.
+fn flushed<W: Write>(
+    written: Result<(W, zar::PackSummary), ZarError>,
+) -> Result<Option<zar::PackSummary>, ZarError> {
+    let summary = written.and_then(|(mut w, summary)| {
+        w.flush()
+            .map_err(|e| ZarError::io("writing to standard output", e))?;
+        Ok(summary)
+    });
+    match summary {
+        Err(e) if e.io_kind() == Some(io::ErrorKind::BrokenPipe) => Ok(None),
+        other => other.map(Some),
+    }
 }
 
 /// The progress callback of every write: bar, current entry, warnings.
@@ -671,13 +689,9 @@ fn merge_into(
     let to_stdout = output::is_dash(out);
     let result = if to_stdout {
         let w = archive_to_stdout()?;
-        zar::merge_to(&sources, w, opts, &[], &mut events(&pb)).and_then(|(mut w, s)| {
-            w.flush()
-                .map_err(|e| ZarError::io("writing to standard output", e))?;
-            Ok(s)
-        })
+        flushed(zar::merge_to(&sources, w, opts, &[], &mut events(&pb)))
     } else {
-        zar::merge(&sources, out, opts, &mut events(&pb))
+        zar::merge(&sources, out, opts, &mut events(&pb)).map(Some)
     };
     pb.finish_and_clear();
     let summary = result.map_err(|e| match e {
@@ -705,6 +719,9 @@ fn merge_into(
         ),
         other => other.into(),
     })?;
+    let Some(summary) = summary else {
+        return Ok(());
+    };
     if !quiet {
         print_summary(&summary);
     }

@@ -1619,3 +1619,24 @@ fn a_file_size_limit_leaves_nothing_partial() {
     assert_eq!(partials_in(d.path()), Vec::<String>::new());
     assert!(!x.exists() || partials_in(&x).is_empty());
 }
+
+/// An archive written to standard output whose reader goes away (`-o - | head`) ends
+/// quietly, as `cat`, `list` and `compress -c` end: it said "writing block 27 of the
+/// archive: Broken pipe" and exited 1.
+#[cfg(unix)]
+#[test]
+fn an_archive_into_a_closed_pipe_ends_quietly() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir(&t).unwrap();
+    // More than the output's buffer and the pipe's.
+    std::fs::write(t.join("big.bin"), zarkit_tests::noise(3 << 20, 9)).unwrap();
+    for args in [["pack", "-q", "-o", "-"], ["merge", "-q", "-o", "-"]] {
+        let o = run_into_closed_pipe(
+            Command::new(env!("CARGO_BIN_EXE_zarchive"))
+                .args(args)
+                .arg(&t),
+        );
+        assert_eq!((code(&o), stderr(&o)), (0, String::new()), "{args:?}");
+    }
+}
