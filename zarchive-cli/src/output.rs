@@ -196,6 +196,28 @@ pub fn ignore_broken_pipe(r: io::Result<()>) -> Result<(), Failure> {
     }
 }
 
+/// JSON text with the characters that a terminal acts on or that turn text around written
+/// as `\uXXXX` escapes, the same strings to a JSON reader: `serde_json` writes C1 controls
+/// (U+0080-U+009F; U+009B starts an escape sequence on some terminals), line separators
+/// and direction overrides ([`zarkit::zar::names::is_deceptive`]) as they are. JSON text holds
+/// such characters only inside strings, where the escape means the character.
+pub fn json_for_terminal(text: String) -> String {
+    let escaped =
+        |c: char| ('\u{80}'..='\u{9f}').contains(&c) || zarkit::zar::names::is_deceptive(c);
+    if !text.chars().any(escaped) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Lower-case hex.
 pub fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()

@@ -423,7 +423,9 @@ pub fn list(a: ListArgs) -> Result<(), Failure> {
                 if std::str::from_utf8(&bytes).is_err() {
                     v["path_bytes"] = serde_json::json!(bytes);
                 }
-                let text = serde_json::to_string_pretty(&v).map_err(io::Error::other)?;
+                let text = output::json_for_terminal(
+                    serde_json::to_string_pretty(&v).map_err(io::Error::other)?,
+                );
                 out.write_all(if first { b"[\n" } else { b",\n" })?;
                 first = false;
                 for (i, line) in text.lines().enumerate() {
@@ -658,8 +660,9 @@ pub fn info(a: InfoArgs) -> Result<(), Failure> {
                 .collect::<Vec<_>>(),
             "titles": shown,
         });
-        let text =
-            serde_json::to_string_pretty(&v).map_err(|e| fail(EXIT_FAILURE, e.to_string()))?;
+        let text = output::json_for_terminal(
+            serde_json::to_string_pretty(&v).map_err(|e| fail(EXIT_FAILURE, e.to_string()))?,
+        );
         output::ignore_broken_pipe(writeln!(io::stdout().lock(), "{text}"))?;
         return unreadable_names(&titles);
     }

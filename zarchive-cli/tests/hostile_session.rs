@@ -1640,3 +1640,31 @@ fn an_archive_into_a_closed_pipe_ends_quietly() {
         assert_eq!((code(&o), stderr(&o)), (0, String::new()), "{args:?}");
     }
 }
+
+/// `list --json` writes C1 controls, line separators and direction overrides as `\u`
+/// escapes (the same strings to a JSON reader); `list` shows them as the `\x` of their
+/// bytes. They were written as they are, and `x\u{202e}txt.exe` showed as `xexe.txt`.
+#[cfg(target_os = "linux")]
+#[test]
+fn names_that_turn_text_around_are_listed_escaped() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t");
+    std::fs::create_dir(&t).unwrap();
+    for name in ["x\u{202e}txt.exe", "csi\u{9b}2J", "line\u{2028}sep"] {
+        std::fs::write(t.join(name), b"x").unwrap();
+    }
+    let archive = d.path().join("n.zar");
+    assert_eq!(code(&run!("pack", "-q", t, "-o", archive)), 0);
+    let o = run!("list", archive);
+    assert_eq!(
+        stdout(&o),
+        "csi\\xc2\\x9b2J\nline\\xe2\\x80\\xa8sep\nx\\xe2\\x80\\xaetxt.exe\n"
+    );
+    let o = run!("list", "--json", archive);
+    let text = stdout(&o);
+    for escaped in ["csi\\u009b2J", "line\\u2028sep", "x\\u202etxt.exe"] {
+        assert!(text.contains(escaped), "{text}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v[2]["path"], "x\u{202e}txt.exe");
+}

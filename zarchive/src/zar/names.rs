@@ -120,8 +120,10 @@ pub fn decode_entry(table: &[u8], offset: usize) -> Option<std::ops::Range<usize
 }
 
 /// Render a name for messages and listings: printable text as it is (a `\\` stays one
-/// character), control characters as `\\n`, `\\t`, `\\r` or `\\xHH`, and bytes that are not
-/// UTF-8 as `\\xHH` — so a name can never break a line or hide as something else.
+/// character), control characters as `\\n`, `\\t`, `\\r` or `\\xHH`, the characters that
+/// break a line or turn text around ([`is_deceptive`]) as the `\\xHH` of their bytes, and
+/// bytes that are not UTF-8 as `\\xHH` — so a name can never break a line or hide as
+/// something else.
 pub fn display(name: &[u8]) -> String {
     let mut out = String::with_capacity(name.len());
     for chunk in name.utf8_chunks() {
@@ -130,7 +132,7 @@ pub fn display(name: &[u8]) -> String {
                 '\n' => out.push_str("\\n"),
                 '\t' => out.push_str("\\t"),
                 '\r' => out.push_str("\\r"),
-                c if c.is_control() => {
+                c if c.is_control() || is_deceptive(c) => {
                     let mut buf = [0u8; 4];
                     for b in c.encode_utf8(&mut buf).bytes() {
                         out.push_str(&format!("\\x{b:02x}"));
@@ -144,6 +146,18 @@ pub fn display(name: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Whether `c` breaks a line or changes the direction of the text after it without being a
+/// control character: the line and paragraph separators (U+2028, U+2029) and the
+/// directional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,
+/// U+202A-U+202E, U+2066-U+2069). `x\u{202e}txt.exe` shows as `xexe.txt`.
+pub fn is_deceptive(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2028}' | '\u{2029}' | '\u{061c}' | '\u{200e}' | '\u{200f}'
+    ) || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
 /// Render a path on disk for messages as [`display`] renders a name: a file or directory
@@ -253,6 +267,22 @@ mod tests {
         assert_eq!(display("café \"x\"".as_bytes()), "café \"x\"");
         assert_eq!(display(b"line\nbreak\ttab"), "line\\nbreak\\ttab");
         assert_eq!(display(b"bad\xffbyte\x1b"), "bad\\xffbyte\\x1b");
+        // Line separators and direction overrides are not control characters, and were
+        // printed as they are (hostile session 8): `x\u{202e}txt.exe` showed as `xexe.txt`.
+        assert_eq!(
+            display("x\u{202e}txt.exe".as_bytes()),
+            "x\\xe2\\x80\\xaetxt.exe"
+        );
+        assert_eq!(
+            display("a\u{2028}b\u{2029}".as_bytes()),
+            "a\\xe2\\x80\\xa8b\\xe2\\x80\\xa9"
+        );
+        assert_eq!(
+            display("\u{2067}\u{200f}".as_bytes()),
+            "\\xe2\\x81\\xa7\\xe2\\x80\\x8f"
+        );
+        // Joiners stay: emoji sequences and scripts need them.
+        assert_eq!(display("👩\u{200d}💻".as_bytes()), "👩\u{200d}💻");
     }
 
     #[test]
