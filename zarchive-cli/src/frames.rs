@@ -1084,6 +1084,7 @@ fn compress_one(
                 count(got, "byte", "bytes")
             ),
         ),
+        e @ zstd::ZstdError::OutOfMemory { .. } => fail(EXIT_FAILURE, format!("{shown}: {e}")),
         other => fail(EXIT_USAGE, format!("{shown}: {other}")),
     };
     let pb = output::bar(quiet, size.unwrap_or(0), true);

@@ -1668,3 +1668,53 @@ fn names_that_turn_text_around_are_listed_escaped() {
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v[2]["path"], "x\u{202e}txt.exe");
 }
+
+/// Memory the compressor's tables need and cannot have is an error naming them, exit 1, as
+/// `zstd` says "Allocation error: not enough memory": the allocation aborted the process
+/// (exit 134, "memory allocation of 536870912 bytes failed"), leaving its hidden output.
+#[cfg(target_os = "linux")]
+#[test]
+fn tables_that_do_not_fit_in_memory_are_an_error() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    // From standard input (size unknown), level 22 takes its full tables: 512 MiB of tree
+    // alone, more than 600 MB of address space holds with the rest.
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 600000; exec \"$0\" compress --ultra -22 -o \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_zarchive"))
+        .arg(d.path().join("out.zst"))
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&zarkit_tests::noise(100_000, 3));
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not enough memory: the compressor's match tables (512 MiB)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(partials_in(d.path()), Vec::<String>::new());
+    assert!(!d.path().join("out.zst").exists());
+    // The same input at a level whose tables fit.
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 600000; exec \"$0\" compress -3 -c")
+        .arg(env!("CARGO_BIN_EXE_zarchive"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&zarkit_tests::noise(100_000, 3));
+    assert!(child.wait_with_output().unwrap().status.success());
+}

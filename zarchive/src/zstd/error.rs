@@ -216,6 +216,16 @@ pub enum ZstdError {
         /// returned by `source()` (error reports would print it twice).
         cause: std::io::Error,
     },
+    /// The memory a context needs for the frame's parameters could not be had (libzstd's
+    /// `memory_allocation` error): level 22's tables alone take 640 MiB for a large or
+    /// unknown-sized source.
+    #[error("not enough memory: the compressor's {what} ({} MiB) could not be allocated", bytes.div_ceil(1 << 20))]
+    OutOfMemory {
+        /// What it was for.
+        what: &'static str,
+        /// How many bytes were asked for.
+        bytes: usize,
+    },
     /// Another inconsistency in the block at `at`, described in plain words.
     #[error("zstd block at byte {at}: {reason}")]
     Malformed {

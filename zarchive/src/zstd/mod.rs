@@ -164,7 +164,7 @@ impl Compressor {
     pub fn compress_into(&mut self, src: &[u8], dst: &mut Vec<u8>) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, src.len() as u64);
         let start = dst.len();
-        frame::compress_frame(&mut self.state, &cp, src, dst);
+        frame::compress_frame(&mut self.state, &cp, src, dst)?;
         Ok(dst.len() - start)
     }
 
@@ -181,7 +181,7 @@ impl Compressor {
     ) -> Result<usize, ZstdError> {
         let cp = params::cparams(self.level, PaddedBlock::LEN as u64);
         let start = dst.len();
-        frame::compress_padded_frame(&mut self.state, &cp, block, dst);
+        frame::compress_padded_frame(&mut self.state, &cp, block, dst)?;
         Ok(dst.len() - start)
     }
 }

@@ -199,7 +199,15 @@ pub(crate) fn cycle_log(cp: &CParams) -> u32 {
 /// the source is copied after that frame's bytes instead. A source of at most 64 KiB is
 /// read from position 0 of the small buffer, its indices past the last such frame's where
 /// the finder allows (see [`MatchState::rebase_small`]).
-pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out: &mut Vec<u8>) {
+///
+/// Fails only when the memory the frame needs cannot be had ([`ZstdError::OutOfMemory`]).
+pub(crate) fn compress_frame(
+    st: &mut FrameState,
+    cp: &CParams,
+    src: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), ZstdError> {
+    st.ms.try_room(cp)?;
     let mut held = std::mem::take(&mut st.continued);
     let total = held.len() + src.len();
     // Outgrowing the small buffer maps the full one (a page fault for every page its bytes
@@ -226,6 +234,15 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
     // The frame's input is read from the padded copy where it fits (all but sources
     // above 4 MiB): the finders then read it without bounds checks.
     if start + src.len() <= COPY_MAX {
+        if held.try_reserve(start + src.len()).is_err() {
+            // The tables continue after nothing now: the next frame starts afresh.
+            held.clear();
+            st.continued = held;
+            return Err(ZstdError::OutOfMemory {
+                what: "input buffer",
+                bytes: start + src.len(),
+            });
+        }
         held.append(src);
         let dict = FrameDict {
             len: start,
@@ -258,6 +275,7 @@ pub(crate) fn compress_frame(st: &mut FrameState, cp: &CParams, src: &[u8], out:
         );
     }
     st.continued = held;
+    Ok(())
 }
 
 /// [`compress_frame`] for a 64 KiB source the caller holds in a [`PaddedBlock`]: the same
@@ -269,8 +287,9 @@ pub(crate) fn compress_padded_frame(
     cp: &CParams,
     block: &PaddedBlock,
     out: &mut Vec<u8>,
-) {
+) -> Result<(), ZstdError> {
     debug_assert!(!continue_pays(cp, PaddedBlock::LEN));
+    st.ms.try_room(cp)?;
     st.continued.clear();
     st.plain_frames = (st.plain_frames + 1).min(GROW_AFTER);
     let base = st.ms.rebase_small(cp);
@@ -288,6 +307,7 @@ pub(crate) fn compress_padded_frame(
         dict,
         out,
     );
+    Ok(())
 }
 
 /// Whether the next frame of this shape had better continue after this one's bytes than

@@ -305,6 +305,7 @@ impl StreamState {
         hist.clear();
         let setup = match &dict {
             None => {
+                self.st.ms.try_room(&cp)?;
                 self.st.ms.reset(&cp);
                 *self.st.prev = EntropyTables::default();
                 DictSetup {
@@ -332,7 +333,13 @@ impl StreamState {
         let in_size = window_size + block_max;
         let most = in_size + shift_threshold(&cp, in_size) + 2 * block_max;
         let most = pledged.map_or(most, |n| most.min(n as usize));
-        hist.reserve(most);
+        if hist.try_reserve(most).is_err() {
+            self.spare = hist;
+            return Err(ZstdError::OutOfMemory {
+                what: "window buffer",
+                bytes: most,
+            });
+        }
         let run = FrameRun {
             cp: setup.cp,
             split_enabled,

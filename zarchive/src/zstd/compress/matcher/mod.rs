@@ -18,6 +18,8 @@ use opt::OptState;
 use std::cell::Cell;
 use table::AlignedTable;
 
+use crate::zstd::ZstdError;
+
 /// Largest index the frames with an attached CDict reach before the tables are cleared
 /// (see [`MatchState::reset_attached`]): far below libzstd's overflow correction
 /// ([`CURRENT_MAX`](super::window::CURRENT_MAX)), which these frames never need.
@@ -173,6 +175,35 @@ impl MatchState {
             }
             Finder::Lazy => self.lazy.reset(cp),
             Finder::Opt => self.opt.reset(cp),
+        }
+    }
+
+    /// Room for the tables of a frame with `cp`, failing instead of aborting when the memory
+    /// cannot be had; the resets that follow then allocate nothing. Tables that have the
+    /// room already keep their entries (a frame that continues after the last one uses the
+    /// same parameters, so its tables have the room).
+    ///
+    /// Mirrors the allocation check of ZSTD_resetCCtx_internal (`memory_allocation`).
+    pub(crate) fn try_room(&mut self, cp: &CParams) -> Result<(), ZstdError> {
+        let tables = |entries: usize, width: usize| {
+            move |_| ZstdError::OutOfMemory {
+                what: "match tables",
+                bytes: entries.saturating_mul(width),
+            }
+        };
+        let hashes = 1usize << cp.hash_log;
+        let chain = 1usize << cp.chain_log;
+        self.hash_table
+            .try_room(hashes)
+            .map_err(tables(hashes, 4))?;
+        match Finder::select(cp.strategy, DictMode::NoDict) {
+            Finder::DFast => table::try_room(&mut self.hash_small, chain).map_err(tables(chain, 4)),
+            Finder::Lazy if lazy::uses_row_finder(cp) => {
+                self.lazy.tags.try_room(hashes).map_err(tables(hashes, 1))
+            }
+            Finder::Lazy => self.lazy.chain.try_room(chain).map_err(tables(chain, 4)),
+            Finder::Opt => self.opt.try_room(cp).map_err(tables(chain, 4)),
+            _ => Ok(()),
         }
     }
 

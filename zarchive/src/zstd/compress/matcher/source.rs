@@ -22,6 +22,7 @@
 use super::{candidate_matches4, candidate_matches8, count, hash_word, read32, read64, tree_step};
 use crate::zstd::compress::window::WINDOW_START_INDEX;
 use crate::zstd::dispatch::Sse2Unit;
+use std::collections::TryReserveError;
 
 /// Evaluates `$body` with `$src` bound to the input of the block `$b` as a [`Source`]:
 /// its padded copy where the frame has one, else its slice, either cut at the block's end.
@@ -239,6 +240,18 @@ impl PaddedBuffer {
             grown[..self.len].copy_from_slice(&self.buf[..self.len]);
             self.buf = grown;
         }
+    }
+
+    /// [`Self::reserve`], failing instead of aborting when the memory cannot be had; then
+    /// neither [`Self::reserve`] nor [`Self::append`] up to `total` allocates.
+    pub(crate) fn try_reserve(&mut self, total: usize) -> Result<(), TryReserveError> {
+        let size = self.padded_size(total);
+        if self.buf.len() < size {
+            let mut grown = super::table::try_zeroed(size)?;
+            grown[..self.len].copy_from_slice(&self.buf[..self.len]);
+            self.buf = grown;
+        }
+        Ok(())
     }
 
     /// Whether `total` bytes in all fit without growing the allocation.

@@ -2,6 +2,8 @@
 //! across frames, and starting on a cache-line boundary so that a 64-byte hash row (16
 //! entries of the row finder) occupies exactly one cache line.
 
+use std::collections::TryReserveError;
+
 use crate::zstd::compress::window::WINDOW_START_INDEX;
 
 /// Alignment of every table (libzstd's `ZSTD_cwksp` aligns tables to 64 bytes).
@@ -29,6 +31,19 @@ impl<T: Copy + Default> AlignedTable<T> {
         self.buf[self.start..self.start + len].fill(T::default());
     }
 
+    /// Makes room for a [`Self::reset`] to `len` entries that allocates nothing, failing
+    /// instead of aborting when the memory cannot be had. The entries are kept when the
+    /// room is there already; otherwise a reset must follow.
+    pub(crate) fn try_room(&mut self, len: usize) -> Result<(), TryReserveError> {
+        let per_line = CACHE_LINE / size_of::<T>();
+        if self.buf.len() < len + per_line {
+            self.buf = try_zeroed(len + per_line)?;
+            self.start = 0;
+            self.len = 0;
+        }
+        Ok(())
+    }
+
     /// Makes the table a copy of `src` (sized to it, allocating only to grow).
     pub(crate) fn copy_from_slice(&mut self, src: &[T]) {
         let per_line = CACHE_LINE / size_of::<T>();
@@ -52,6 +67,21 @@ impl<T: Copy + Default> AlignedTable<T> {
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self.buf[self.start..self.start + self.len]
     }
+}
+
+/// `vec![T::default(); len]` (zeroed by the allocator where `T`'s default is zero, so
+/// pages never touched cost nothing), failing instead of aborting when the memory cannot be
+/// had: the room is tried first (and given back at once), as `std` has no fallible zeroed
+/// allocation. libzstd's context creation fails the same way (`memory_allocation`).
+pub(crate) fn try_zeroed<T: Clone + Default>(len: usize) -> Result<Vec<T>, TryReserveError> {
+    Vec::<T>::new().try_reserve_exact(len)?;
+    Ok(vec![T::default(); len])
+}
+
+/// Room for `len` entries in `v` (kept), failing instead of aborting when the memory cannot
+/// be had: a `clear` and `resize` to at most `len` then allocates nothing.
+pub(crate) fn try_room<T>(v: &mut Vec<T>, len: usize) -> Result<(), TryReserveError> {
+    v.try_reserve_exact(len.saturating_sub(v.len()))
 }
 
 /// Mirrors ZSTD_reduceTable_internal: lowers every index by `reducer` after an overflow
