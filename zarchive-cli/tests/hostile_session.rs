@@ -1702,6 +1702,25 @@ fn tables_that_do_not_fit_in_memory_are_an_error() {
     );
     assert_eq!(partials_in(d.path()), Vec::<String>::new());
     assert!(!d.path().join("out.zst").exists());
+    // The long-distance finder's tables (64 MiB for `--long=30`) too: they still aborted
+    // (the review).
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 60000; exec \"$0\" compress -1 --long=30 -c")
+        .arg(env!("CARGO_BIN_EXE_zarchive"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&zarkit_tests::noise(100_000, 3));
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("not enough memory"), "{}", stderr(&o));
     // The same input at a level whose tables fit.
     let mut child = Command::new("bash")
         .arg("-c")

@@ -219,7 +219,7 @@ pub enum ZstdError {
     /// The memory a context needs for the frame's parameters could not be had (libzstd's
     /// `memory_allocation` error): level 22's tables alone take 640 MiB for a large or
     /// unknown-sized source.
-    #[error("not enough memory: the compressor's {what} ({} MiB) could not be allocated", bytes.div_ceil(1 << 20))]
+    #[error("not enough memory: the compressor's {what} ({}) could not be allocated", in_units(*bytes))]
     OutOfMemory {
         /// What it was for.
         what: &'static str,
@@ -234,4 +234,18 @@ pub enum ZstdError {
         /// What is wrong, in plain words.
         reason: &'static str,
     },
+}
+
+/// `bytes` as a size in MiB (to a tenth) or, below one, in KiB.
+fn in_units(bytes: usize) -> String {
+    const MIB: u128 = 1 << 20;
+    let bytes = bytes as u128;
+    if bytes < MIB {
+        return format!("{} KiB", bytes.div_ceil(1024));
+    }
+    let tenths = (bytes * 10 + MIB / 2) / MIB;
+    match tenths % 10 {
+        0 => format!("{} MiB", tenths / 10),
+        t => format!("{}.{t} MiB", tenths / 10),
+    }
 }

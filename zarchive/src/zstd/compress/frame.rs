@@ -208,6 +208,9 @@ pub(crate) fn compress_frame(
     out: &mut Vec<u8>,
 ) -> Result<(), ZstdError> {
     st.ms.try_room(cp)?;
+    if ldm::auto_enabled(cp) {
+        st.ms.try_ldm_room(cp)?;
+    }
     let mut held = std::mem::take(&mut st.continued);
     let total = held.len() + src.len();
     // Outgrowing the small buffer maps the full one (a page fault for every page its bytes

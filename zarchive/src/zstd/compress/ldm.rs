@@ -331,9 +331,15 @@ impl LdmState {
     ///
     /// Mirrors the LDM part of ZSTD_resetCCtx_internal (zeroed tables, a new window).
     pub(crate) fn new(cp: &CParams, window: &Window) -> Self {
-        let p = LdmParams::new(cp);
-        let mut st = LdmState {
-            p,
+        let mut st = Self::empty(cp);
+        st.reset(cp, window);
+        st
+    }
+
+    /// A finder for parameters `cp` whose tables are not allocated yet.
+    pub(crate) fn empty(cp: &CParams) -> Self {
+        LdmState {
+            p: LdmParams::new(cp),
             table: Vec::new(),
             bucket_offsets: Vec::new(),
             low_limit: 0,
@@ -344,9 +350,20 @@ impl LdmState {
             splits: Splits::new(),
             candidates: Vec::with_capacity(BATCH_SIZE),
             sse2: Sse2Unit::detect(),
-        };
-        st.reset(cp, window);
-        st
+        }
+    }
+
+    /// Room for the tables of a frame with `cp`, failing instead of aborting when the
+    /// memory cannot be had (the entries are kept); [`LdmState::reset`] then allocates
+    /// nothing. The error is the bytes that could not be had.
+    pub(crate) fn try_room(&mut self, cp: &CParams) -> Result<(), usize> {
+        let p = LdmParams::new(cp);
+        let entries = 1usize << p.hash_log;
+        let buckets = 1usize << (p.hash_log - p.bucket_size_log);
+        super::matcher::table::try_room(&mut self.table, entries)
+            .map_err(|_| entries.saturating_mul(size_of::<Entry>()))?;
+        super::matcher::table::try_room(&mut self.bucket_offsets, buckets)
+            .map_err(|_| buckets.saturating_mul(size_of::<u8>()))
     }
 
     /// Clear the tables for a new frame with `cp` (reallocated only when their size

@@ -301,11 +301,17 @@ impl StreamState {
         };
         let block_max = BLOCK_SIZE_MAX.min(window_size);
         let split_enabled = split::enabled(&cp);
+        // The tables' room first: a failure leaves nothing half made.
+        if dict.is_none() {
+            self.st.ms.try_room(&cp)?;
+        }
+        if ldm_on {
+            self.st.ms.try_ldm_room(&cp)?;
+        }
         let mut hist = std::mem::take(&mut self.spare);
         hist.clear();
         let setup = match &dict {
             None => {
-                self.st.ms.try_room(&cp)?;
                 self.st.ms.reset(&cp);
                 *self.st.prev = EntropyTables::default();
                 DictSetup {

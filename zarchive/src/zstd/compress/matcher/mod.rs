@@ -127,6 +127,14 @@ impl Finder {
     }
 }
 
+/// The error of a table of `bytes` that could not be allocated.
+fn out_of_memory(bytes: usize) -> ZstdError {
+    ZstdError::OutOfMemory {
+        what: "match tables",
+        bytes,
+    }
+}
+
 /// The match state of a frame (`ZSTD_matchState_t`): the hash table every strategy uses
 /// and the tables of the others, kept allocated across frames.
 #[derive(Default)]
@@ -184,27 +192,61 @@ impl MatchState {
     /// same parameters, so its tables have the room).
     ///
     /// Mirrors the allocation check of ZSTD_resetCCtx_internal (`memory_allocation`).
+    ///
+    /// A table given a new buffer has lost its entries: the tables are then never continued
+    /// in (nor after any failure), so the next frame resets them. (A failure after the hash
+    /// table was replaced left the context meaning to continue in an empty table, and the
+    /// next frame with the earlier parameters panicked: the review of the fiftieth session.)
     pub(crate) fn try_room(&mut self, cp: &CParams) -> Result<(), ZstdError> {
-        let tables = |entries: usize, width: usize| {
-            move |_| ZstdError::OutOfMemory {
-                what: "match tables",
-                bytes: entries.saturating_mul(width),
-            }
-        };
+        let mut replaced = false;
+        let room = self.try_room_in(cp, &mut replaced);
+        if replaced || room.is_err() {
+            self.plain = None;
+            self.rebased = None;
+            self.attached = None;
+        }
+        room
+    }
+
+    /// [`MatchState::try_room`]'s allocations; `replaced` tells whether a table lost its
+    /// entries.
+    fn try_room_in(&mut self, cp: &CParams, replaced: &mut bool) -> Result<(), ZstdError> {
         let hashes = 1usize << cp.hash_log;
         let chain = 1usize << cp.chain_log;
-        self.hash_table
+        *replaced |= self
+            .hash_table
             .try_room(hashes)
-            .map_err(tables(hashes, 4))?;
+            .map_err(|_| out_of_memory(AlignedTable::<u32>::bytes(hashes)))?;
         match Finder::select(cp.strategy, DictMode::NoDict) {
-            Finder::DFast => table::try_room(&mut self.hash_small, chain).map_err(tables(chain, 4)),
+            Finder::DFast => table::try_room(&mut self.hash_small, chain)
+                .map_err(|_| out_of_memory(chain * 4))?,
             Finder::Lazy if lazy::uses_row_finder(cp) => {
-                self.lazy.tags.try_room(hashes).map_err(tables(hashes, 1))
+                *replaced |= self
+                    .lazy
+                    .tags
+                    .try_room(hashes)
+                    .map_err(|_| out_of_memory(AlignedTable::<u8>::bytes(hashes)))?;
             }
-            Finder::Lazy => self.lazy.chain.try_room(chain).map_err(tables(chain, 4)),
-            Finder::Opt => self.opt.try_room(cp).map_err(tables(chain, 4)),
-            _ => Ok(()),
+            Finder::Lazy => {
+                *replaced |= self
+                    .lazy
+                    .chain
+                    .try_room(chain)
+                    .map_err(|_| out_of_memory(AlignedTable::<u32>::bytes(chain)))?;
+            }
+            Finder::Opt => self.opt.try_room(cp).map_err(out_of_memory)?,
+            _ => {}
         }
+        Ok(())
+    }
+
+    /// Room for the long-distance finder's tables of a frame with `cp` (see
+    /// [`MatchState::try_room`]); [`MatchState::enable_ldm`] then allocates nothing.
+    pub(crate) fn try_ldm_room(&mut self, cp: &CParams) -> Result<(), ZstdError> {
+        let ldm = self
+            .ldm
+            .get_or_insert_with(|| Box::new(LdmState::empty(cp)));
+        ldm.try_room(cp).map_err(out_of_memory)
     }
 
     /// Turn long-distance matching on for the frame just reset with `cp`, whose window is
@@ -1267,6 +1309,73 @@ mod tests {
                 assert_eq!(open, want, "{at}");
             } else {
                 assert!(open.0 >= iend - ip, "{at}: open step {open:?}");
+            }
+        }
+    }
+
+    /// Text-like bytes from `seed`: words of a small vocabulary, so that matches of every
+    /// length occur.
+    fn words(n: usize, seed: u64) -> Vec<u8> {
+        let vocabulary = [
+            "block", "frame", "window", "table ", "entry\n", "match", "zar ",
+        ];
+        let mut x = seed | 1;
+        let mut out = Vec::with_capacity(n + 8);
+        while out.len() < n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            out.extend_from_slice(vocabulary[(x % 7) as usize].as_bytes());
+            out.push(b'a' + (x >> 8) as u8 % 26);
+        }
+        out.truncate(n);
+        out
+    }
+
+    /// A context whose tables could not grow goes on as a fresh one would: a failure after
+    /// the hash table had a new buffer left the context meaning to continue in that empty
+    /// table (after small frames, or after the bytes of larger ones), and its next frame
+    /// with the earlier parameters panicked (the review of the fiftieth session).
+    #[test]
+    fn a_context_whose_tables_could_not_grow_goes_on_as_a_fresh_one() {
+        use super::table::ALLOCATIONS_BEFORE_FAILURE;
+        use crate::zstd::{Compressor, ZstdError};
+        let small = words(60_000, 1);
+        let medium = words(100_000, 2);
+        let large = words(600_000, 3);
+        let one_shot = |level, src: &[u8]| {
+            let mut out = Vec::new();
+            Compressor::new(level)
+                .unwrap()
+                .compress_into(src, &mut out)
+                .unwrap();
+            out
+        };
+        // fast, dfast, the row finder, the hash chain, the optimal parser.
+        for level in [1, 3, 6, 13, 16] {
+            for before in [&small, &medium] {
+                let want = one_shot(level, before);
+                for allowed in 0..3 {
+                    let mut c = Compressor::new(level).unwrap();
+                    let mut out = Vec::new();
+                    // Twice: the tables are then continued in.
+                    c.compress_into(before, &mut out).unwrap();
+                    c.compress_into(before, &mut out).unwrap();
+                    ALLOCATIONS_BEFORE_FAILURE.set(Some(allowed));
+                    let grown = c.compress_into(&large, &mut Vec::new());
+                    ALLOCATIONS_BEFORE_FAILURE.set(None);
+                    assert!(
+                        matches!(grown, Ok(_) | Err(ZstdError::OutOfMemory { .. })),
+                        "{grown:?}"
+                    );
+                    let mut again = Vec::new();
+                    c.compress_into(before, &mut again).unwrap();
+                    assert!(
+                        again == want,
+                        "level {level}, {} bytes, {allowed} allocations allowed",
+                        before.len()
+                    );
+                }
             }
         }
     }

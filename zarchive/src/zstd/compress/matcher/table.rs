@@ -33,15 +33,27 @@ impl<T: Copy + Default> AlignedTable<T> {
 
     /// Makes room for a [`Self::reset`] to `len` entries that allocates nothing, failing
     /// instead of aborting when the memory cannot be had. The entries are kept when the
-    /// room is there already; otherwise a reset must follow.
-    pub(crate) fn try_room(&mut self, len: usize) -> Result<(), TryReserveError> {
-        let per_line = CACHE_LINE / size_of::<T>();
-        if self.buf.len() < len + per_line {
-            self.buf = try_zeroed(len + per_line)?;
-            self.start = 0;
-            self.len = 0;
+    /// room is there already; otherwise they are lost (returns `true`) and a reset must
+    /// come before any use.
+    pub(crate) fn try_room(&mut self, len: usize) -> Result<bool, TryReserveError> {
+        if self.buf.len() >= Self::room(len) {
+            return Ok(false);
         }
-        Ok(())
+        self.buf = try_zeroed(Self::room(len))?;
+        self.start = 0;
+        self.len = 0;
+        Ok(true)
+    }
+
+    /// The bytes the buffer of a table of `len` entries takes.
+    pub(crate) fn bytes(len: usize) -> usize {
+        Self::room(len).saturating_mul(size_of::<T>())
+    }
+
+    /// The entries the buffer of a table of `len` entries holds (the table and the slack
+    /// to align it).
+    fn room(len: usize) -> usize {
+        len + CACHE_LINE / size_of::<T>()
     }
 
     /// Makes the table a copy of `src` (sized to it, allocating only to grow).
@@ -74,6 +86,7 @@ impl<T: Copy + Default> AlignedTable<T> {
 /// had: the room is tried first (and given back at once), as `std` has no fallible zeroed
 /// allocation. libzstd's context creation fails the same way (`memory_allocation`).
 pub(crate) fn try_zeroed<T: Clone + Default>(len: usize) -> Result<Vec<T>, TryReserveError> {
+    injected_failure()?;
     Vec::<T>::new().try_reserve_exact(len)?;
     Ok(vec![T::default(); len])
 }
@@ -81,7 +94,32 @@ pub(crate) fn try_zeroed<T: Clone + Default>(len: usize) -> Result<Vec<T>, TryRe
 /// Room for `len` entries in `v` (kept), failing instead of aborting when the memory cannot
 /// be had: a `clear` and `resize` to at most `len` then allocates nothing.
 pub(crate) fn try_room<T>(v: &mut Vec<T>, len: usize) -> Result<(), TryReserveError> {
-    v.try_reserve_exact(len.saturating_sub(v.len()))
+    if v.capacity() >= len {
+        return Ok(());
+    }
+    injected_failure()?;
+    v.try_reserve_exact(len - v.len())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: how many of the fallible allocations above succeed before one fails (none
+    /// fails while `None`).
+    pub(crate) static ALLOCATIONS_BEFORE_FAILURE: std::cell::Cell<Option<u32>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Tests: the failure [`ALLOCATIONS_BEFORE_FAILURE`] asks for (a real one: a request past
+/// what any allocator gives).
+fn injected_failure() -> Result<(), TryReserveError> {
+    #[cfg(test)]
+    if let Some(left) = ALLOCATIONS_BEFORE_FAILURE.get() {
+        if left == 0 {
+            return Vec::<u8>::new().try_reserve(usize::MAX);
+        }
+        ALLOCATIONS_BEFORE_FAILURE.set(Some(left - 1));
+    }
+    Ok(())
 }
 
 /// Mirrors ZSTD_reduceTable_internal: lowers every index by `reducer` after an overflow

@@ -16,7 +16,6 @@ use crate::zstd::compress::ldm::RawSeq;
 use crate::zstd::compress::params::{CParams, Strategy};
 use crate::zstd::compress::seq_store::REP_NUM;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, Window};
-use std::collections::TryReserveError;
 
 pub(crate) use stats::DictSeed;
 use stats::{BITCOST_MULTIPLIER, OptLevel, PREDEF_THRESHOLD, Stats};
@@ -87,13 +86,16 @@ impl OptState {
     }
 
     /// Room for the tree, the hash-3 table and the prices of a frame with `cp` (see
-    /// [`super::MatchState::try_room`]).
-    pub(crate) fn try_room(&mut self, cp: &CParams) -> Result<(), TryReserveError> {
-        super::table::try_room(&mut self.bt, 1 << cp.chain_log)?;
-        if cp.min_match == 3 {
-            super::table::try_room(&mut self.hash3, 1 << HASH_LOG3_MAX.min(cp.window_log))?;
+    /// [`super::MatchState::try_room`]); the error is the bytes that could not be had.
+    pub(crate) fn try_room(&mut self, cp: &CParams) -> Result<(), usize> {
+        fn room<T>(v: &mut Vec<T>, len: usize) -> Result<(), usize> {
+            super::table::try_room(v, len).map_err(|_| len.saturating_mul(size_of::<T>()))
         }
-        super::table::try_room(&mut self.prices, OPT_SIZE)
+        room(&mut self.bt, 1 << cp.chain_log)?;
+        if cp.min_match == 3 {
+            room(&mut self.hash3, 1 << HASH_LOG3_MAX.min(cp.window_log))?;
+        }
+        room(&mut self.prices, OPT_SIZE)
     }
 
     /// Mirrors the optimal-parser part of ZSTD_reduceIndex and ZSTD_overflowCorrectIfNeeded:
