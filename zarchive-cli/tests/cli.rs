@@ -1582,6 +1582,15 @@ fn a_signal_leaves_no_partial_output() {
 fn a_signal_leaves_no_partial_output_with(signal: &str) {
     use std::io::Write;
     use std::os::unix::process::ExitStatusExt;
+    let number = match signal {
+        "INT" => 2,
+        "TERM" => 15,
+        _ => 1,
+    };
+    if signal_ignored(number) {
+        eprintln!("not run: SIG{signal} is ignored in this test run, and so in zarchive");
+        return;
+    }
     let d = tempfile::tempdir().unwrap();
     let fifo = d.path().join("input");
     make_fifo(&fifo);
@@ -1617,14 +1626,9 @@ fn a_signal_leaves_no_partial_output_with(signal: &str) {
     send_signal(&child, signal);
     let out = child.wait_with_output().unwrap();
     drop(pipe);
-    let number = match signal {
-        "INT" => 2,
-        "TERM" => 15,
-        _ => 1,
-    };
     assert_eq!(
         out.status.signal(),
-        Some(number),
+        Some(number as i32),
         "SIG{signal}: {}",
         String::from_utf8_lossy(&out.stderr)
     );

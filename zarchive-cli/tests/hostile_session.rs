@@ -1272,6 +1272,10 @@ fn a_signal_empties_an_output_written_in_place() {
     let Some((d, ro)) = unwritable_dir_with_writable_files(&["out.zst"]) else {
         return;
     };
+    if signal_ignored(2) {
+        eprintln!("not run: SIGINT is ignored in this test run, and so in zarchive");
+        return;
+    }
     let out = ro.join("out.zst");
     let fifo = d.path().join("input");
     make_fifo(&fifo);

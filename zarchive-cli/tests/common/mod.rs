@@ -84,6 +84,20 @@ pub fn send_signal(child: &std::process::Child, name: &str) {
     assert!(sent.success(), "kill -s {name} {}", child.id());
 }
 
+/// Whether the signal numbered `signal` is ignored in this process, and so in the programs
+/// the tests start (`nohup cargo test`, a script's `cargo test &`): `zarchive` then leaves
+/// it ignored, and a test that sends it would wait for ever. Read from `/proc/self/status`
+/// (Linux); elsewhere `false`.
+pub fn signal_ignored(signal: u32) -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let mask = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(mask.trim(), 16).ok()
+        })
+        .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
+}
+
 /// Whether the tests run as root (who reads every file whatever its mode).
 pub fn is_root() -> bool {
     Command::new("id")
