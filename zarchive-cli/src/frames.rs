@@ -502,45 +502,6 @@ fn refuse_same_file(input: &Path, output: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A writer that counts the bytes handed to it and remembers whether its reader went away
-/// (a broken pipe, `| head`): past that, nothing more can be written.
-struct Watched<W> {
-    inner: W,
-    written: u64,
-    gone: bool,
-}
-
-impl<W: Write> Watched<W> {
-    fn new(inner: W) -> Self {
-        Watched {
-            inner,
-            written: 0,
-            gone: false,
-        }
-    }
-
-    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
-        self.gone |= r
-            .as_ref()
-            .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
-        r
-    }
-}
-
-impl<W: Write> Write for Watched<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let r = self.inner.write(buf);
-        let n = self.note(r)?;
-        self.written += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        let r = self.inner.flush();
-        self.note(r)
-    }
-}
-
 /// The permissions and times of the regular file `input`, for its output (as `zstd` gives
 /// an output its input's mode and modification time); `None` for anything else.
 fn stat_of(input: &Path) -> Option<std::fs::Metadata> {
@@ -624,7 +585,7 @@ fn write_output(
                 "refusing to write compressed data to a terminal; redirect standard output, give -o, or force it with -f",
             ));
         }
-        let mut w = Watched::new(io::BufWriter::new(stdout.lock()));
+        let mut w = output::Watched::new(io::BufWriter::new(stdout.lock()));
         match produce(&mut w) {
             // The reader went away (`| head`) with what it wanted: ended quietly, as `cat`
             // and `list` end.
@@ -759,7 +720,7 @@ fn each_input(
         let goes_on = inputs.len() > 1 && (to_stdout || is_special(&output));
         let mut failed = 0usize;
         write_output(&output, force, to_terminal_ok, stat.as_ref(), |w| {
-            let mut w = Watched::new(w);
+            let mut w = output::Watched::new(w);
             for input in inputs {
                 match one(input, &mut w, &output) {
                     Ok(()) => {}

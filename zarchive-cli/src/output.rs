@@ -495,3 +495,42 @@ impl OutputFile {
         })
     }
 }
+
+/// A writer that counts the bytes handed to it and remembers whether its reader went away
+/// (a broken pipe, `| head`): past that, nothing more can be written.
+pub(crate) struct Watched<W> {
+    inner: W,
+    pub(crate) written: u64,
+    pub(crate) gone: bool,
+}
+
+impl<W: Write> Watched<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        Watched {
+            inner,
+            written: 0,
+            gone: false,
+        }
+    }
+
+    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        self.gone |= r
+            .as_ref()
+            .is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
+        r
+    }
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        let n = self.note(r)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
+}

@@ -280,8 +280,11 @@ pub fn run(a: PackArgs) -> Result<(), Failure> {
     let pb = output::bar(quiet, 0, true);
     let mut on_event = events(&pb);
     let summary = if to_stdout {
-        let w = archive_to_stdout()?;
-        let Some(summary) = flushed(zar::pack_dir_to(&a.dir, w, &opts, &[], &mut on_event))? else {
+        let mut w = output::Watched::new(archive_to_stdout()?);
+        let written = flushed(&mut w, |w| {
+            zar::pack_dir_to(&a.dir, w, &opts, &[], &mut on_event).map(|(_, s)| s)
+        });
+        let Some(summary) = written? else {
             pb.finish_and_clear();
             return Ok(());
         };
@@ -384,19 +387,22 @@ fn archive_to_stdout() -> Result<io::BufWriter<io::StdoutLock<'static>>, Failure
     Ok(io::BufWriter::with_capacity(1 << 20, stdout.lock()))
 }
 
-/// An archive written to standard output (`-o -`), flushed. A reader gone away (`-o - |
-/// head`) ends the command quietly (`None`), as it ends `cat`, `list` and `compress -c`:
-/// it said "writing block 27 of the archive: Broken pipe" and exited 1.
+/// An archive written to standard output (`-o -`) through `write`, then flushed. A reader
+/// gone away (`-o - | head`) ends the command quietly (`None`), as it ends `cat`, `list`
+/// and `compress -c`: it said "writing block 27 of the archive: Broken pipe" and exited 1.
+/// Only the output's own broken pipe, which `out` saw, counts: one met reading an input is
+/// a failure (the first form took any for the reader's going: exit 0, a cut archive).
 fn flushed<W: Write>(
-    written: Result<(W, zar::PackSummary), ZarError>,
+    out: &mut output::Watched<W>,
+    write: impl FnOnce(&mut output::Watched<W>) -> Result<zar::PackSummary, ZarError>,
 ) -> Result<Option<zar::PackSummary>, ZarError> {
-    let summary = written.and_then(|(mut w, summary)| {
-        w.flush()
+    let written = write(out).and_then(|summary| {
+        out.flush()
             .map_err(|e| ZarError::io("writing to standard output", e))?;
         Ok(summary)
     });
-    match summary {
-        Err(e) if e.io_kind() == Some(io::ErrorKind::BrokenPipe) => Ok(None),
+    match written {
+        Err(_) if out.gone => Ok(None),
         other => other.map(Some),
     }
 }
@@ -688,8 +694,10 @@ fn merge_into(
     // `-o -`: standard output, as `pack` writes it (it made a file named `-`).
     let to_stdout = output::is_dash(out);
     let result = if to_stdout {
-        let w = archive_to_stdout()?;
-        flushed(zar::merge_to(&sources, w, opts, &[], &mut events(&pb)))
+        let mut w = output::Watched::new(archive_to_stdout()?);
+        flushed(&mut w, |w| {
+            zar::merge_to(&sources, w, opts, &[], &mut events(&pb)).map(|(_, s)| s)
+        })
     } else {
         zar::merge(&sources, out, opts, &mut events(&pb)).map(Some)
     };
@@ -729,4 +737,58 @@ fn merge_into(
         check_written(out, quiet);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer whose reader went away.
+    struct Closed;
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn summary() -> zar::PackSummary {
+        let (_, summary) = zar::pack_dir_to(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("src").as_path(),
+            io::sink(),
+            &PackOptions::new(),
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        summary
+    }
+
+    /// Only the output's own broken pipe ends `-o -` quietly: one met reading an input
+    /// (a FUSE or network file system's EPIPE) is a failure. The first form took any
+    /// broken pipe for the reader's going, and exited 0 with a cut archive (the review of
+    /// the fiftieth session).
+    #[test]
+    fn only_the_outputs_broken_pipe_ends_quietly() {
+        let input_failed = |_: &mut output::Watched<Vec<u8>>| {
+            Err(ZarError::path_io(
+                "t/big.bin",
+                "cannot read",
+                io::ErrorKind::BrokenPipe.into(),
+            ))
+        };
+        let r = flushed(&mut output::Watched::new(Vec::new()), input_failed);
+        assert!(r.is_err());
+        let mut closed = output::Watched::new(Closed);
+        let r = flushed(&mut closed, |w| {
+            w.write_all(b"archive")
+                .map_err(|e| ZarError::io("writing block 0 of the archive", e))?;
+            Ok(summary())
+        });
+        assert!(matches!(r, Ok(None)), "{r:?}");
+        let r = flushed(&mut output::Watched::new(Vec::new()), |_| Ok(summary()));
+        assert!(matches!(r, Ok(Some(_))), "{r:?}");
+    }
 }
