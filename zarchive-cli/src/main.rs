@@ -344,9 +344,9 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
 /// way out, then end by the same signal, as `tar` ends: the shell sees 128 + its number
 /// (130, 143, 129), and a shell loop stops on Ctrl-C (exiting 130 let `for f in …; do
 /// zarchive …; done` go on to the next file). Nothing partial is left behind, hidden or
-/// not. A signal ignored when the process started (`nohup`, a script's `cmd &`) stays
-/// ignored, as it does for `tar` and `zstd` (it was caught, and `nohup zarchive pack` died
-/// on SIGHUP). A write past `ulimit -f` fails with "File too large" instead of killing the
+/// not. On Linux, a signal ignored when the process started (`nohup`, a script's `cmd &`)
+/// stays ignored, as it does for `tar` and `zstd` (it was caught, and `nohup zarchive pack`
+/// died on SIGHUP); where the system does not say which are ignored, all three are caught. A write past `ulimit -f` fails with "File too large" instead of killing the
 /// process with SIGXFSZ, so that the clean-up of a failed write runs.
 #[cfg(unix)]
 fn remove_partial_files_on_signal() {
@@ -366,6 +366,8 @@ fn remove_partial_files_on_signal() {
             if let Some(signal) = signals.forever().next() {
                 let done = zarkit::zar::remove_partial_files();
                 eprintln!("zarchive: {}", interrupted(done));
+                // Does not return for these signals (signal-hook aborts if the signal
+                // cannot be raised again); the exit only for one it would not know.
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 std::process::exit(128 + signal);
             }
