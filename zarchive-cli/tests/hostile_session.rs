@@ -1679,25 +1679,14 @@ fn names_that_turn_text_around_are_listed_escaped() {
 #[cfg(target_os = "linux")]
 #[test]
 fn tables_that_do_not_fit_in_memory_are_an_error() {
-    use std::io::Write;
     let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out.zst");
     // From standard input (size unknown), level 22 takes its full tables: 512 MiB of tree
     // alone, more than 600 MB of address space holds with the rest.
-    let mut child = Command::new("bash")
-        .arg("-c")
-        .arg("ulimit -v 600000; exec \"$0\" compress --ultra -22 -o \"$1\"")
-        .arg(env!("CARGO_BIN_EXE_zarchive"))
-        .arg(d.path().join("out.zst"))
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&zarkit_tests::noise(100_000, 3));
-    let o = child.wait_with_output().unwrap();
+    let o = under_memory_limit(
+        600_000,
+        &["compress", "--ultra", "-22", "-o", out.to_str().unwrap()],
+    );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(
         stderr(&o).contains("not enough memory: the compressor's match tables (512 MiB)"),
@@ -1705,13 +1694,28 @@ fn tables_that_do_not_fit_in_memory_are_an_error() {
         stderr(&o)
     );
     assert_eq!(partials_in(d.path()), Vec::<String>::new());
-    assert!(!d.path().join("out.zst").exists());
+    assert!(!out.exists());
     // The long-distance finder's tables (64 MiB for `--long=30`) too: they still aborted
     // (the review).
+    let o = under_memory_limit(60_000, &["compress", "-1", "--long=30", "-c"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("not enough memory"), "{}", stderr(&o));
+    // The same input at a level whose tables fit.
+    let o = under_memory_limit(600_000, &["compress", "-3", "-c"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+/// `zarchive ARGS` under `ulimit -v LIMIT` (KiB), given 100,000 bytes of noise on standard
+/// input; its standard output is not kept.
+#[cfg(target_os = "linux")]
+fn under_memory_limit(limit: u32, args: &[&str]) -> std::process::Output {
+    use std::io::Write;
     let mut child = Command::new("bash")
         .arg("-c")
-        .arg("ulimit -v 60000; exec \"$0\" compress -1 --long=30 -c")
+        .arg(format!("ulimit -v {limit}; exec \"$@\""))
+        .arg("bash")
         .arg(env!("CARGO_BIN_EXE_zarchive"))
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -1722,22 +1726,5 @@ fn tables_that_do_not_fit_in_memory_are_an_error() {
         .take()
         .unwrap()
         .write_all(&zarkit_tests::noise(100_000, 3));
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(code(&o), 1, "{}", stderr(&o));
-    assert!(stderr(&o).contains("not enough memory"), "{}", stderr(&o));
-    // The same input at a level whose tables fit.
-    let mut child = Command::new("bash")
-        .arg("-c")
-        .arg("ulimit -v 600000; exec \"$0\" compress -3 -c")
-        .arg(env!("CARGO_BIN_EXE_zarchive"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&zarkit_tests::noise(100_000, 3));
-    assert!(child.wait_with_output().unwrap().status.success());
+    child.wait_with_output().unwrap()
 }
