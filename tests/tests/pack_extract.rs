@@ -4,9 +4,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
+#[cfg(unix)]
+use zarkit::zar::PackWarning;
 use zarkit::zar::{
-    Archive, ExtractOptions, PackOptions, PackWarning, Stored, WriterOptions, ZarError, extract,
-    pack_dir, pack_dir_to,
+    Archive, ExtractOptions, PackOptions, Stored, WriterOptions, ZarError, extract, pack_dir,
+    pack_dir_to,
 };
 use zarkit_tests::{basic_tree_copy, copy_tree, zar};
 

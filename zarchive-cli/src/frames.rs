@@ -542,12 +542,15 @@ fn transfer_stat(
         }
         now
     };
-    let mut perm = from.permissions();
     #[cfg(unix)]
-    {
+    let perm = {
         use std::os::unix::fs::PermissionsExt;
+        let mut perm = from.permissions();
         perm.set_mode(perm.mode() & 0o777);
-    }
+        perm
+    };
+    #[cfg(not(unix))]
+    let perm = from.permissions();
     file.set_permissions(perm).map_err(failed)?;
     let mut times = std::fs::FileTimes::new();
     if let Ok(t) = from.modified() {

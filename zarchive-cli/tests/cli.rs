@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 
+#[cfg(target_os = "linux")]
 use std::ffi::OsStr;
 use std::process::Command;
 

@@ -4,7 +4,9 @@ mod common;
 use common::*;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+#[cfg(unix)]
+use std::process::Stdio;
 
 /// A small tree: `t/a.txt`, `t/sub/b.bin`.
 fn small_tree(root: &Path) -> PathBuf {
@@ -1514,7 +1516,7 @@ fn an_unwritable_standard_error_loses_no_output() {
 }
 
 /// The hidden temporary files left in `dir`.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn partials_in(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
