@@ -346,8 +346,9 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
 /// zarchive …; done` go on to the next file). Nothing partial is left behind, hidden or
 /// not. On Linux, a signal ignored when the process started (`nohup`, a script's `cmd &`)
 /// stays ignored, as it does for `tar` and `zstd` (it was caught, and `nohup zarchive pack`
-/// died on SIGHUP); where the system does not say which are ignored, all three are caught. A write past `ulimit -f` fails with "File too large" instead of killing the
-/// process with SIGXFSZ, so that the clean-up of a failed write runs.
+/// died on SIGHUP); where the system does not say which are ignored, all three are caught.
+/// A write past `ulimit -f` fails with "File too large" instead of killing the process with
+/// SIGXFSZ, so that the clean-up of a failed write runs.
 #[cfg(unix)]
 fn remove_partial_files_on_signal() {
     use std::sync::Arc;

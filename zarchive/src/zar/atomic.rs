@@ -137,13 +137,6 @@ pub struct PartialsRemoved {
     pub emptied: usize,
 }
 
-impl PartialsRemoved {
-    /// Whether any file was removed or emptied.
-    pub fn any(&self) -> bool {
-        self.removed + self.emptied > 0
-    }
-}
-
 /// Remove every temporary file this process is writing: the archive [`pack_dir`] or
 /// [`merge`] has not finished, the files [`extract`] has not moved into place, and those
 /// listed with [`PartialFile`] (a file listed with [`PartialFile::in_place`] is emptied).

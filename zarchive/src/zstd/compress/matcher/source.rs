@@ -235,10 +235,8 @@ impl PaddedBuffer {
         let size = self.padded_size(total);
         if self.buf.len() < size {
             // Zeroed by the allocator (untouched pages of a fresh mapping cost nothing),
-            // where a resize would write every byte: only the bytes held move over.
-            let mut grown = vec![0; size];
-            grown[..self.len].copy_from_slice(&self.buf[..self.len]);
-            self.buf = grown;
+            // where a resize would write every byte.
+            self.grow_into(vec![0; size]);
         }
     }
 
@@ -247,11 +245,15 @@ impl PaddedBuffer {
     pub(crate) fn try_reserve(&mut self, total: usize) -> Result<(), TryReserveError> {
         let size = self.padded_size(total);
         if self.buf.len() < size {
-            let mut grown = super::table::try_zeroed(size)?;
-            grown[..self.len].copy_from_slice(&self.buf[..self.len]);
-            self.buf = grown;
+            self.grow_into(super::table::try_zeroed(size)?);
         }
         Ok(())
+    }
+
+    /// Take `grown` (zeroed, larger) as the buffer: only the bytes held move over.
+    fn grow_into(&mut self, mut grown: Vec<u8>) {
+        grown[..self.len].copy_from_slice(&self.buf[..self.len]);
+        self.buf = grown;
     }
 
     /// Whether `total` bytes in all fit without growing the allocation.

@@ -22,8 +22,8 @@ impl<T: Copy + Default> AlignedTable<T> {
     /// the table grows beyond what an earlier frame needed.
     pub(crate) fn reset(&mut self, len: usize) {
         let per_line = CACHE_LINE / size_of::<T>();
-        if self.buf.len() < len + per_line {
-            self.buf = vec![T::default(); len + per_line];
+        if self.buf.len() < Self::room(len) {
+            self.buf = vec![T::default(); Self::room(len)];
         }
         let misaligned = self.buf.as_ptr() as usize % CACHE_LINE / size_of::<T>();
         self.start = (per_line - misaligned) % per_line;
@@ -59,8 +59,8 @@ impl<T: Copy + Default> AlignedTable<T> {
     /// Makes the table a copy of `src` (sized to it, allocating only to grow).
     pub(crate) fn copy_from_slice(&mut self, src: &[T]) {
         let per_line = CACHE_LINE / size_of::<T>();
-        if self.buf.len() < src.len() + per_line {
-            self.buf = vec![T::default(); src.len() + per_line];
+        if self.buf.len() < Self::room(src.len()) {
+            self.buf = vec![T::default(); Self::room(src.len())];
         }
         let misaligned = self.buf.as_ptr() as usize % CACHE_LINE / size_of::<T>();
         self.start = (per_line - misaligned) % per_line;
