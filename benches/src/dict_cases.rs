@@ -3,7 +3,7 @@
 //! `ZSTD_compress_usingDict`, shared by the `dict_diff` harness and the edge-case test below
 //! (which CI runs).
 
-use zarkit::zstd::{Compressor, EncoderDictionary, ZstdError};
+use zarkit::zstd::{Compressor, EncoderDictionary};
 use zarkit_corpus::{Shape, SplitMix64, generate};
 
 use crate::{anatomy, oracle};
@@ -111,13 +111,125 @@ pub fn random(rng: &mut SplitMix64, i: usize, max_size: u64) -> Case {
     make(shape, kind, dict_size, src_size, seed)
 }
 
+/// The dictionaries [`ldm_case`] pairs with its source.
+#[derive(Clone, Copy, Debug)]
+pub enum LdmDict {
+    /// Raw content: the source's pool bytes, so the long-distance finder matches into it.
+    Prefix(usize),
+    /// A formatted dictionary trained on text (content, entropy tables, repeat offsets).
+    Trained,
+    /// A formatted dictionary whose content is 5 bytes (no extDict segment, yet loaded).
+    TinyContent,
+    /// Raw content below 8 bytes: not loaded at all.
+    Ignored,
+}
+
+/// A case for level 22's long-distance matching, which libzstd turns on where source and
+/// dictionary exceed 64 MiB: a source of `src_size` bytes made of 64 KiB segments drawn
+/// from a pool of 2 MiB (text, binary, records, far repeats), each copy with a few edits, so
+/// that it repeats megabytes back and compresses quickly even at level 22; `dict`'s
+/// content comes from the same pool where it has any.
+pub fn ldm_case(dict: LdmDict, src_size: usize, seed: u64) -> Case {
+    const SEGMENT: usize = 64 << 10;
+    let mut rng = SplitMix64::new(seed);
+    let shapes = [
+        Shape::Text,
+        Shape::Binary,
+        Shape::Records,
+        Shape::FarRepeats,
+    ];
+    let pool: Vec<u8> = (0..32)
+        .flat_map(|i| generate(shapes[i % shapes.len()], SEGMENT, rng.next_u64()))
+        .collect();
+    let mut src = Vec::with_capacity(src_size);
+    while src.len() < src_size {
+        let from = rng.below(32) as usize * SEGMENT;
+        let len = SEGMENT.min(src_size - src.len());
+        let at = src.len();
+        src.extend_from_slice(&pool[from..from + len]);
+        for _ in 0..4 {
+            let i = at + rng.below(len as u64) as usize;
+            src[i] = rng.next_u64() as u8;
+        }
+    }
+    let (label, bytes) = match dict {
+        LdmDict::Prefix(size) => {
+            let from = rng.below((pool.len() - size) as u64) as usize;
+            ("prefix", pool[from..from + size].to_vec())
+        }
+        LdmDict::Trained => ("trained", trained(Shape::Text, 16384, seed ^ 0x7EA1)),
+        LdmDict::TinyContent => ("tiny-content", tiny_content(&trained(Shape::Text, 4096, 1))),
+        LdmDict::Ignored => ("ignored", pool[..5].to_vec()),
+    };
+    Case {
+        name: format!("ldm:{src_size} dict {label}:{} #{seed:x}", bytes.len()),
+        dict: bytes,
+        src,
+    }
+}
+
+/// A case for the window's edge with long-distance matching: a dictionary of 100 KiB of
+/// random bytes, and a source of zeros in which a copy of its first 64 KiB lies in the
+/// block where the 128 MiB window starts to slide over the dictionary. The copy's matches
+/// reach back more than a window, into the dictionary libzstd still counts as loaded
+/// (`loadedDictEnd`) for that block. (The match finder finds them too, so this case does
+/// not tell whether the long-distance finder honours `loadedDictEnd`: the same frames
+/// come out without it.)
+pub fn ldm_window_edge_case(seed: u64) -> Case {
+    let dict_size = 100 << 10;
+    let dict = generate(Shape::Random, dict_size, seed);
+    let window = 1usize << 27;
+    // Index of source position p: 2 + dict_size + p. The last block before position
+    // 2^27 ends past index 2^27 and below 2^27 + 2 + dict_size: in it the window reaches
+    // back over the whole dictionary while it counts as loaded.
+    let copy = window - dict_size..window - dict_size + (64 << 10);
+    let mut src = vec![0u8; window + (256 << 10)];
+    src[copy.clone()].copy_from_slice(&dict[..copy.len()]);
+    Case {
+        name: format!(
+            "ldm-window-edge:{} dict random:{dict_size} #{seed:x}",
+            src.len()
+        ),
+        dict,
+        src,
+    }
+}
+
+/// A random [`ldm_case`]: the dictionary kinds in turn, each with a source just above 64
+/// MiB with its dictionary and one past the 128 MiB window, which then slides over the
+/// dictionary.
+pub fn ldm_random(rng: &mut SplitMix64, i: usize) -> Case {
+    let dict = match (i / 2) % 4 {
+        0 => LdmDict::Prefix(1 + rng.below(MAX_DICT) as usize),
+        1 => LdmDict::Trained,
+        2 => LdmDict::TinyContent,
+        _ => LdmDict::Ignored,
+    };
+    let src_size = if i.is_multiple_of(2) {
+        (64 << 20) + 1 + rng.below(2 << 20) as usize
+    } else {
+        (128 << 20) + rng.below(4 << 20) as usize
+    };
+    ldm_case(dict, src_size, rng.next_u64())
+}
+
+/// `dict`'s header (entropy tables) with 5 bytes of content and repeat offsets 1, 2, 3.
+pub fn tiny_content(dict: &[u8]) -> Vec<u8> {
+    let header = zarkit::zstd::DecoderDictionary::new(dict).unwrap();
+    let content_start = dict.len() - header.content_len();
+    let mut out = dict[..content_start - 12].to_vec();
+    for rep in [1u32, 2, 3] {
+        out.extend_from_slice(&rep.to_le_bytes());
+    }
+    out.extend_from_slice(b"hello");
+    out
+}
+
 /// What one comparison found.
 pub enum Outcome {
     /// Our frame equals libzstd's and decodes back with libzstd; the frame's size, and
     /// whether it names a dictionary ID (a formatted dictionary's).
     Identical(usize, bool),
-    /// The source is refused at this level (sizes that would need long-distance matching).
-    Unsupported,
     /// Anything else, described.
     Failed(String),
 }
@@ -159,7 +271,6 @@ pub fn check_entry(case: &Case, level: i32, entry: EntryPoint) -> Outcome {
     });
     match result {
         Ok(_) => {}
-        Err(ZstdError::UnsupportedLevelForSize { .. }) => return Outcome::Unsupported,
         Err(e) => return Outcome::Failed(format!("ERROR{what} {name} L{level}: {e}")),
     }
     let expected = match entry {
@@ -216,7 +327,6 @@ mod tests {
                 for level in [-1, 1, 3, 5, 7, 8, 10, 12, 16, 19] {
                     match check(&case, level) {
                         Outcome::Identical(..) => identical += 1,
-                        Outcome::Unsupported => {}
                         Outcome::Failed(what) => failures.push(what),
                     }
                 }
@@ -250,7 +360,6 @@ mod tests {
                             identical += 1;
                             assert!(named, "{}: the frame names the dictionary", case.name);
                         }
-                        Outcome::Unsupported => {}
                         Outcome::Failed(what) => failures.push(what),
                     }
                 }
@@ -287,7 +396,6 @@ mod tests {
                     for entry in [EntryPoint::UsingCDict, EntryPoint::Loaded] {
                         match check_entry(&case, level, entry) {
                             Outcome::Identical(..) => identical += 1,
-                            Outcome::Unsupported => {}
                             Outcome::Failed(what) => failures.push(format!("{entry:?}: {what}")),
                         }
                     }
@@ -295,7 +403,6 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
-        // Every case is compared but those refused for long-distance matching (none here).
         assert_eq!(identical, 112, "every case was compared");
         // A dictionary too short to load still picks the attached parameters.
         let case = make(Shape::TwoSymbol, DictKind::Prefix, 2, 322, 0xE6C4);
@@ -308,15 +415,23 @@ mod tests {
         }
     }
 
-    /// `dict`'s header (entropy tables) with 5 bytes of content and repeat offsets 1, 2, 3.
-    fn tiny_content(dict: &[u8]) -> Vec<u8> {
-        let header = zarkit::zstd::DecoderDictionary::new(dict).unwrap();
-        let content_start = dict.len() - header.content_len();
-        let mut out = dict[..content_start - 12].to_vec();
-        for rep in [1u32, 2, 3] {
-            out.extend_from_slice(&rep.to_le_bytes());
+    /// Level 22 above 64 MiB turns on long-distance matching; a dictionary loaded for the
+    /// frame (`ZSTD_compress_usingDict`, and `ZSTD_compress_usingCDict` for large sources)
+    /// seeds that finder too (this case's frame differs without it), a CDict attached or
+    /// copied (`ZSTD_CCtx_loadDictionary`) does not. About 8 s a comparison.
+    #[test]
+    fn dictionaries_with_long_distance_matching_give_libzstd_frames() {
+        let case = ldm_case(LdmDict::Prefix(54_663), (64 << 20) + 2_000, 0xCA05);
+        for entry in [EntryPoint::UsingDict, EntryPoint::Loaded] {
+            let outcome = check_entry(&case, 22, entry);
+            assert!(
+                matches!(outcome, Outcome::Identical(..)),
+                "{entry:?}: {}",
+                match outcome {
+                    Outcome::Failed(what) => what,
+                    Outcome::Identical(..) => String::new(),
+                }
+            );
         }
-        out.extend_from_slice(b"hello");
-        out
     }
 }

@@ -40,18 +40,6 @@ fn check_goldens() {
         let p = payload(&g.payload).expect("golden names a known payload");
         let src = p.bytes();
         if !supported(g.level, src.len()) {
-            if zstd::is_level_supported(g.level) {
-                // Refused by type, never mis-encoded.
-                assert!(
-                    matches!(
-                        zstd::compress(&src, g.level),
-                        Err(ZstdError::UnsupportedLevelForSize { .. })
-                    ),
-                    "{} L{} must be refused",
-                    g.payload,
-                    g.level
-                );
-            }
             continue;
         }
         let frame = zstd::compress(&src, g.level).expect("supported level compresses");

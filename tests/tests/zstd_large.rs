@@ -3,7 +3,7 @@
 //! multi-megabyte frames (no C here), and round trips past the old 4 MiB limit.
 
 use sha2::{Digest, Sha256};
-use zarkit::zstd::{self, ZstdError};
+use zarkit::zstd;
 use zarkit_corpus::{GOLDEN_LARGE_FRAMES_FILE, Shape, generate, long_range};
 
 /// One line of the large goldens file.
@@ -110,15 +110,36 @@ fn sources_above_the_old_4_mib_limit_round_trip() {
 }
 
 #[test]
-fn level_22_beyond_64_mib_is_accepted_and_refused_only_with_a_dictionary() {
-    // libzstd turns on long-distance matching there; so does this encoder (its bytes are
-    // checked against the oracle by `zstd_diff --huge --sizes 65M+1 --levels 22`), but not
-    // together with a dictionary.
+fn level_22_beyond_64_mib_takes_a_dictionary() {
+    // libzstd turns on long-distance matching there, seeded with the dictionary where it
+    // loads one for the frame; so does this encoder, at all three entry points (before,
+    // it refused them). Their bytes are checked against the oracle by the benches'
+    // `dictionaries_with_long_distance_matching_give_libzstd_frames` and `dict_diff --ldm`.
     assert_eq!(zstd::max_source_size(22), usize::MAX);
-    let src = vec![0u8; (64 << 20) + 1];
+    let mut src = vec![0u8; (64 << 20) + 1];
+    src[..300].copy_from_slice(&generate(Shape::Text, 300, 22));
+    let raw = generate(Shape::Text, 1000, 22);
+    let formatted = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../corpus/goldens/dict/formatted.dict"),
+    )
+    .expect("formatted dictionary golden");
     let mut c = zstd::Compressor::new(22).unwrap();
-    assert!(matches!(
-        c.compress_with_dict_into(&src, &[5u8; 1000], &mut Vec::new()),
-        Err(ZstdError::UnsupportedLevelForSize { level: 22, .. })
-    ));
+    for (dict, entry) in [(&raw, 0), (&formatted, 1), (&raw, 2)] {
+        let prepared = zstd::EncoderDictionary::new(dict, 22).unwrap();
+        let mut frame = Vec::new();
+        match entry {
+            0 => c.compress_with_dict_into(&src, dict, &mut frame),
+            1 => c.compress_prepared_into(&src, &prepared, &mut frame),
+            _ => c.compress_loaded_dict_into(&src, &prepared, &mut frame),
+        }
+        .unwrap_or_else(|e| panic!("entry point {entry}: {e}"));
+        let mut decoder =
+            zstd::Decoder::with_dictionary(&zstd::DecoderDictionary::new(dict).unwrap());
+        decoder.set_max_window_size(1 << 27);
+        let back = decoder
+            .decompress(&frame, src.len())
+            .expect("our frame decodes");
+        assert!(back == src, "entry point {entry}: round trip");
+    }
 }

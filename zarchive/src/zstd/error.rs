@@ -17,9 +17,11 @@ pub enum ZstdError {
         /// The limit in bytes.
         limit: usize,
     },
-    /// The level is implemented, but not for a source of this size with a dictionary: level
-    /// 22 above 64 MiB (libzstd turns on long-distance matching there, which this encoder
-    /// does not combine with a dictionary's content).
+    /// The level is implemented, but not for a source of this size. Not returned by this
+    /// version, which implements every level for sources of any size, with or without a
+    /// dictionary (the last refusal, level 22 above 64 MiB with a dictionary, went when
+    /// the long-distance finder learnt to load one); kept so that code matching it still
+    /// compiles.
     #[error("compression level {level} is not implemented by this encoder for {size}-byte inputs")]
     UnsupportedLevelForSize {
         /// The compression level asked for.

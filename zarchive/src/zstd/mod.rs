@@ -1,10 +1,9 @@
 //! The zstd codec, in safe Rust.
 //!
 //! The encoder reproduces libzstd 1.5.7's one-shot `ZSTD_compress(src, level)` byte for byte
-//! at every level from -131072 to 22 and for inputs of any size; a level outside that range,
-//! or a combination of input and dictionary this encoder does not implement, is a typed
-//! error ([`ZstdError::UnsupportedLevel`], [`ZstdError::UnsupportedLevelForSize`]), never a
-//! silent fallback to another level.
+//! at every level from -131072 to 22 and for inputs of any size, with or without a
+//! dictionary; a level outside that range is a typed error ([`ZstdError::UnsupportedLevel`]),
+//! never a silent fallback to another level.
 //! Decoding goes through [`decode`] (our decoder, with or without a [`DecoderDictionary`]).
 //!
 //! The code is laid out like libzstd's `lib/`: `common` (the format's constants and sequence
@@ -198,9 +197,9 @@ impl Compressor {
     /// ignored, as libzstd ignores it. A formatted dictionary (as `zstd --train` writes it)
     /// also seeds the entropy tables and repeat offsets, and the frame names its ID; one
     /// whose header is damaged is refused with [`ZstdError::BadDictionary`]. Sources of any
-    /// size are accepted, except those that would turn on long-distance matching (level 22
-    /// above 64 MiB), which are refused with [`ZstdError::UnsupportedLevelForSize`]: this
-    /// encoder does not combine it with a dictionary.
+    /// size are accepted; where the level turns on long-distance matching (level 22 with
+    /// source and dictionary above 64 MiB), that finder is seeded with the dictionary's
+    /// content too, as libzstd's is.
     pub fn compress_with_dict_into(
         &mut self,
         src: &[u8],
@@ -208,7 +207,7 @@ impl Compressor {
         dst: &mut Vec<u8>,
     ) -> Result<usize, ZstdError> {
         let cp = params::cparams_with_dict(self.level, src.len() as u64, dict.len() as u64);
-        dict_size_supported(&cp, self.level, src.len(), dict.len())?;
+        self.ldm_room(&cp)?;
         let start = dst.len();
         frame::compress_frame_with_dict(&mut self.state, &cp, dict, src, dst)?;
         Ok(dst.len() - start)
@@ -269,10 +268,8 @@ impl Compressor {
     /// `ZSTD_compress_usingCDict(cctx, dst, cap, src, len, ZSTD_createCDict(dict, size,
     /// level))` at every level: small sources read the dictionary's tables in place
     /// (attached, the dictMatchState finders), larger ones get a copy of them, the largest
-    /// load the dictionary again. Sources of any size are accepted, except those that would
-    /// turn on long-distance matching with a dictionary that has content (an empty
-    /// dictionary at level 22 keeps the window of an unknown size, 2^27, and with it
-    /// long-distance matching: those frames are made).
+    /// load the dictionary again (and, where the level turns on long-distance matching,
+    /// seed that finder with it). Sources of any size are accepted.
     pub fn compress_prepared_into(
         &mut self,
         src: &[u8],
@@ -283,7 +280,7 @@ impl Compressor {
         let (src_size, dict_size) = (src.len() as u64, pd.bytes.len() as u64);
         // Long-distance matching is resolved before the window grows to the source.
         let cp = params::using_cdict_cparams(&pd.cp, pd.level, src_size, dict_size);
-        dict_size_supported(&cp, pd.level, src.len(), pd.bytes.len())?;
+        self.ldm_room(&cp)?;
         let start = dst.len();
         frame::compress_frame_prepared(&mut self.state, pd, src, dst);
         Ok(dst.len() - start)
@@ -296,7 +293,8 @@ impl Compressor {
     /// `ZSTD_compressStream2` with the whole source: the path of the `zstd` tool's `-D`,
     /// checksum aside). It differs from [`Compressor::compress_prepared_into`] in the window
     /// (chosen for the source), and in that larger sources still use the dictionary's
-    /// tables. Byte-identical at every level.
+    /// tables (where long-distance matching turns on, that finder starts empty, as
+    /// libzstd's does). Byte-identical at every level, for sources of any size.
     pub fn compress_loaded_dict_into(
         &mut self,
         src: &[u8],
@@ -306,31 +304,22 @@ impl Compressor {
         let pd = &dict.prepared;
         let (src_size, dict_size) = (src.len() as u64, pd.bytes.len() as u64);
         let cp = params::loaded_dict_cparams(&pd.cp, pd.level, src_size, dict_size);
-        dict_size_supported(&cp, pd.level, src.len(), pd.bytes.len())?;
+        self.ldm_room(&cp)?;
         let start = dst.len();
         frame::compress_frame_loaded(&mut self.state, pd, src, dst);
         Ok(dst.len() - start)
     }
 }
 
-/// Refuse a source that with its dictionary (of `dict_len` bytes) and the parameters `cp`
-/// would turn on long-distance matching (not implemented together with a dictionary's
-/// content). An empty dictionary has no content: its frames are plain ones with the
-/// dictionary's parameters, long-distance matching included where they turn it on (an
-/// empty CDict at level 22 keeps the 2^27 window of an unknown size).
-fn dict_size_supported(
-    cp: &CParams,
-    level: i32,
-    src_len: usize,
-    dict_len: usize,
-) -> Result<(), ZstdError> {
-    if uses_ldm(cp) && dict_len > 0 {
-        return Err(ZstdError::UnsupportedLevelForSize {
-            level,
-            size: src_len,
-        });
+impl Compressor {
+    /// Room for the long-distance finder's tables where `cp` turns it on (64 MiB at level
+    /// 22), failing with [`ZstdError::OutOfMemory`] instead of aborting.
+    fn ldm_room(&mut self, cp: &CParams) -> Result<(), ZstdError> {
+        if uses_ldm(cp) {
+            self.state.ms.try_ldm_room(cp)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Highest level implemented: every level up to 22. Levels 11 to 22 select the optimal
@@ -339,9 +328,7 @@ fn dict_size_supported(
 pub const MAX_SUPPORTED_LEVEL: i32 = MAX_LEVEL;
 
 /// Whether [`Compressor`] implements `level`: the negative levels, 0 (libzstd's default,
-/// level 3) and 1 to 22, for sources of any size; with a dictionary that has content, level
-/// 22 above 64 MiB is refused with [`ZstdError::UnsupportedLevelForSize`] (libzstd turns on
-/// long-distance matching there, which this encoder does not combine with a dictionary).
+/// level 3) and 1 to 22, for sources of any size, with or without a dictionary.
 pub fn is_level_supported(level: i32) -> bool {
     (MIN_LEVEL..=MAX_SUPPORTED_LEVEL).contains(&level)
 }

@@ -396,6 +396,8 @@ fn compress_frame_with_dict_split(
         attached: None,
         base: WINDOW_START_INDEX,
         continued: false,
+        // A raw dictionary below 8 bytes is not loaded at all (its content is empty here).
+        loaded: start.is_some() || !content.is_empty(),
     };
     let (buf, padded) = (joined.as_slice(), joined.view());
     compress_frame_after(st, cp, split_enabled, buf, padded, dict, out);
@@ -519,6 +521,7 @@ fn compress_frame_cdict(
         attached,
         base,
         continued: false,
+        loaded: false,
     };
     let (buf, padded) = (joined.as_slice(), joined.view());
     compress_frame_after(st, &own_cp, split_enabled, buf, padded, dict, out);
@@ -630,6 +633,10 @@ struct FrameDict<'a> {
     /// `len` bytes of earlier frames, not a dictionary: the frame starts afresh after them
     /// ([`Window::continuing`]).
     continued: bool,
+    /// The dictionary was loaded into the context for this frame (ZSTD_compress_usingDict,
+    /// not a CDict attached or copied): the long-distance finder, where it is on, loads it
+    /// too.
+    loaded: bool,
 }
 
 /// Compress `buf[dict.len..]` as one frame; `buf[..dict.len]` is a dictionary's content,
@@ -649,6 +656,7 @@ fn compress_frame_after(
         attached,
         base,
         continued,
+        loaded,
     } = dict;
     let src = &buf[dict_len..];
     write_frame_header(
@@ -674,9 +682,13 @@ fn compress_frame_after(
     } else {
         Window::with_dict(cp.window_log, dict_len)
     };
-    // ZSTD_resolveEnableLdm: level 22 on a source above 64 MiB (no dictionary here).
-    if ldm::auto_enabled(cp) && dict_len == 0 && attached.is_none() {
+    // ZSTD_resolveEnableLdm: level 22 on a source above 64 MiB (with its dictionary).
+    if ldm::auto_enabled(cp) {
+        debug_assert!(!continued, "sources past the window never continue");
         st.ms.enable_ldm(cp, &window);
+        if loaded {
+            st.ms.load_ldm_dict(buf, dict_len, &window);
+        }
     }
     let mut chunk = ChunkState::default();
     match start {

@@ -313,6 +313,9 @@ pub(crate) struct LdmState {
     /// state's window.
     low_limit: u32,
     dict_limit: u32,
+    /// End index of a dictionary loaded into this finder while it stays valid as a whole
+    /// (`loadedDictEnd`), else 0.
+    loaded_dict_end: u32,
     /// `ms->nextToUpdate` of fast and dfast, a finder position: where the hash tables are
     /// filled from before each stretch of literals (the other strategies keep their own).
     pub(crate) fast_next: usize,
@@ -344,6 +347,7 @@ impl LdmState {
             bucket_offsets: Vec::new(),
             low_limit: 0,
             dict_limit: 0,
+            loaded_dict_end: 0,
             fast_next: 0,
             seqs: Vec::new(),
             pos: 0,
@@ -380,9 +384,57 @@ impl LdmState {
         // state holds, attached or copied, is not this finder's).
         self.low_limit = window.dict_limit();
         self.dict_limit = window.dict_limit();
+        self.loaded_dict_end = 0;
         self.fast_next = window.pos_of(window.dict_limit());
         self.seqs.clear();
         self.pos = 0;
+    }
+
+    /// Load the dictionary content at finder positions `0..dict_len` of `src`, the frame's
+    /// first segment (see [`Window::with_dict`]), as the context loads a dictionary for
+    /// `ZSTD_compress_usingDict`: its split points enter the table, and the content becomes
+    /// this finder's extDict segment, valid as a whole (`loadedDictEnd`) until the window
+    /// slides past it. Call after [`LdmState::reset`].
+    ///
+    /// Mirrors the LDM part of ZSTD_loadDictionaryContent (ZSTD_window_update of the
+    /// dictionary, then of the source, which is not contiguous with it) and
+    /// ZSTD_ldm_fillHashTable.
+    pub(crate) fn load_dict(&mut self, src: &[u8], dict_len: usize, window: &Window) {
+        let (start, end) = (window.index(0), window.index(dict_len));
+        // Below 8 bytes the dictionary is no segment at all ("too small extDict"), yet
+        // the source's indices start after it.
+        self.low_limit = if dict_len < HASH_READ_SIZE {
+            end
+        } else {
+            start
+        };
+        self.dict_limit = end;
+        self.loaded_dict_end = end;
+        let p = self.p;
+        let min_match = p.min_match as usize;
+        let h_mask = (1usize << (p.hash_log - p.bucket_size_log)) - 1;
+        // Unlike a block's search, the hash starts at the dictionary's first byte and runs
+        // to its last.
+        let mut gear = Gear::new(&p);
+        let mut ip = 0;
+        while ip < dict_len {
+            self.splits.clear();
+            let hashed = gear.feed(&src[ip..dict_len], &mut self.splits);
+            for i in 0..self.splits.as_slice().len() {
+                let end_of_split = ip + self.splits.as_slice()[i];
+                if end_of_split < min_match {
+                    continue;
+                }
+                let split = end_of_split - min_match;
+                let xxhash = xxhash_rust::xxh64::xxh64(&src[split..end_of_split], 0);
+                let entry = Entry {
+                    offset: window.index(split),
+                    checksum: (xxhash >> 32) as u32,
+                };
+                self.insert(xxhash as usize & h_mask, entry);
+            }
+            ip += hashed;
+        }
     }
 
     /// Mirrors the non-contiguous branch of ZSTD_window_update on this finder's window
@@ -413,6 +465,7 @@ impl LdmState {
         }
         self.low_limit = self.low_limit.saturating_sub(correction);
         self.dict_limit = self.dict_limit.saturating_sub(correction);
+        self.loaded_dict_end = 0;
         self.fast_next = self.fast_next.saturating_sub(moved);
     }
 
@@ -431,16 +484,18 @@ impl LdmState {
     }
 
     /// Mirrors ZSTD_window_enforceMaxDist on this finder's window, at the end of the block
-    /// ending at finder position `end`.
+    /// ending at finder position `end`: a loaded dictionary (see [`LdmState::load_dict`])
+    /// stays whole until the block ends more than a window past it.
     fn enforce_max_dist(&mut self, window: &Window, end: usize) {
         let max_dist = 1u64 << self.p.window_log;
         // libzstd's own index decides; ours may lie below it (see `Window::shift_down`).
-        // No dictionary is ever loaded into this finder (`loadedDictEnd` stays 0): a
-        // stream's dictionary is a CDict, attached or copied into the match state only.
-        if window.libzstd_index(end) > max_dist {
+        // A stream's dictionary is a CDict, attached or copied into the match state only:
+        // none is loaded here (`loadedDictEnd` stays 0).
+        if window.libzstd_index(end) > max_dist + u64::from(self.loaded_dict_end) {
             let new_low = window.index(end).saturating_sub(max_dist as u32);
             self.low_limit = self.low_limit.max(new_low);
             self.dict_limit = self.dict_limit.max(self.low_limit);
+            self.loaded_dict_end = 0;
         }
     }
 

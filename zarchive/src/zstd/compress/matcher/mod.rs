@@ -261,6 +261,15 @@ impl MatchState {
         self.ldm_on = true;
     }
 
+    /// Load the dictionary content at finder positions `0..dict_len` of `src` into the
+    /// long-distance finder just turned on with [`MatchState::enable_ldm`] (see
+    /// [`LdmState::load_dict`]).
+    pub(crate) fn load_ldm_dict(&mut self, src: &[u8], dict_len: usize, window: &Window) {
+        if let Some(l) = self.ldm.as_mut().filter(|_| self.ldm_on) {
+            l.load_dict(src, dict_len, window);
+        }
+    }
+
     /// Prepare for a plain one-shot frame with `cp` whose bytes follow, at finder position
     /// `start`, those of the plain frames since the tables were last cleared: when the
     /// tables were last used for such a frame with the same parameters, and the strategy's
