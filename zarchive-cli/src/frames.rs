@@ -67,7 +67,8 @@ pub struct CompressArgs {
     /// Compress with this dictionary (a zstd-format dictionary, such as `zstd --train`
     /// writes, or raw content), as `zstd -D`: the frame is libzstd's after
     /// `ZSTD_CCtx_loadDictionary`, streamed as without one, and names a zstd-format
-    /// dictionary's ID.
+    /// dictionary's ID. (At the greedy, lazy and lazy2 levels, 5 to 10 or so, the `zstd`
+    /// tool's frames differ: it also turns on libzstd's dedicated dictionary search.)
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
     #[command(flatten)]

@@ -291,7 +291,8 @@ impl Compressor {
     /// Compress `src` as libzstd 1.5.7 does after `ZSTD_CCtx_loadDictionary(cctx, dict)` on a
     /// context at the dictionary's level, with `ZSTD_compress2` (one call of
     /// `ZSTD_compressStream2` with the whole source: the path of the `zstd` tool's `-D`,
-    /// checksum aside). It differs from [`Compressor::compress_prepared_into`] in the window
+    /// checksum aside, except that the tool also turns on libzstd's dedicated dictionary
+    /// search, which changes its frames at the greedy, lazy and lazy2 levels). It differs from [`Compressor::compress_prepared_into`] in the window
     /// (chosen for the source), and in that larger sources still use the dictionary's
     /// tables (where long-distance matching turns on, that finder starts empty, as
     /// libzstd's does). Byte-identical at every level, for sources of any size.
