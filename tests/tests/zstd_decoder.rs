@@ -1400,3 +1400,34 @@ fn one_shot_decoding_takes_any_window_a_header_can_declare() {
     let err = s.read_to_end(&mut got).unwrap_err().to_string();
     assert!(err.contains("window"), "{err}");
 }
+
+/// Data of another format is named as such (the `zstd` tool decodes gzip, xz and lz4
+/// itself, and a user who hands one over should learn what it is, not only its bytes).
+#[test]
+fn another_formats_data_is_named() {
+    let cases: [(&[u8], &str); 6] = [
+        (&[0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0, 3], "gzip data"),
+        (&[0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0, 0], "xz data"),
+        (b"BZh91AY&SY", "bzip2 data"),
+        (&[0x04, 0x22, 0x4D, 0x18, 0x64, 0x40, 0xA7], "lz4 data"),
+        (b"PK\x03\x04\x14\x00\x00\x00", "a zip archive"),
+        (
+            &[0x27, 0xB5, 0x2F, 0xFD, 0, 0, 0, 0],
+            "zstd's pre-1.0 format",
+        ),
+    ];
+    for (data, name) in cases {
+        let e = zstd::decompress(data, 1 << 20).unwrap_err();
+        assert!(
+            matches!(e, ZstdError::UnknownFrame { at: 0, .. }),
+            "{name}: {e}"
+        );
+        assert!(e.to_string().contains(name), "{name}: {e}");
+    }
+    // Others keep the plain message.
+    let e = zstd::decompress(b"hello world", 1 << 20).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "zstd data at byte 0: not a zstd frame (magic number 0x6c6c6568)"
+    );
+}

@@ -72,8 +72,13 @@ pub enum ZstdError {
         /// The structure that is cut short.
         what: &'static str,
     },
-    /// The bytes at `at` are neither a zstd frame nor a skippable frame.
-    #[error("zstd data at byte {at}: not a zstd frame (magic number {magic:#010x})")]
+    /// The bytes at `at` are neither a zstd frame nor a skippable frame. The message names
+    /// the format when the four bytes are another one's well-known start (gzip, xz, bzip2,
+    /// lz4, zip, or zstd's pre-1.0 formats, which this decoder does not read).
+    #[error(
+        "zstd data at byte {at}: not a zstd frame (magic number {magic:#010x}{})",
+        other_format(*.magic)
+    )]
     UnknownFrame {
         /// Byte offset in the input where the problem was found.
         at: usize,
@@ -249,5 +254,21 @@ fn in_units(bytes: usize) -> String {
     match tenths % 10 {
         0 => format!("{} MiB", tenths / 10),
         t => format!("{}.{t} MiB", tenths / 10),
+    }
+}
+
+/// What the four bytes `magic` (little-endian) start when they are another format's
+/// well-known signature, as a note for [`ZstdError::UnknownFrame`]'s message.
+fn other_format(magic: u32) -> &'static str {
+    match magic {
+        m if m & 0xFFFF == 0x8B1F => ": gzip data",
+        0x587A_37FD => ": xz data",
+        m if m & 0x00FF_FFFF == 0x0068_5A42 => ": bzip2 data",
+        0x184D_2204 => ": lz4 data",
+        0x0403_4B50 => ": a zip archive",
+        0xFD2F_B51E..=0xFD2F_B527 => {
+            ": a frame of zstd's pre-1.0 format, which this decoder does not read"
+        }
+        _ => "",
     }
 }
