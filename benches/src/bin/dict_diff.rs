@@ -8,7 +8,7 @@
 //!
 //! `--ldm` draws level 22's sources above 64 MiB instead, where libzstd turns on
 //! long-distance matching (`dict_cases::ldm_random`: half of them past the 128 MiB window;
-//! about a minute a case).
+//! 7-17 s a case; the first case is `dict_cases::ldm_window_edge_case`).
 //!
 //! Each case draws a shape, a dictionary kind and size (1 B to 112 KiB) and a source size
 //! (0 B to 256 KiB, half of them below 20 KiB). The dictionary is either related to the
