@@ -93,8 +93,6 @@ pub fn overflow_corrections() -> u64 {
     compress::window::CORRECTIONS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// `ZSTD_resolveEnableLdm`: windowLog from which btopt and above enable LDM.
-const LDM_MIN_WINDOW_LOG: u32 = 27;
 /// Largest source [`Compressor::compress_into`] accepts at `level`: any size (`usize::MAX`)
 /// at every implemented level, zero for a level that is not implemented. Past 3500 MiB
 /// libzstd corrects (rebases) its `u32` window indices, and so does this encoder, checked
@@ -109,11 +107,6 @@ pub fn max_source_size(level: i32) -> usize {
     } else {
         0
     }
-}
-
-/// Mirrors ZSTD_resolveEnableLdm for default (auto) parameters.
-fn uses_ldm(cp: &CParams) -> bool {
-    cp.strategy >= Strategy::BtOpt && cp.window_log >= LDM_MIN_WINDOW_LOG
 }
 
 /// A reusable compression context: its tables are allocated once and reused across calls.
@@ -316,7 +309,7 @@ impl Compressor {
     /// Room for the long-distance finder's tables where `cp` turns it on (64 MiB at level
     /// 22), failing with [`ZstdError::OutOfMemory`] instead of aborting.
     fn ldm_room(&mut self, cp: &CParams) -> Result<(), ZstdError> {
-        if uses_ldm(cp) {
+        if compress::ldm::auto_enabled(cp) {
             self.state.ms.try_ldm_room(cp)?;
         }
         Ok(())
