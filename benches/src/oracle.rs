@@ -588,6 +588,7 @@ pub fn compress_stream_with(
         dict,
         long,
         HeaderFlags::default(),
+        false,
         calls,
     )
 }
@@ -612,7 +613,9 @@ impl Default for HeaderFlags {
     }
 }
 
-/// [`compress_stream_with`] with the header flags `header`.
+/// [`compress_stream_with`] with the header flags `header`, and the dedicated dictionary
+/// search on when `dds` (`ZSTD_c_enableDedicatedDictSearch`, as the `zstd` tool sets it).
+#[allow(clippy::too_many_arguments)]
 pub fn compress_stream_headed(
     level: i32,
     checksum: bool,
@@ -620,10 +623,14 @@ pub fn compress_stream_headed(
     dict: Option<&[u8]>,
     long: Option<u32>,
     header: HeaderFlags,
+    dds: bool,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, String> {
     let mut s = NativeStream::new(level, checksum);
     s.set_header_flags(header)?;
+    if dds {
+        s.set_dedicated_dict_search()?;
+    }
     if let Some(window_log) = long {
         s.set_long(window_log)?;
     }
@@ -697,6 +704,24 @@ impl NativeStream {
             if is_error(r) {
                 return Err(error_name(r));
             }
+        }
+        Ok(())
+    }
+
+    /// The dedicated dictionary search on (`ZSTD_c_enableDedicatedDictSearch`, an
+    /// experimental parameter: `ZSTD_c_experimentalParam8`), as the `zstd` tool sets it
+    /// before it loads a dictionary.
+    pub fn set_dedicated_dict_search(&mut self) -> Result<(), String> {
+        // SAFETY: `self.cctx` is live.
+        let r = unsafe {
+            zstd_sys::ZSTD_CCtx_setParameter(
+                self.cctx,
+                zstd_sys::ZSTD_cParameter::ZSTD_c_experimentalParam8,
+                1,
+            )
+        };
+        if is_error(r) {
+            return Err(error_name(r));
         }
         Ok(())
     }

@@ -76,7 +76,9 @@ pub fn draw_plan(rng: &mut SplitMix64, size: usize) -> Plan {
 }
 
 /// Our frame, through the same calls, with long-distance matching and this window log
-/// when `long` is given, and the header flags `header`.
+/// when `long` is given, the header flags `header`, and the dedicated dictionary search
+/// when `dds`.
+#[allow(clippy::too_many_arguments)]
 pub fn ours(
     level: i32,
     checksum: bool,
@@ -84,6 +86,7 @@ pub fn ours(
     dict: Option<&[u8]>,
     long: Option<u32>,
     header: HeaderFlags,
+    dds: bool,
     calls: &[StreamCall<'_>],
 ) -> Result<Vec<u8>, ZstdError> {
     let mut enc = match dict {
@@ -94,6 +97,7 @@ pub fn ours(
     enc.set_content_size(header.content_size)?;
     enc.set_dict_id(header.dict_id)?;
     enc.set_long_distance_matching(long)?;
+    enc.set_dedicated_dict_search(dds)?;
     enc.set_pledged_size(pledged)?;
     let mut out = Vec::new();
     for call in calls {
@@ -121,6 +125,8 @@ pub struct Case {
     pub long: Option<u32>,
     /// What the header leaves out (`--no-content-size`, `--no-dictID`).
     pub header: HeaderFlags,
+    /// The dedicated dictionary search on, as the `zstd` tool has it.
+    pub dds: bool,
 }
 
 /// A zstd-format dictionary trained by libzstd on generated text, made once per process.
@@ -192,6 +198,7 @@ impl Case {
             dict,
             long: None,
             header,
+            dds: false,
             level,
             src,
             input,
@@ -266,6 +273,7 @@ impl Case {
             dict,
             self.long,
             self.header,
+            self.dds,
             &calls,
         );
         let mine = ours(
@@ -275,6 +283,7 @@ impl Case {
             dict,
             self.long,
             self.header,
+            self.dds,
             &calls,
         );
         match (native, mine) {
@@ -364,6 +373,7 @@ mod tests {
                         dict: None,
                         long: None,
                         header: HeaderFlags::default(),
+                        dds: false,
                     };
                     if let Outcome::Failed(why) = case.check() {
                         panic!("{}: {why}", case.describe());
@@ -373,6 +383,7 @@ mod tests {
                         dict: Some((trained_dictionary().to_vec(), "trained".into())),
                         long: None,
                         header: HeaderFlags::default(),
+                        dds: false,
                         ..case
                     };
                     if let Outcome::Failed(why) = case.check() {
@@ -420,10 +431,56 @@ mod tests {
                             dict: Some((dict.to_vec(), kind.into())),
                             long: None,
                             header: HeaderFlags::default(),
+                            dds: false,
                             src: src.clone(),
                         };
                         if let Outcome::Failed(why) = case.check() {
                             panic!("{}: {why}", case.describe());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The dedicated dictionary search the `zstd` tool turns on (its `-D` frames): at the
+    /// greedy, lazy and lazy2 levels the dictionary gets its own tables, is always attached
+    /// and is searched with its own limits, through the hash chain (a dictionary of at most
+    /// 16 KiB: a 2^14 window) or the row finder; the other levels are the control. Small,
+    /// trained and large dictionaries, sizes on both sides of the attach cutoff, pledged or
+    /// not, and with `--long` (its window replaces the dictionary's: at level 8, whose 16 KB
+    /// row searches 2^8 candidates, a small dictionary then goes to the row finder, which
+    /// gives the dictionary 4 attempts more than its rows left).
+    #[test]
+    fn streams_with_the_dedicated_dict_search_match_the_oracle() {
+        oracle::assert_version();
+        let small = generate(Shape::Text, 12_000, 17);
+        let large = generate(Shape::Text, 300_000, 23);
+        let dicts: [(&[u8], &str); 3] = [
+            (&small, "raw text 12 KB"),
+            (trained_dictionary(), "trained"),
+            (&large, "raw text 300 KB"),
+        ];
+        let mut rng = SplitMix64::new(0xDD5);
+        for level in [3, 4, 5, 6, 7, 8, 9, 10, 12, 13] {
+            for (dict, kind) in dicts {
+                for size in [3000usize, 40_000, 300_000] {
+                    let src = generate(Shape::Text, size, rng.next_u64());
+                    for pledge in [false, true] {
+                        let case = Case {
+                            level,
+                            input: format!("text({size})"),
+                            pledged: pledge.then_some(size as u64),
+                            checksum: true,
+                            plan: draw_plan(&mut rng, size),
+                            dict: Some((dict.to_vec(), kind.into())),
+                            long: (level == 8 || rng.next_u64().is_multiple_of(4)).then_some(27),
+                            header: HeaderFlags::default(),
+                            dds: true,
+                            src: src.clone(),
+                        };
+                        if let Outcome::Failed(why) = case.check() {
+                            panic!("{} (dedicated search): {why}", case.describe());
                         }
                     }
                 }
@@ -456,6 +513,7 @@ mod tests {
             Some(dict),
             None,
             HeaderFlags::default(),
+            false,
             &calls,
         )
         .unwrap();
@@ -508,6 +566,7 @@ mod tests {
                 dict: None,
                 long,
                 header: HeaderFlags::default(),
+                dds: false,
                 src,
             };
             if let Outcome::Failed(why) = case.check() {
@@ -533,6 +592,7 @@ mod tests {
                 dict: Some((trained_dictionary().to_vec(), "trained".into())),
                 long,
                 header: HeaderFlags::default(),
+                dds: false,
                 src: long_range(size, seed ^ size as u64),
             };
             if let Outcome::Failed(why) = case.check() {
@@ -575,6 +635,7 @@ mod tests {
                 dict: None,
                 long: None,
                 header: HeaderFlags::default(),
+                dds: false,
             };
             if let Outcome::Failed(why) = case.check() {
                 panic!("{}: {why}", case.describe());

@@ -2,15 +2,18 @@
 //! Differential streaming: our `StreamEncoder` against libzstd 1.5.7's
 //! `ZSTD_compressStream2` (one thread), driven by the same calls as the `zstd` tool drives
 //! it (a fresh `ZSTD_CStreamOutSize()` buffer per call), with or without a dictionary,
-//! with or without long-distance matching:
+//! with or without long-distance matching, with or without the dedicated dictionary
+//! search:
 //! the same bytes, or both refuse (see `zarkit_tests::exercise::stream_input`).
 
 use std::ffi::c_void;
-use zarkit_tests::exercise::{StreamCall, stream_calls, stream_input, stream_long, stream_ours};
+use zarkit_tests::exercise::{
+    StreamCall, stream_calls, stream_dds, stream_input, stream_long, stream_ours,
+};
 
 fn oracle(
     level: i32,
-    flags: u8,
+    flags: u16,
     dict: Option<&[u8]>,
     size: usize,
     calls: &[StreamCall<'_>],
@@ -39,6 +42,10 @@ fn oracle(
                 zstd_sys::ZSTD_cParameter::ZSTD_c_windowLog,
                 window_log as i32,
             );
+        }
+        if stream_dds(flags) {
+            // ZSTD_c_enableDedicatedDictSearch.
+            set(zstd_sys::ZSTD_cParameter::ZSTD_c_experimentalParam8, 1);
         }
         let mut ok = true;
         if let Some(d) = dict

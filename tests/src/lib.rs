@@ -575,13 +575,15 @@ pub mod exercise {
 
     /// A decoded `stream_differential` input: level, flags, dictionary, source and cuts
     /// (chunk lengths, the high bit marking a flush after the chunk).
-    pub type StreamInput<'a> = (i32, u8, Option<&'a [u8]>, Vec<u8>, Vec<usize>);
+    pub type StreamInput<'a> = (i32, u16, Option<&'a [u8]>, Vec<u8>, Vec<usize>);
 
     /// A `stream_differential` input: byte 0 picks the level, byte 1 the flags (bit 0
     /// checksum, bit 1 pledge the size, bit 2 end with the last chunk, bit 3 a dictionary:
     /// the first `byte 4` × 16 bytes of the rest), bytes 2-3 seed the chunk sizes, byte 5
-    /// repeats the data (1 to 64 times, so streams pass small windows); the calls cut the
-    /// source into chunks of 1 byte to 128 KiB, with a flush after one chunk in eight.
+    /// repeats the data (1 to 64 times, so streams pass small windows) and its top bit
+    /// turns on the dedicated dictionary search (flag 256, see [`stream_dds`]); the calls
+    /// cut the source into chunks of 1 byte to 128 KiB, with a flush after one chunk in
+    /// eight.
     pub fn stream_input(input: &[u8]) -> Option<StreamInput<'_>> {
         let (head, rest) = input.split_at_checked(6)?;
         // Levels up to 18: the slowest would starve the fuzzer.
@@ -590,7 +592,7 @@ pub mod exercise {
             .filter(|&l| l <= 18)
             .collect();
         let level = *levels.get(head[0] as usize % levels.len().max(1))?;
-        let flags = head[1];
+        let flags = head[1] as u16 | u16::from(head[5] & 0x80) << 1;
         let (dict, data) = if flags & 8 != 0 {
             let n = (head[4] as usize * 16).min(rest.len());
             let (d, r) = rest.split_at(n);
@@ -622,12 +624,18 @@ pub mod exercise {
 
     /// Long-distance matching of a [`stream_input`]: with flag 16, on with a window log of
     /// 10 to 24 (the flags' top three bits), so small inputs pass the window too.
-    pub fn stream_long(flags: u8) -> Option<u32> {
-        (flags & 16 != 0).then_some(10 + 2 * (flags >> 5) as u32)
+    pub fn stream_long(flags: u16) -> Option<u32> {
+        (flags & 16 != 0).then_some(10 + 2 * ((flags >> 5) & 7) as u32)
+    }
+
+    /// The dedicated dictionary search of a [`stream_input`] (flag 256), as the `zstd`
+    /// tool sets it.
+    pub fn stream_dds(flags: u16) -> bool {
+        flags & 256 != 0
     }
 
     /// The calls of a [`stream_input`].
-    pub fn stream_calls<'a>(flags: u8, src: &'a [u8], cuts: &[usize]) -> Vec<StreamCall<'a>> {
+    pub fn stream_calls<'a>(flags: u16, src: &'a [u8], cuts: &[usize]) -> Vec<StreamCall<'a>> {
         let mut calls = Vec::new();
         let mut pos = 0;
         for (i, &cut) in cuts.iter().enumerate() {
@@ -651,7 +659,7 @@ pub mod exercise {
     /// long-distance matching with a dictionary). A frame made decodes back to the source.
     pub fn stream_ours(
         level: i32,
-        flags: u8,
+        flags: u16,
         dict: Option<&[u8]>,
         src: &[u8],
         calls: &[StreamCall<'_>],
@@ -669,6 +677,7 @@ pub mod exercise {
         enc.set_pledged_size((flags & 2 != 0).then_some(src.len() as u64))
             .unwrap();
         enc.set_long_distance_matching(stream_long(flags)).unwrap();
+        enc.set_dedicated_dict_search(stream_dds(flags)).unwrap();
         let mut frame = Vec::new();
         for call in calls {
             let r = match *call {

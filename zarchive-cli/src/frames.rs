@@ -66,9 +66,8 @@ pub struct CompressArgs {
     no_dict_id: bool,
     /// Compress with this dictionary (a zstd-format dictionary, such as `zstd --train`
     /// writes, or raw content), as `zstd -D`: the frame is libzstd's after
-    /// `ZSTD_CCtx_loadDictionary`, streamed as without one, and names a zstd-format
-    /// dictionary's ID. (At the greedy, lazy and lazy2 levels, 5 to 10 or so, the `zstd`
-    /// tool's frames differ: it also turns on libzstd's dedicated dictionary search.)
+    /// `ZSTD_CCtx_loadDictionary` with the dedicated dictionary search the `zstd` tool
+    /// turns on, streamed as without one, and names a zstd-format dictionary's ID.
     #[arg(short = 'D', long = "dict", value_name = "FILE")]
     dict: Option<PathBuf>,
     #[command(flatten)]
@@ -958,6 +957,8 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         .set_checksum(a.check || !a.no_check)
         .and_then(|()| encoder.set_content_size(a.content_size || !a.no_content_size))
         .and_then(|()| encoder.set_dict_id(!a.no_dict_id))
+        // As the `zstd` tool sets it for every context (FIO_createCResources).
+        .and_then(|()| encoder.set_dedicated_dict_search(true))
         .map_err(|e| fail(EXIT_USAGE, e.to_string()))?;
     encoder
         .set_long_distance_matching(a.long.long)

@@ -9,7 +9,9 @@
 //! `... -- --huge 3700M --levels 1,3`: one stream past libzstd's index correction;
 //! `--dump FILE` with `--case K`: that case's input written to FILE (its dictionary to
 //! FILE.dict);
-//! `--long W` in any of these: long-distance matching on with window log W (`zstd --long=W`).
+//! `--long W` in any of these: long-distance matching on with window log W (`zstd --long=W`);
+//! `--dds` in any of these: the dedicated dictionary search on in both contexts, as the
+//! `zstd` tool sets it (`ZSTD_c_enableDedicatedDictSearch`): what `zstd -D` writes.
 //!
 //! Each case draws a level, an input (every generated shape, and inputs whose matches reach
 //! back across every window size), a size up to `--max` (default 4M), a pledged size or
@@ -43,6 +45,7 @@ fn check_files(
     levels: &[i32],
     long: Option<u32>,
     dict: Option<&(Vec<u8>, String)>,
+    dds: bool,
 ) -> ExitCode {
     let mut failures = 0;
     for path in files.split(',') {
@@ -58,6 +61,7 @@ fn check_files(
                     dict: dict.cloned(),
                     long,
                     header: oracle::HeaderFlags::default(),
+                    dds,
                     src: src.clone(),
                 };
                 let start = Instant::now();
@@ -185,6 +189,7 @@ fn check() -> ExitCode {
     let verbose = args.iter().any(|a| a == "--verbose");
     let only: Option<usize> = arg("--case").map(|s| s.parse().expect("--case"));
     let long: Option<u32> = arg("--long").map(|s| s.parse().expect("--long"));
+    let dds = args.iter().any(|a| a == "--dds");
 
     if let Some(size) = arg("--huge") {
         return check_huge(parse_size(&size), &levels, long);
@@ -194,7 +199,7 @@ fn check() -> ExitCode {
             let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
             (bytes, path)
         });
-        return check_files(&files, &levels, long, dict.as_ref());
+        return check_files(&files, &levels, long, dict.as_ref(), dds);
     }
     let mut rng = SplitMix64::new(seed);
     let mut per_level: BTreeMap<i32, (usize, usize, usize)> = BTreeMap::new();
@@ -203,6 +208,7 @@ fn check() -> ExitCode {
     for i in 0..cases {
         let mut case = Case::draw(&mut rng, &levels, max);
         case.long = long;
+        case.dds = dds;
         if only.is_some_and(|c| c != i) {
             continue;
         }

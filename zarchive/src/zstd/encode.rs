@@ -126,6 +126,19 @@ impl StreamEncoder {
         Ok(())
     }
 
+    /// Whether the dictionary is searched the way the `zstd` tool has libzstd search it
+    /// (`ZSTD_c_enableDedicatedDictSearch`, which the tool sets for every context; off by
+    /// default, as in libzstd). At the levels whose strategy is greedy, lazy or lazy2 (5
+    /// to 12 for most sizes), the dictionary is then prepared into a dedicated table, four
+    /// entries a hash, always attached rather than copied, and searched with its own
+    /// limits: other frames than without it, the ones `zstd -D` writes. Elsewhere it
+    /// changes nothing. Only between frames.
+    pub fn set_dedicated_dict_search(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.between_frames("the dedicated dictionary search")?;
+        self.state.set_dds(on);
+        Ok(())
+    }
+
     /// Whether a frame is in progress: some input taken (or a flush made) and the end
     /// not yet asked for, or a frame that failed and was not [reset](Self::reset).
     pub fn in_frame(&self) -> bool {
@@ -164,9 +177,10 @@ impl StreamEncoder {
     }
 
     /// A context that compresses every frame after `dict`, at the dictionary's level, as
-    /// libzstd does after `ZSTD_CCtx_loadDictionary(dict)` on a context at that level (the
-    /// `zstd` tool's `-D`): the dictionary is attached while the size is unknown or small,
-    /// its tables copied otherwise; frames name a zstd-format dictionary's ID.
+    /// libzstd does after `ZSTD_CCtx_loadDictionary(dict)` on a context at that level: the
+    /// dictionary is attached while the size is unknown or small, its tables copied
+    /// otherwise; frames name a zstd-format dictionary's ID. The `zstd` tool's `-D` frames
+    /// also need [`StreamEncoder::set_dedicated_dict_search`].
     pub fn with_dictionary(dict: &super::EncoderDictionary) -> Self {
         let mut state = StreamState::new(dict.level(), false);
         state.set_dict(Some(dict.prepared.clone()));
@@ -274,6 +288,12 @@ impl<W: Write> Encoder<W> {
     /// first write; see [`StreamEncoder::set_long_distance_matching`]).
     pub fn set_long_distance_matching(&mut self, window_log: Option<u32>) -> Result<(), ZstdError> {
         self.stream.set_long_distance_matching(window_log)
+    }
+
+    /// Whether the dictionary is searched as the `zstd` tool has it searched (before the
+    /// first write; see [`StreamEncoder::set_dedicated_dict_search`]).
+    pub fn set_dedicated_dict_search(&mut self, on: bool) -> Result<(), ZstdError> {
+        self.stream.set_dedicated_dict_search(on)
     }
 
     /// Pledge the frame's size (before the first write): see

@@ -285,7 +285,9 @@ impl Compressor {
     /// context at the dictionary's level, with `ZSTD_compress2` (one call of
     /// `ZSTD_compressStream2` with the whole source: the path of the `zstd` tool's `-D`,
     /// checksum aside, except that the tool also turns on libzstd's dedicated dictionary
-    /// search, which changes its frames at the greedy, lazy and lazy2 levels). It differs from [`Compressor::compress_prepared_into`] in the window
+    /// search, which changes its frames at the greedy, lazy and lazy2 levels: for those,
+    /// use a [`StreamEncoder`] with [`StreamEncoder::set_dedicated_dict_search`]). It
+    /// differs from [`Compressor::compress_prepared_into`] in the window
     /// (chosen for the source), and in that larger sources still use the dictionary's
     /// tables (where long-distance matching turns on, that finder starts empty, as
     /// libzstd's does). Byte-identical at every level, for sources of any size.

@@ -5,6 +5,7 @@
 use super::block::EntropyTables;
 use super::huf::{HufCTable, HufRepeat};
 use super::matcher::MatchState;
+use super::matcher::lazy::dedicated::DdsTables;
 use super::params::{self, CParams};
 use super::sequences::FseRepeat;
 use crate::zstd::common::format::DICT_MAGIC;
@@ -130,6 +131,12 @@ pub(crate) fn read_start(dict: &[u8]) -> Result<DictStart, ZstdError> {
     })
 }
 
+/// A number no other prepared dictionary has (see [`PreparedDict::uid`]).
+fn next_uid() -> u64 {
+    static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A dictionary prepared for one level, as `ZSTD_createCDict(dict, size, level)` prepares
 /// it: its parameters, its entropy start (formatted) and its content loaded into
 /// match-finder tables once (`ZSTD_dtlm_full`), to be copied into each frame's context.
@@ -150,6 +157,9 @@ pub(crate) struct PreparedDict {
     pub(crate) tagged: Option<Vec<u32>>,
     /// dfast's short table, tagged.
     pub(crate) tagged_small: Option<Vec<u32>>,
+    /// The tables of a dedicated-search CDict (then `tables` is unused and `cp` has the
+    /// dedicated search's hash log).
+    pub(crate) dds: Option<DdsTables>,
 }
 
 impl PreparedDict {
@@ -182,11 +192,45 @@ impl PreparedDict {
         PreparedDict::load(&self.bytes, self.level, self.start.clone(), cp)
     }
 
+    /// The same dictionary prepared for the dedicated dictionary search with the
+    /// parameters `cp` (from [`params::dds_cdict_cparams`]): a local CDict of a context
+    /// with `ZSTD_c_enableDedicatedDictSearch`.
+    ///
+    /// Mirrors ZSTD_createCDict_advanced2 with the dedicated search supported.
+    pub(crate) fn with_dds(&self, cp: CParams) -> PreparedDict {
+        let mut pd = PreparedDict {
+            uid: next_uid(),
+            level: self.level,
+            bytes: self.bytes.clone(),
+            start: self.start.clone(),
+            cp,
+            tables: MatchState::default(),
+            tagged: None,
+            tagged_small: None,
+            dds: None,
+        };
+        let content = pd.content();
+        // ZSTD_loadDictionaryContent: only the suffix the tables can index.
+        let indexed_max = 1usize << (cp.hash_log + 3).max(cp.chain_log + 1).min(31);
+        let start = content.len().saturating_sub(indexed_max);
+        pd.dds = Some(DdsTables::build(content, start, &cp));
+        pd
+    }
+
+    /// Whether the lazy strategies' finder of a context this dictionary is attached to is
+    /// the row finder: the CDict's choice, made for its own parameters
+    /// (`cdict->useRowMatchFinder`).
+    pub(crate) fn lazy_row(&self) -> bool {
+        match self.dds {
+            Some(_) => super::matcher::lazy::uses_row_finder(&self.cp),
+            None => self.tables.lazy_row(),
+        }
+    }
+
     /// Fill the tables of a dictionary whose header (if any) was read into `start`.
     fn load(dict: &[u8], level: i32, start: Option<DictStart>, cp: CParams) -> PreparedDict {
-        static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let mut pd = PreparedDict {
-            uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            uid: next_uid(),
             level,
             bytes: dict.to_vec(),
             start,
@@ -194,6 +238,7 @@ impl PreparedDict {
             tables: MatchState::default(),
             tagged: None,
             tagged_small: None,
+            dds: None,
         };
         pd.tables.reset(&cp);
         let content = pd.content();

@@ -503,9 +503,9 @@ fn compress_frame_cdict(
         let frame_len = content.len() + src.len();
         base = st
             .ms
-            .reset_attached(&own, pd.tables.lazy_row(), frame_len, src.len());
+            .reset_attached(&own, pd.lazy_row(), frame_len, src.len());
     } else if attach {
-        st.ms.reset_with_row(&own, pd.tables.lazy_row());
+        st.ms.reset_with_row(&own, pd.lazy_row());
     } else {
         st.ms.copy_tables_from(&pd.tables, &cp, content.len());
     }
@@ -531,11 +531,14 @@ fn compress_frame_cdict(
 /// The CDict's tables as the dictMatchState finders read them in place.
 pub(crate) fn attached_tables(pd: &dict::PreparedDict) -> AttachedTables<'_> {
     let content_len = pd.content().len();
-    let lazy = pd.tables.attached_lazy(&pd.cp).map(|l| match l {
-        AttachedLazy::Chains(c) => AttachedLazy::Chains(DictChains { content_len, ..c }),
-        AttachedLazy::Tree(t) => AttachedLazy::Tree(DictTree { content_len, ..t }),
-        rows => rows,
-    });
+    let lazy = match &pd.dds {
+        Some(dds) => Some(AttachedLazy::Dds(dds.attached())),
+        None => pd.tables.attached_lazy(&pd.cp).map(|l| match l {
+            AttachedLazy::Chains(c) => AttachedLazy::Chains(DictChains { content_len, ..c }),
+            AttachedLazy::Tree(t) => AttachedLazy::Tree(DictTree { content_len, ..t }),
+            other => other,
+        }),
+    };
     let opt = pd
         .tables
         .attached_opt(&pd.cp)
@@ -586,7 +589,7 @@ pub(crate) fn compress_block_with_cdict(
         let frame_len = content.len() + src.len();
         let base = st
             .ms
-            .reset_attached(&own, pd.tables.lazy_row(), frame_len, src.len());
+            .reset_attached(&own, pd.lazy_row(), frame_len, src.len());
         let window = Window::attached(own.window_log, content.len(), base);
         (own, window, Some(attached_tables(pd)))
     };

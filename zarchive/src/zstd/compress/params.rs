@@ -271,6 +271,50 @@ pub fn cdict_cparams_from(cp: CParams, dict_size: u64) -> CParams {
     cap_tagged_logs(cp)
 }
 
+/// The parameters of a dedicated-search CDict (`ZSTD_c_enableDedicatedDictSearch`) of
+/// `dict_size` bytes at `level`, the window log `window_log` when the context sets one
+/// (`--long`), or `None` when the dedicated search does not apply and the CDict is an
+/// ordinary one ([`cdict_cparams`]).
+///
+/// The row is the dictionary's size alone, adjusted for a source of 0 bytes (not the
+/// 513 bytes of an ordinary CDict); greedy, lazy and lazy2 then get four hash entries per
+/// bucket (`hashLog + 2`). The window asked for replaces the CDict's without a new
+/// adjustment. Only greedy..lazy2 with a hash log above the chain log, and a chain log of
+/// at most 24, keep the dedicated search.
+///
+/// Mirrors ZSTD_createCDict_advanced2 (ZSTD_dedicatedDictSearch_getCParams,
+/// ZSTD_overrideCParams, ZSTD_dedicatedDictSearch_isSupported).
+pub fn dds_cdict_cparams(level: i32, dict_size: u64, window_log: Option<u32>) -> Option<CParams> {
+    let mut cp = adjust_with_dict(table_row(level, dict_size), 0, dict_size);
+    if !matches!(
+        cp.strategy,
+        Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2
+    ) {
+        return None;
+    }
+    cp.hash_log += DDS_BUCKET_LOG;
+    if let Some(w) = window_log {
+        cp.window_log = w;
+    }
+    (cp.hash_log > cp.chain_log && cp.chain_log <= 24).then_some(cp)
+}
+
+/// The hash log a dedicated-search CDict adds (`ZSTD_LAZY_DDSS_BUCKET_LOG`).
+const DDS_BUCKET_LOG: u32 = 2;
+/// The smallest hash log (`ZSTD_HASHLOG_MIN`).
+const HASH_LOG_MIN: u32 = 6;
+
+/// The parameters of a dedicated-search CDict `cp` as the context it is attached to sizes
+/// its own tables: the hash log without the buckets, at least 6.
+///
+/// Mirrors ZSTD_dedicatedDictSearch_revertCParams.
+pub fn dds_revert(cp: CParams) -> CParams {
+    CParams {
+        hash_log: cp.hash_log.saturating_sub(DDS_BUCKET_LOG).max(HASH_LOG_MIN),
+        ..cp
+    }
+}
+
 /// Fast and dfast CDicts keep their logs to 24 (their table entries carry an 8-bit tag).
 fn cap_tagged_logs(mut cp: CParams) -> CParams {
     if matches!(cp.strategy, Strategy::Fast | Strategy::DFast) {

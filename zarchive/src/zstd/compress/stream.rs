@@ -84,9 +84,12 @@ pub(crate) struct StreamState {
     /// (`ZSTD_c_enableLongDistanceMatching`, `ZSTD_c_windowLog`); without it libzstd
     /// still turns it on for btopt and above with a window of 2^27.
     long: Option<u32>,
-    /// `dict` prepared again with the window of `long` (see `frame_dict`), and the `uid` of
-    /// the dictionary it was prepared from.
-    long_dict: Option<(u64, Arc<PreparedDict>)>,
+    /// Whether the local CDict is made for the dedicated dictionary search where it
+    /// applies (`ZSTD_c_enableDedicatedDictSearch`, which the `zstd` tool sets).
+    dds: bool,
+    /// `dict` prepared again as the context's local CDict where that differs from it (see
+    /// `frame_dict`), and the `uid` of the dictionary it was prepared from.
+    local_dict: Option<(u64, Arc<PreparedDict>)>,
     /// Boxed: the stream encoder is moved and held by value (the state is about 25 KiB).
     st: Box<FrameState>,
     /// The finders' slice, kept allocated across frames.
@@ -106,7 +109,8 @@ impl StreamState {
             given: 0,
             dict: None,
             long: None,
-            long_dict: None,
+            dds: false,
+            local_dict: None,
             st: Box::default(),
             spare: PaddedBuffer::default(),
         }
@@ -152,6 +156,13 @@ impl StreamState {
     pub(crate) fn set_long(&mut self, window_log: Option<u32>) {
         debug_assert!(self.run.is_none());
         self.long = window_log;
+    }
+
+    /// Whether the dictionary is prepared for the dedicated dictionary search
+    /// (`ZSTD_c_enableDedicatedDictSearch`); only between frames.
+    pub(crate) fn set_dds(&mut self, on: bool) {
+        debug_assert!(self.run.is_none());
+        self.dds = on;
     }
 
     /// Compress every frame after `dict` (`ZSTD_CCtx_loadDictionary`, the level being the
@@ -235,36 +246,51 @@ impl StreamState {
         Ok(())
     }
 
-    /// The dictionary as the next frame uses it: the one loaded, or, with long-distance
-    /// matching, the same prepared again with its window (larger or smaller than the
-    /// dictionary's own).
+    /// The dictionary as the next frame uses it: the context's local CDict, made from the
+    /// one loaded with the context's parameters (ZSTD_initLocalDict,
+    /// ZSTD_createCDict_advanced2). That is the dictionary as it was prepared, unless
+    /// - the dedicated dictionary search is on and applies (greedy, lazy and lazy2):
+    ///   other parameters, other tables (see [`params::dds_cdict_cparams`]);
+    /// - long-distance matching sets the window log: for a dictionary larger than the
+    ///   level's own window (a 3 MB one at level 3, whose window is 2 MiB), that changes
+    ///   the CDict's parameters, and so its tables.
     ///
-    /// libzstd makes its local CDict (ZSTD_initLocalDict) with the context's parameters,
-    /// the window log of long-distance matching included: for a dictionary larger than the
-    /// level's own window (a 3 MB one at level 3, whose window is 2 MiB), `--long` changes
-    /// the CDict's parameters, and so its tables. Prepared once per dictionary and window,
-    /// kept for the frames after.
+    /// Prepared once per dictionary and parameters, kept for the frames after.
     fn frame_dict(&mut self) -> Option<Arc<PreparedDict>> {
         let pd = self.dict.as_ref()?;
-        let Some(window_log) = self.long else {
-            return Some(pd.clone());
+        let dds = if self.dds {
+            params::dds_cdict_cparams(pd.level, pd.bytes.len() as u64, self.long)
+        } else {
+            None
         };
-        let with_long = params::cdict_cparams_from(
-            CParams {
-                window_log,
-                ..pd.cp
-            },
-            pd.content().len() as u64,
-        );
-        if with_long == pd.cp {
+        let cp = match (dds, self.long) {
+            (Some(cp), _) => cp,
+            (None, Some(window_log)) => params::cdict_cparams_from(
+                CParams {
+                    window_log,
+                    ..pd.cp
+                },
+                pd.content().len() as u64,
+            ),
+            (None, None) => return Some(pd.clone()),
+        };
+        if dds.is_none() && cp == pd.cp {
             return Some(pd.clone());
         }
-        Some(match &self.long_dict {
-            Some((uid, long)) if *uid == pd.uid && long.cp == with_long => long.clone(),
+        Some(match &self.local_dict {
+            Some((uid, local))
+                if *uid == pd.uid && local.cp == cp && local.dds.is_some() == dds.is_some() =>
+            {
+                local.clone()
+            }
             _ => {
-                let long = Arc::new(pd.with_cparams(with_long));
-                self.long_dict = Some((pd.uid, long.clone()));
-                long
+                let local = Arc::new(if dds.is_some() {
+                    pd.with_dds(cp)
+                } else {
+                    pd.with_cparams(cp)
+                });
+                self.local_dict = Some((pd.uid, local.clone()));
+                local
             }
         })
     }
@@ -280,7 +306,14 @@ impl StreamState {
         };
         let dict = self.frame_dict();
         let dict_size = dict.as_ref().map_or(0, |pd| pd.bytes.len() as u64);
+        // A dedicated-search CDict is always attached (ZSTD_getCParamMode: the parameters
+        // are the source's alone).
+        let always_attached = dict.as_ref().is_some_and(|pd| pd.dds.is_some());
         let cp = match (pledged, &dict, self.long) {
+            (Some(n), Some(_), None) if always_attached => params::cparams(self.level, n),
+            (Some(n), Some(_), Some(window_log)) if always_attached => {
+                params::long_cparams(self.level, Some(n), window_log)
+            }
             (_, None, Some(window_log)) => params::long_cparams(self.level, pledged, window_log),
             (Some(n), None, None) => params::cparams(self.level, n),
             (None, _, None) => params::cparams_unknown_size(self.level),
@@ -708,15 +741,23 @@ fn setup_dict(
         window_log,
         ..pd.cp
     };
-    let attach = pledged.is_none_or(|n| n <= params::attach_dict_cutoff(pd.cp.strategy));
+    // A dedicated-search CDict is attached whatever the size (ZSTD_shouldAttachDict), the
+    // context's own tables sized without its buckets.
+    let (attach, attached_cp) = match pd.dds {
+        Some(_) => (true, params::dds_revert(pd.cp)),
+        None => (
+            pledged.is_none_or(|n| n <= params::attach_dict_cutoff(pd.cp.strategy)),
+            pd.cp,
+        ),
+    };
     // ZSTD_adjustCParams_internal in ZSTD_cpm_attachDict mode: an unknown size leaves the
     // CDict's parameters as they are (no cap from ZSTD_dictAndWindowLog).
     let own = CParams {
         window_log,
-        ..pledged.map_or(pd.cp, |n| params::adjust(pd.cp, n))
+        ..pledged.map_or(attached_cp, |n| params::adjust(attached_cp, n))
     };
     if attach {
-        st.ms.reset_with_row(&own, pd.tables.lazy_row());
+        st.ms.reset_with_row(&own, pd.lazy_row());
     } else {
         st.ms.copy_tables_from(&pd.tables, &cp, content_len);
     }

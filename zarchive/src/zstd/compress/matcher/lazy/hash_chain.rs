@@ -1,7 +1,7 @@
 //! The hash-chain match finder (`ZSTD_HcFindBestMatch`, `ZSTD_insertAndFindFirstIndex`),
 //! used by greedy, lazy and lazy2 when the window is 16 KiB or smaller.
 
-use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
+use super::{DictDds, LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::matcher::hash_ptr;
 use crate::zstd::compress::matcher::source::Source;
 use crate::zstd::compress::params::CParams;
@@ -34,6 +34,7 @@ pub(crate) struct HashChain<'t, const MLS: u32> {
     attempts: u32,
     limits: BlockLimits,
     dms: Option<DictChains<'t>>,
+    dds: Option<DictDds<'t>>,
 }
 
 impl<'t, const MLS: u32> HashChain<'t, MLS> {
@@ -53,12 +54,19 @@ impl<'t, const MLS: u32> HashChain<'t, MLS> {
             attempts: 1 << cp.search_log,
             limits: window.block_limits(block_end),
             dms: None,
+            dds: None,
         }
     }
 
     /// The finder with an attached dictionary's chains searched after its own.
     pub(crate) fn with_dict(mut self, dms: DictChains<'t>) -> Self {
         self.dms = Some(dms);
+        self
+    }
+
+    /// The finder with an attached dedicated-search dictionary searched after its own.
+    pub(crate) fn with_dds(mut self, dds: DictDds<'t>) -> Self {
+        self.dds = Some(dds);
         self
     }
 
@@ -138,7 +146,7 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
 
     fn start_block<'a, S: Source<'a>>(&mut self, _src: S, _ilimit: Option<usize>) {}
 
-    /// Mirrors ZSTD_HcFindBestMatch (noDict, extDict, dictMatchState).
+    /// Mirrors ZSTD_HcFindBestMatch (noDict, extDict, dictMatchState, dedicatedDictSearch).
     #[inline(always)]
     fn search<'a, S: Source<'a>>(
         &mut self,
@@ -179,7 +187,10 @@ impl<const MLS: u32> SearchMax for HashChain<'_, MLS> {
             match_index = chain[(match_index & chain_mask) as usize];
             attempts -= 1;
         }
-        if let Some(dms) = self.dms {
+        if let Some(dds) = self.dds {
+            // The attempts left go to the dictionary's buckets (dedicatedDictSearch).
+            (ml, off_base) = dds.search::<MLS, S>(src, ip, iend, curr, attempts, (ml, off_base));
+        } else if let Some(dms) = self.dms {
             // The attempts left go to the dictionary's chains (dictMatchState).
             let chain_size = 1u32 << dms.chain_log;
             let dms_end = WINDOW_START_INDEX + dms.content_len as u32;

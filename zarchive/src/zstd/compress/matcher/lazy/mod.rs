@@ -5,6 +5,7 @@
 //! tree ([`binary_tree`]).
 
 pub(crate) mod binary_tree;
+pub(crate) mod dedicated;
 pub(crate) mod hash_chain;
 pub(crate) mod row;
 
@@ -18,6 +19,7 @@ use crate::zstd::compress::window::Window;
 
 use binary_tree::BinaryTree;
 pub(crate) use binary_tree::DictTree;
+pub(crate) use dedicated::DictDds;
 pub(crate) use hash_chain::DictChains;
 use hash_chain::HashChain;
 pub(crate) use row::DictRows;
@@ -194,6 +196,7 @@ pub(crate) fn compress_block(
                 let finder = RowFinder::<$mls, $row>::new(hash, state, cp, window, block_end);
                 match dms {
                     Some(AttachedLazy::Rows(d)) => args.run(finder.with_dict(d)),
+                    Some(AttachedLazy::Dds(d)) => args.run(finder.with_dds(d, cp)),
                     _ => args.run(finder),
                 }
             }};
@@ -231,6 +234,7 @@ pub(crate) fn compress_block(
                 let finder = HashChain::<$mls>::new(hash, state, cp, window, block_end);
                 match dms {
                     Some(AttachedLazy::Chains(d)) => args.run(finder.with_dict(d)),
+                    Some(AttachedLazy::Dds(d)) => args.run(finder.with_dds(d)),
                     _ => args.run(finder),
                 }
             }};
@@ -292,6 +296,9 @@ pub(crate) enum AttachedLazy<'t> {
     Chains(DictChains<'t>),
     Rows(DictRows<'t>),
     Tree(DictTree<'t>),
+    /// A dedicated-search CDict (greedy..lazy2), searched after either finder
+    /// (`ZSTD_dedicatedDictSearch`).
+    Dds(DictDds<'t>),
 }
 
 /// The parser's inputs besides the finder.

@@ -10,7 +10,7 @@
 //! libzstd salts this hash with a per-context value XORed before the shift; that only
 //! permutes rows and tags and does not change the output, so the salt here is 0.
 
-use super::{LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
+use super::{DictDds, LazyState, MIN_MATCH, NO_MATCH_OFF_BASE, SearchMax};
 use crate::zstd::compress::matcher::source::Source;
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::window::{BlockLimits, HASH_READ_SIZE, WINDOW_START_INDEX, Window};
@@ -142,6 +142,9 @@ pub(crate) struct RowFinder<'t, const MLS: u32, const ROW: usize, const NROWS: u
     salt: u32,
     touched: bool,
     dms: Option<DictRows<'t>>,
+    /// An attached dedicated-search dictionary, and the attempts it gets beyond those the
+    /// rows left.
+    dds: Option<(DictDds<'t>, u32)>,
     sse2: Sse2Unit,
 }
 
@@ -186,6 +189,7 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
             salt: row_salt(window.base(), cp.hash_log - row_log + ROW_HASH_TAG_BITS),
             touched: false,
             dms: None,
+            dds: None,
             sse2: Sse2Unit::detect(),
         }
     }
@@ -193,6 +197,20 @@ impl<'t, const MLS: u32, const ROW: usize, const NROWS: usize> RowFinder<'t, MLS
     /// The finder with an attached dictionary's rows searched after its own.
     pub(crate) fn with_dict(mut self, dms: DictRows<'t>) -> Self {
         self.dms = Some(dms);
+        self
+    }
+
+    /// The finder with an attached dedicated-search dictionary searched after its own,
+    /// with the attempts its rows left plus `2^(searchLog - rowLog)` when the search log
+    /// is above the row log (ZSTD_RowFindBestMatch's `ddsExtraAttempts`).
+    pub(crate) fn with_dds(mut self, dds: DictDds<'t>, cp: &CParams) -> Self {
+        let row_log = ROW.trailing_zeros();
+        let extra = if cp.search_log > row_log {
+            1 << (cp.search_log - row_log)
+        } else {
+            0
+        };
+        self.dds = Some((dds, extra));
         self
     }
 
@@ -347,7 +365,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         self.fill_hash_cache(src, self.next_to_update, ilimit);
     }
 
-    /// Mirrors ZSTD_RowFindBestMatch (noDict, extDict, dictMatchState).
+    /// Mirrors ZSTD_RowFindBestMatch (noDict, extDict, dictMatchState, dedicatedDictSearch).
     #[inline(always)]
     fn search<'a, S: Source<'a>>(
         &mut self,
@@ -414,7 +432,12 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         row[slot] = curr;
         self.next_to_update = ip + 1;
 
-        if let Some(d) = self.dms {
+        if let Some((dds, extra)) = self.dds {
+            // The attempts left, and some more, go to the dictionary's buckets
+            // (dedicatedDictSearch).
+            let attempts = (self.attempts - n) as u32 + extra;
+            (ml, off_base) = dds.search::<MLS, S>(src, ip, iend, curr, attempts, (ml, off_base));
+        } else if let Some(d) = self.dms {
             // The attempts left go to the dictionary's row (dictMatchState).
             let hash = src.hash::<MLS>(ip, d.hash_bits) as u32;
             let r = (hash >> ROW_HASH_TAG_BITS) as usize;
