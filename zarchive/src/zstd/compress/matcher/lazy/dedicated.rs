@@ -91,63 +91,72 @@ fn build_generic<const MLS: u32>(content: &[u8], start: usize, cp: &CParams) -> 
     let chain_limit = (1u32 << cp.search_log)
         .wrapping_sub(CACHE_SIZE as u32)
         .min(CHAIN_LIMIT_MAX);
-    // The scratch chains: libzstd builds them in the hash table's space, whose first
-    // quarter holds the heads and the rest the links of the newest positions.
+    // The scratch chains, in the bucket table's space as in libzstd (no memory beyond the
+    // CDict's own): its first quarter holds a head per hash, the rest the links of the
+    // newest positions.
     let tmp_chain_size = (CACHE_SIZE as u32) << bucket_log;
     let tmp_min_chain = if tmp_chain_size < target {
         target - tmp_chain_size
     } else {
         first
     };
-    let mut heads = vec![0u32; nb_buckets];
-    let mut links = vec![0u32; tmp_chain_size as usize];
-    for idx in first..target {
-        let h = hash_ptr::<MLS>(content, (idx - WINDOW_START_INDEX) as usize, bucket_log);
-        if idx >= tmp_min_chain {
-            links[(idx - tmp_min_chain) as usize] = heads[h];
-        }
-        heads[h] = idx;
-    }
-    let link = |i: u32| links[(i - tmp_min_chain) as usize];
-
-    // Each hash's chain past its first three positions, moved into the chain table.
-    tables.chain.reserve(chain_size as usize);
-    let mut pointers = vec![0u32; nb_buckets];
-    for (pointer, &head) in pointers.iter_mut().zip(&heads) {
-        let mut i = head;
-        let mut beyond_min_chain = 0;
-        let mut cached = 0;
-        while i >= tmp_min_chain && cached < CACHE_SIZE {
-            if i < min_chain {
-                beyond_min_chain += 1;
+    {
+        let (heads, links) = tables.buckets.split_at_mut(nb_buckets);
+        for idx in first..target {
+            let h = hash_ptr::<MLS>(content, (idx - WINDOW_START_INDEX) as usize, bucket_log);
+            if idx >= tmp_min_chain {
+                links[(idx - tmp_min_chain) as usize] = heads[h];
             }
-            i = link(i);
-            cached += 1;
+            heads[h] = idx;
         }
-        let mut count = 0u32;
-        if cached == CACHE_SIZE {
-            while count < chain_limit {
-                // Only as many positions past the chain table's span as the cache took
-                // out of it, so the runs fit in the chain table.
+
+        // Each hash's chain past its first three positions, moved into the chain table;
+        // the head's place then holds the run's packed pointer.
+        let link = |i: u32| links[(i - tmp_min_chain) as usize];
+        tables.chain.reserve(chain_size as usize);
+        for head in heads.iter_mut() {
+            let mut i = *head;
+            let mut beyond_min_chain = 0;
+            let mut cached = 0;
+            while i >= tmp_min_chain && cached < CACHE_SIZE {
                 if i < min_chain {
                     beyond_min_chain += 1;
-                    if i == 0 || beyond_min_chain > CACHE_SIZE {
-                        break;
-                    }
-                }
-                tables.chain.push(i);
-                count += 1;
-                if i < tmp_min_chain {
-                    break;
                 }
                 i = link(i);
+                cached += 1;
             }
-        }
-        if count > 0 {
-            *pointer = ((tables.chain.len() as u32 - count) << 8) | count;
+            let mut count = 0u32;
+            if cached == CACHE_SIZE {
+                while count < chain_limit {
+                    // Only as many positions past the chain table's span as the cache
+                    // took out of it, so the runs fit in the chain table.
+                    if i < min_chain {
+                        beyond_min_chain += 1;
+                        if i == 0 || beyond_min_chain > CACHE_SIZE {
+                            break;
+                        }
+                    }
+                    tables.chain.push(i);
+                    count += 1;
+                    if i < tmp_min_chain {
+                        break;
+                    }
+                    i = link(i);
+                }
+            }
+            *head = if count > 0 {
+                ((tables.chain.len() as u32 - count) << 8) | count
+            } else {
+                0
+            };
         }
     }
-    for (bucket, pointer) in tables.buckets.chunks_exact_mut(BUCKET_SIZE).zip(pointers) {
+    // Each pointer into the last entry of its bucket, the cache slots emptied: from the
+    // last bucket down, so that no pointer is overwritten before it is moved.
+    for h in (0..nb_buckets).rev() {
+        let pointer = tables.buckets[h];
+        let bucket = &mut tables.buckets[h << BUCKET_LOG..][..BUCKET_SIZE];
+        bucket[..CACHE_SIZE].fill(0);
         bucket[CACHE_SIZE] = pointer;
     }
 
