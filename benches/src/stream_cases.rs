@@ -520,6 +520,44 @@ mod tests {
         assert_eq!(mine, native);
     }
 
+    /// With `--long`, libzstd makes its local CDict's parameters again for the window, from
+    /// the whole dictionary's size (header included) with the 513 bytes a CDict assumes;
+    /// ours took the content's size, which gave a smaller window and tables (so other
+    /// frames) when the two sizes fall on either side of a power of two, as for this
+    /// 15,935-byte trained dictionary (found by review of the fifty-second session).
+    #[test]
+    fn a_long_window_sizes_the_local_dictionary_by_its_whole_length() {
+        oracle::assert_version();
+        let samples: Vec<Vec<u8>> = (0..300u64)
+            .map(|i| generate(Shape::Text, 500 + (i as usize * 53) % 4000, 900 + i))
+            .collect();
+        let dict = oracle::train_dictionary(&samples, 15_935);
+        let content = zstd::DecoderDictionary::new(&dict).unwrap().content_len();
+        assert!(dict.len() + 513 > 1 << 14 && content + 513 <= 1 << 14);
+        let mut rng = SplitMix64::new(0x10A6);
+        for level in [1, 3, 4, 5, 6] {
+            for pledge in [false, true] {
+                let size = 20_000;
+                let src = generate(Shape::Text, size, rng.next_u64());
+                let case = Case {
+                    level,
+                    input: format!("text({size})"),
+                    pledged: pledge.then_some(size as u64),
+                    checksum: true,
+                    plan: draw_plan(&mut rng, size),
+                    dict: Some((dict.clone(), "trained 15,935 bytes".into())),
+                    long: Some(27),
+                    header: HeaderFlags::default(),
+                    dds: false,
+                    src,
+                };
+                if let Outcome::Failed(why) = case.check() {
+                    panic!("{}: {why}", case.describe());
+                }
+            }
+        }
+    }
+
     /// Long-distance matching asked for (`zstd --long=W`) at every level family, with
     /// windows from 2^27 down to 2^18 (the finder's own low limit then slides), pledged and
     /// not, and level 22's own on streams of unknown size; with a dictionary too. Among them the three the harness

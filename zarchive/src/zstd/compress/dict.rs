@@ -196,8 +196,9 @@ impl PreparedDict {
     /// parameters `cp` (from [`params::dds_cdict_cparams`]): a local CDict of a context
     /// with `ZSTD_c_enableDedicatedDictSearch`.
     ///
-    /// Mirrors ZSTD_createCDict_advanced2 with the dedicated search supported.
-    pub(crate) fn with_dds(&self, cp: CParams) -> PreparedDict {
+    /// Mirrors ZSTD_createCDict_advanced2 with the dedicated search supported; fails with
+    /// [`ZstdError::OutOfMemory`] when its tables cannot be allocated.
+    pub(crate) fn with_dds(&self, cp: CParams) -> Result<PreparedDict, ZstdError> {
         let mut pd = PreparedDict {
             uid: next_uid(),
             level: self.level,
@@ -213,8 +214,8 @@ impl PreparedDict {
         // ZSTD_loadDictionaryContent: only the suffix the tables can index.
         let indexed_max = 1usize << (cp.hash_log + 3).max(cp.chain_log + 1).min(31);
         let start = content.len().saturating_sub(indexed_max);
-        pd.dds = Some(DdsTables::build(content, start, &cp));
-        pd
+        pd.dds = Some(DdsTables::build(content, start, &cp)?);
+        Ok(pd)
     }
 
     /// Whether the lazy strategies' finder of a context this dictionary is attached to is

@@ -255,9 +255,12 @@ impl StreamState {
     ///   level's own window (a 3 MB one at level 3, whose window is 2 MiB), that changes
     ///   the CDict's parameters, and so its tables.
     ///
-    /// Prepared once per dictionary and parameters, kept for the frames after.
-    fn frame_dict(&mut self) -> Option<Arc<PreparedDict>> {
-        let pd = self.dict.as_ref()?;
+    /// Prepared once per dictionary and parameters, kept for the frames after; fails with
+    /// [`ZstdError::OutOfMemory`] when the dedicated search's tables cannot be allocated.
+    fn frame_dict(&mut self) -> Result<Option<Arc<PreparedDict>>, ZstdError> {
+        let Some(pd) = self.dict.as_ref() else {
+            return Ok(None);
+        };
         let dds = if self.dds {
             params::dds_cdict_cparams(pd.level, pd.bytes.len() as u64, self.long)
         } else {
@@ -270,14 +273,14 @@ impl StreamState {
                     window_log,
                     ..pd.cp
                 },
-                pd.content().len() as u64,
+                pd.bytes.len() as u64,
             ),
-            (None, None) => return Some(pd.clone()),
+            (None, None) => return Ok(Some(pd.clone())),
         };
         if dds.is_none() && cp == pd.cp {
-            return Some(pd.clone());
+            return Ok(Some(pd.clone()));
         }
-        Some(match &self.local_dict {
+        Ok(Some(match &self.local_dict {
             Some((uid, local))
                 if *uid == pd.uid && local.cp == cp && local.dds.is_some() == dds.is_some() =>
             {
@@ -285,14 +288,14 @@ impl StreamState {
             }
             _ => {
                 let local = Arc::new(if dds.is_some() {
-                    pd.with_dds(cp)
+                    pd.with_dds(cp)?
                 } else {
                     pd.with_cparams(cp)
                 });
                 self.local_dict = Some((pd.uid, local.clone()));
                 local
             }
-        })
+        }))
     }
 
     /// Mirrors ZSTD_CCtx_init_compressStream2 with one thread: the parameters for the
@@ -304,7 +307,7 @@ impl StreamState {
         } else {
             self.pledged
         };
-        let dict = self.frame_dict();
+        let dict = self.frame_dict()?;
         let dict_size = dict.as_ref().map_or(0, |pd| pd.bytes.len() as u64);
         // A dedicated-search CDict is always attached (ZSTD_getCParamMode: the parameters
         // are the source's alone).

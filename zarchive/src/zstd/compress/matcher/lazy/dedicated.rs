@@ -13,6 +13,7 @@ use super::super::source::Source;
 use crate::zstd::compress::params::CParams;
 use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
+use crate::zstd::error::ZstdError;
 
 /// A bucket holds `1 << BUCKET_LOG` entries (`ZSTD_LAZY_DDSS_BUCKET_LOG`).
 pub(crate) const BUCKET_LOG: u32 = 2;
@@ -43,7 +44,13 @@ impl DdsTables {
     /// then walked: its first three positions go to the bucket's cache, the next ones (at
     /// most `2^searchLog - 3`, 255 and the chain table's size, reaching back at most three
     /// positions past the chain table's span) to a run of the chain table.
-    pub(crate) fn build(content: &[u8], start: usize, cp: &CParams) -> DdsTables {
+    ///
+    /// Fails with [`ZstdError::OutOfMemory`] when the tables cannot be allocated.
+    pub(crate) fn build(
+        content: &[u8],
+        start: usize,
+        cp: &CParams,
+    ) -> Result<DdsTables, ZstdError> {
         match cp.min_match {
             5 => build_generic::<5>(content, start, cp),
             6 => build_generic::<6>(content, start, cp),
@@ -63,24 +70,43 @@ impl DdsTables {
     }
 }
 
-fn build_generic<const MLS: u32>(content: &[u8], start: usize, cp: &CParams) -> DdsTables {
+fn build_generic<const MLS: u32>(
+    content: &[u8],
+    start: usize,
+    cp: &CParams,
+) -> Result<DdsTables, ZstdError> {
     let bucket_log = cp.hash_log - BUCKET_LOG;
     let nb_buckets = 1usize << bucket_log;
+    let chain_size = 1u32 << cp.chain_log;
+    let out_of_memory = |entries: usize| ZstdError::OutOfMemory {
+        what: "dictionary tables",
+        bytes: entries * 4,
+    };
     let mut tables = DdsTables {
-        buckets: vec![0; nb_buckets << BUCKET_LOG],
+        buckets: Vec::new(),
         chain: Vec::new(),
         bucket_log,
     };
+    let entries = nb_buckets << BUCKET_LOG;
+    tables
+        .buckets
+        .try_reserve_exact(entries)
+        .map_err(|_| out_of_memory(entries))?;
+    tables.buckets.resize(entries, 0);
     let Some(end) = content
         .len()
         .checked_sub(HASH_READ_SIZE)
         .filter(|&e| e > start)
     else {
-        return tables;
+        return Ok(tables);
     };
+    // The runs never take more than the chain table's size (libzstd's assumption).
+    tables
+        .chain
+        .try_reserve_exact(chain_size as usize)
+        .map_err(|_| out_of_memory(chain_size as usize))?;
     let first = index_of(start);
     let target = index_of(end);
-    let chain_size = 1u32 << cp.chain_log;
     // Positions older than this lie past the chain table's span.
     let min_chain = if chain_size < target - first {
         target - chain_size
@@ -113,7 +139,6 @@ fn build_generic<const MLS: u32>(content: &[u8], start: usize, cp: &CParams) -> 
         // Each hash's chain past its first three positions, moved into the chain table;
         // the head's place then holds the run's packed pointer.
         let link = |i: u32| links[(i - tmp_min_chain) as usize];
-        tables.chain.reserve(chain_size as usize);
         for head in heads.iter_mut() {
             let mut i = *head;
             let mut beyond_min_chain = 0;
@@ -167,7 +192,7 @@ fn build_generic<const MLS: u32>(content: &[u8], start: usize, cp: &CParams) -> 
         bucket.copy_within(..CACHE_SIZE - 1, 1);
         bucket[0] = idx;
     }
-    tables
+    Ok(tables)
 }
 
 /// An attached dedicated-search CDict's tables, searched after the frame's own (its
