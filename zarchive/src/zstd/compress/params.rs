@@ -299,8 +299,9 @@ pub fn dds_cdict_cparams(level: i32, dict_size: u64, window_log: Option<u32>) ->
     (cp.hash_log > cp.chain_log && cp.chain_log <= 24).then_some(cp)
 }
 
-/// The hash log a dedicated-search CDict adds (`ZSTD_LAZY_DDSS_BUCKET_LOG`).
-const DDS_BUCKET_LOG: u32 = 2;
+/// The hash log a dedicated-search CDict adds (`ZSTD_LAZY_DDSS_BUCKET_LOG`): buckets of
+/// four entries.
+pub(crate) const DDS_BUCKET_LOG: u32 = 2;
 /// The smallest hash log (`ZSTD_HASHLOG_MIN`).
 const HASH_LOG_MIN: u32 = 6;
 

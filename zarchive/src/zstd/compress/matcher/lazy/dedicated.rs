@@ -10,13 +10,13 @@
 
 use super::super::hash_ptr;
 use super::super::source::Source;
-use crate::zstd::compress::params::CParams;
+use crate::zstd::compress::params::{CParams, DDS_BUCKET_LOG};
 use crate::zstd::compress::seq_store::OFFSET_TO_OFFBASE;
 use crate::zstd::compress::window::{HASH_READ_SIZE, WINDOW_START_INDEX, index_of};
 use crate::zstd::error::ZstdError;
 
 /// A bucket holds `1 << BUCKET_LOG` entries (`ZSTD_LAZY_DDSS_BUCKET_LOG`).
-pub(crate) const BUCKET_LOG: u32 = 2;
+const BUCKET_LOG: u32 = DDS_BUCKET_LOG;
 const BUCKET_SIZE: usize = 1 << BUCKET_LOG;
 /// The cache slots of a bucket; the last entry is the chain pointer.
 const CACHE_SIZE: usize = BUCKET_SIZE - 1;
