@@ -78,8 +78,9 @@ pub struct CompressArgs {
     /// it, as `zstd -r` (names in order; symbolic links met there are not followed).
     #[arg(short = 'r', long = "recursive")]
     recursive: bool,
-    /// Leave out inputs already compressed, by their suffix (.zst, .tzst, .gz, .tgz, .xz,
-    /// .txz, .lzma, .lz4, .tlz4), as `zstd --exclude-compressed`.
+    /// Leave out inputs already compressed, by their suffix, as `zstd --exclude-compressed`
+    /// (its list: .zst, .gz, .xz, .lz4 and the like, archives such as .zip and .7z, and
+    /// formats compressed inside such as .png, .jpg, .mp4 and .docx).
     #[arg(long)]
     exclude_compressed: bool,
 }
@@ -310,13 +311,13 @@ const READ_SIZE: usize = 1 << 17;
 #[derive(Args, Debug)]
 pub struct DecompressArgs {
     /// Input files, or `-` for standard input: each is decompressed to INPUT without its
-    /// `.zst` (NAME.tzst to NAME.tar), as `zstd -d FILE...` does (a failed one is named and
+    /// `.zst` or `.zstd` (NAME.tzst to NAME.tar), as `zstd -d FILE...` does (a failed one is named and
     /// the others go on), or all into the one output of `-c`, or of `-o` with `-f` (as
     /// `zstd -d`), one after the other. None: standard input, unless it is a terminal (as
     /// `zstd -d`).
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
-    /// Output file, or `-` for standard output (default: INPUT without its `.zst`;
+    /// Output file, or `-` for standard output (default: INPUT without its `.zst`/`.zstd`;
     /// standard output when the input is `-`); the next argument is taken as it is, as
     /// `zstd -o` takes it.
     #[arg(short, long, allow_hyphen_values = true)]
@@ -337,14 +338,14 @@ pub struct DecompressArgs {
     /// Largest window a frame may ask for, as `zstd --memory`: bytes, or with a K, M or G
     /// suffix (KiB, MiB, GiB; `KB`, `MB`, `GB` and `KiB`, `MiB`, `GiB` too). Decoding holds
     /// about this much. Default 128M, as `zstd` (every level's frames fit but those made
-    /// with `--long` above 27).
+    /// with `--long` above 27); 0 means the default, as in `zstd`.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
     #[command(flatten)]
     long: LongArg,
     #[command(flatten)]
     compat: ZstdCompat,
-    /// Decompress every file named .zst or .tzst under each directory given, each beside
+    /// Decompress every file named .zst, .zstd or .tzst under each directory given, each beside
     /// itself, as `zstd -dr` (names in order; symbolic links met there are not followed;
     /// other files there are left alone, with a note of how many). Into standard output
     /// (`-c`) every file there is decompressed, as `zstd -dr -c` does.
@@ -797,9 +798,18 @@ fn shown(input: &Path) -> String {
 }
 
 /// Suffixes of compressed formats, as `zstd --exclude-compressed` knows them
-/// (`compressedFileExtensions`).
-const COMPRESSED_SUFFIXES: [&str; 9] = [
-    "zst", "tzst", "gz", "tgz", "xz", "txz", "lzma", "lz4", "tlz4",
+/// (`compressedFileExtensions`: its own and the other compressors' formats, then
+/// archives, images, audio, video and office documents, whose contents are compressed).
+const COMPRESSED_SUFFIXES: [&str; 113] = [
+    "zst", "tzst", "gz", "tgz", "xz", "txz", "lzma", "lz4", "tlz4", "7z", "aa3", "aac", "aar",
+    "ace", "alac", "ape", "apk", "apng", "arc", "archive", "arj", "ark", "asf", "avi", "avif",
+    "ba", "br", "bz2", "cab", "cdx", "chm", "cr2", "divx", "dmg", "dng", "docm", "docx", "dotm",
+    "dotx", "dsft", "ear", "eftx", "emz", "eot", "epub", "f4v", "flac", "flv", "gho", "gif",
+    "gifv", "gnp", "iso", "jar", "jpeg", "jpg", "jxl", "lz", "lzh", "m4a", "m4v", "mkv", "mov",
+    "mp2", "mp3", "mp4", "mpa", "mpc", "mpe", "mpeg", "mpg", "mpl", "mpv", "msi", "odp", "ods",
+    "odt", "ogg", "ogv", "otp", "ots", "ott", "pea", "png", "pptx", "qt", "rar", "s7z", "sfx",
+    "sit", "sitx", "sqx", "svgz", "swf", "tbz2", "tib", "tlz", "vob", "war", "webm", "webp", "wma",
+    "wmv", "woff", "woff2", "wvl", "xlsx", "xpi", "xps", "zip", "zipx", "zoo", "zpaq",
 ];
 
 /// Whether `path`'s name ends in one of `suffixes` (after a dot, with a name before it).
@@ -809,11 +819,11 @@ fn has_suffix(path: &Path, suffixes: &[&str]) -> bool {
         .is_some_and(|e| suffixes.contains(&e))
 }
 
-/// The output name `zstd -d` derives from an input's: `NAME.zst` gives `NAME`, and
-/// `NAME.tzst` `NAME.tar` (whatever bytes NAME holds).
+/// The output name `zstd -d` derives from an input's: `NAME.zst` (or `NAME.zstd`) gives
+/// `NAME`, and `NAME.tzst` `NAME.tar` (whatever bytes NAME holds).
 fn decompressed_name(input: &Path) -> Option<PathBuf> {
     match input.extension()?.to_str()? {
-        "zst" => Some(input.with_extension("")),
+        "zst" | "zstd" => Some(input.with_extension("")),
         "tzst" => Some(input.with_extension("tar")),
         _ => None,
     }
@@ -1002,7 +1012,7 @@ pub fn compress(a: CompressArgs) -> Result<(), Failure> {
         name,
         |input, w, output| {
             let (bytes_in, bytes_out) =
-                compress_one(&mut encoder, &mut chunk, input, w, output, quiet)?;
+                compress_one(&mut encoder, &mut chunk, input, w, output, quiet, a.force)?;
             summary.compressed(input, output, bytes_in, bytes_out);
             Ok(())
         },
@@ -1020,6 +1030,7 @@ fn compress_one(
     w: &mut dyn Write,
     output: &Path,
     quiet: bool,
+    force: bool,
 ) -> Result<(u64, u64), Failure> {
     // A frame an earlier input left unfinished is dropped.
     encoder.reset();
@@ -1040,6 +1051,7 @@ fn compress_one(
                 format!("{shown}: is a directory (the files under it with -r)"),
             ));
         }
+        check_input_kind(&meta, &shown, force)?;
         let size = meta.is_file().then_some(meta.len());
         (Box::new(file), size)
     };
@@ -1103,8 +1115,10 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 /// Run `zarchive decompress`.
 pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     // `zstd -d --long=W` raises the limit to 2^W unless `--memory` says otherwise.
+    // `--memory=0` sets no limit of its own, as in `zstd` (its `memLimit` 0 is "unset").
     let memory = a
         .memory
+        .filter(|&m| m != 0)
         .or(a.long.long.map(|w| 1u64 << w))
         .unwrap_or(1 << LONG_DEFAULT_WINDOW_LOG);
     let dict = match &a.dict {
@@ -1140,7 +1154,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
     };
     if left_out > 0 {
         eprintln!(
-            "zarchive: note: {} under the directories given {} no .zst or .tzst suffix: left alone",
+            "zarchive: note: {} under the directories given {} no .zst, .zstd or .tzst suffix: left alone",
             count(left_out as u64, "file", "files"),
             if left_out == 1 { "has" } else { "have" }
         );
@@ -1171,7 +1185,7 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             fail(
                 EXIT_FAILURE,
                 format!(
-                    "{}: no .zst (or .tzst) suffix to remove, so no output name to derive; give it with -o",
+                    "{}: no .zst, .zstd or .tzst suffix to remove, so no output name to derive; give it with -o",
                     display_path(input)
                 ),
             )
@@ -1191,13 +1205,38 @@ pub fn decompress(a: DecompressArgs) -> Result<(), Failure> {
             if let Some(dict) = &dict {
                 decoder.set_dictionary(Some(dict));
             }
-            let bytes_out = decompress_one(decoder, input, w, output, quiet)?;
+            let bytes_out = decompress_one(decoder, input, w, output, quiet, a.force)?;
             summary.decompressed(input, output, bytes_out);
             Ok(())
         },
     );
     summary.finish(false);
     with_unreadable(result, unreadable)
+}
+
+/// Refuse an input that is neither a regular file nor a pipe (a character device such as
+/// `/dev/zero`, which never ends, or a socket; a block device unless `force`), as `zstd`
+/// refuses it (FIO_openSrcFile: "is not a regular file -- ignored").
+fn check_input_kind(meta: &std::fs::Metadata, shown: &str, force: bool) -> Result<(), Failure> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if !(t.is_file() || t.is_fifo() || (force && t.is_block_device())) {
+            let hint = if t.is_block_device() {
+                " (-f reads a block device)"
+            } else {
+                ""
+            };
+            return Err(fail(
+                EXIT_FAILURE,
+                format!("{shown}: not a regular file or a pipe, so left alone{hint}, as zstd does"),
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (meta, shown, force);
+    Ok(())
 }
 
 /// Decode the frames of `input` with `decoder`, writing to `w` (the output `output`).
@@ -1207,6 +1246,7 @@ fn decompress_one(
     w: &mut dyn Write,
     output: &Path,
     quiet: bool,
+    force: bool,
 ) -> Result<u64, Failure> {
     let shown = shown(input);
     let input_path = input;
@@ -1217,12 +1257,16 @@ fn decompress_one(
     } else {
         let file =
             std::fs::File::open(input).map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
-        if file.metadata().is_ok_and(|m| m.is_dir()) {
+        let meta = file
+            .metadata()
+            .map_err(|e| fail(EXIT_FAILURE, format!("{shown}: {e}")))?;
+        if meta.is_dir() {
             return Err(fail(
                 EXIT_FAILURE,
                 format!("{shown}: is a directory (the .zst files under it with -r)"),
             ));
         }
+        check_input_kind(&meta, &shown, force)?;
         Box::new(file)
     };
     // Blocks the reader's buffer holds whole are decoded there, not copied again; 1 MiB

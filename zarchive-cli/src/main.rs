@@ -88,6 +88,7 @@ enum Command {
     #[command(args_override_self = true)]
     Compress(frames::CompressArgs),
     /// Decompress standard zstd frames (`-` for stdin/stdout).
+    #[command(args_override_self = true)]
     Decompress(frames::DecompressArgs),
     /// Train a zstd dictionary on sample files, as `zstd --train`.
     Train(train::TrainArgs),

@@ -1730,3 +1730,80 @@ fn under_memory_limit(limit: u32, args: &[&str]) -> std::process::Output {
         .write_all(&zarkit_tests::noise(100_000, 3));
     child.wait_with_output().unwrap()
 }
+
+/// What a tenth hostile session found (`zstd` 1.5.7 beside `decompress` and `compress`):
+/// `.zstd` names, `--memory=0`, an option given twice, and `--exclude-compressed`'s list.
+#[test]
+fn decompress_and_compress_take_what_the_zstd_tool_takes() {
+    let d = tempfile::tempdir().unwrap();
+    let text = b"the zstd tool names its frames .zst, and decodes .zstd too\n".repeat(40);
+    let plain = d.path().join("y");
+    std::fs::write(&plain, &text).unwrap();
+    let o = run!("compress", &plain, "-o", d.path().join("y.zstd"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(&plain).unwrap();
+    // NAME.zstd decompresses to NAME, as with `zstd -d` (was: no suffix to remove).
+    let o = run!("decompress", d.path().join("y.zstd"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(std::fs::read(&plain).unwrap() == text);
+    // `--memory=0` is the default limit, as `zstd`'s unset one (was: a limit of 0 bytes).
+    let o = run!("decompress", "--memory=0", "-c", d.path().join("y.zstd"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout == text);
+    // An option given twice: the last wins, as in `zstd` (was: a usage error).
+    let o = run!(
+        "decompress",
+        "--memory=8K",
+        "--memory=128M",
+        "--long=31",
+        "--long=27",
+        "-c",
+        d.path().join("y.zstd")
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout == text);
+    // `--exclude-compressed` leaves out what `zstd` leaves out: images, archives, office
+    // documents (was: only nine compressors' suffixes).
+    for name in [
+        "f.png", "f.jpg", "f.zip", "f.7z", "f.docx", "f.mp4", "f.bz2", "f.txt",
+    ] {
+        std::fs::write(d.path().join(name), &text).unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_zarchive"))
+        .current_dir(d.path())
+        .args(["compress", "--exclude-compressed", "-q"])
+        .args([
+            "f.png", "f.jpg", "f.zip", "f.7z", "f.docx", "f.mp4", "f.bz2", "f.txt",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for name in [
+        "f.png", "f.jpg", "f.zip", "f.7z", "f.docx", "f.mp4", "f.bz2",
+    ] {
+        assert!(!d.path().join(format!("{name}.zst")).exists(), "{name}");
+    }
+    assert!(d.path().join("f.txt.zst").exists());
+    // A character device is no input, as for `zstd` (was: `/dev/null` compressed as empty
+    // input, `/dev/zero` read for ever); the next input still goes.
+    #[cfg(unix)]
+    for command in ["compress", "decompress"] {
+        let joined = d.path().join(format!("joined-{command}"));
+        let second = d.path().join(if command == "compress" {
+            "f.txt"
+        } else {
+            "y.zstd"
+        });
+        let o = run!(command, "-c", "/dev/zero", second);
+        assert_eq!(code(&o), 1, "{command}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("/dev/zero: not a regular file or a pipe"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!o.stdout.is_empty(), "{command}: the next input goes on");
+        let o = run!(command, "/dev/null", "-o", joined);
+        assert_eq!(code(&o), 1, "{command}: {}", stderr(&o));
+        assert!(!joined.exists(), "{command}: no output left");
+    }
+}
