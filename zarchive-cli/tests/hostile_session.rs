@@ -1794,6 +1794,9 @@ fn decompress_and_compress_take_what_the_zstd_tool_takes() {
         } else {
             "y.zstd"
         });
+        let o = run!(command, "/dev/null", "-o", joined);
+        assert_eq!(code(&o), 1, "{command}: {}", stderr(&o));
+        assert!(!joined.exists(), "{command}: no output left");
         let o = run!(command, "-c", "/dev/zero", second);
         assert_eq!(code(&o), 1, "{command}: {}", stderr(&o));
         assert!(
@@ -1802,8 +1805,5 @@ fn decompress_and_compress_take_what_the_zstd_tool_takes() {
             stderr(&o)
         );
         assert!(!o.stdout.is_empty(), "{command}: the next input goes on");
-        let o = run!(command, "/dev/null", "-o", joined);
-        assert_eq!(code(&o), 1, "{command}: {}", stderr(&o));
-        assert!(!joined.exists(), "{command}: no output left");
     }
 }
