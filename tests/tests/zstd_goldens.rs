@@ -301,21 +301,27 @@ fn frames_of_64k_and_below_go_on_past_the_last_ones_indices() {
 }
 
 /// A reused `Compressor` with a prepared dictionary attached (sources up to 8 KiB at
-/// `fast`, 16 KiB at `dfast`) continues its own tables' indices from frame to frame
-/// instead of clearing them, as libzstd does; every frame must still be a fresh context's.
-/// Runs of equal sizes (the same own tables: continued), sizes that change the own
-/// tables, larger sources (the CDict's tables copied), another dictionary, plain frames
-/// and loaded-dictionary frames in between, at the levels of every strategy (the lazy
-/// ones clear their tables: the control).
+/// `fast`, 16 KiB at `dfast`, 32 KiB at the lazy levels) continues its own tables' indices
+/// from frame to frame instead of clearing them, as libzstd does; every frame must still
+/// be a fresh context's. Runs of equal sizes, sizes that change the own tables' sizes
+/// (continued too), larger sources (the CDict's tables copied), another dictionary, plain
+/// frames and loaded-dictionary frames in between, at the levels of every strategy (the
+/// lazy ones continue with rows, from the 40 KB dictionaries, and clear their hash
+/// chains, with the 8 KB ones).
 #[test]
 fn a_reused_compressor_gives_fresh_frames_with_a_prepared_dictionary() {
     let sizes = [
         2048, 2048, 2048, 2048, 8192, 8192, 700, 2048, 16384, 16384, 9000, 40_000, 2048, 2048, 0,
         12, 5000, 5000, 8192, 100_000, 8192, 8192,
     ];
-    for level in [-5, 1, 2, 3, 4, 5, 6] {
+    // 8 KB dictionaries (hash chains at the lazy levels) and a 40 KB one (rows).
+    for (level, dict_len) in [-5, 1, 2, 3, 4, 5, 6, 5, 6, 8]
+        .into_iter()
+        .enumerate()
+        .map(|(i, level)| (level, if i < 7 { 8192 } else { 40_000 }))
+    {
         let dicts = [7u64, 8].map(|seed| {
-            let content = zarkit_corpus::generate(zarkit_corpus::Shape::ALL[0], 8192, seed);
+            let content = zarkit_corpus::generate(zarkit_corpus::Shape::ALL[0], dict_len, seed);
             zstd::EncoderDictionary::new(&content, level).unwrap()
         });
         let mut c = Compressor::new(level).unwrap();

@@ -570,3 +570,74 @@ fn a_flush_before_any_input_starts_the_frame_as_libzstds_does() {
         assert_eq!(frame[4] & 0xE0, 0, "{:02x}", frame[4]);
     }
 }
+
+/// Frames of one stream encoder with a dictionary are a fresh encoder's, frame after frame:
+/// the tables of an attached dictionary's frames go on past the last frame's indices (and
+/// change size with the source), the dictionary's content stays at the slice's start, and
+/// frames of unknown size, with long-distance matching or copying the dictionary's tables
+/// come in between. Dictionaries of 8 KB (hash chains at the lazy levels) and 40 KB (rows).
+#[test]
+fn a_reused_stream_encoder_with_a_dictionary_gives_fresh_frames() {
+    let sizes = [
+        2048usize, 2048, 9000, 700, 30_000, 2048, 0, 12, 5000, 16_384, 40_000, 2048, 100_000, 3000,
+        2048, 6000,
+    ];
+    for level in [1, 2, 3, 5, 6, 8] {
+        for dict_len in [8192usize, 40_000] {
+            let content = generate(Shape::ALL[0], dict_len, 7);
+            let dict = zstd::EncoderDictionary::new(&content, level).unwrap();
+            for dds in [false, true] {
+                let mut enc = StreamEncoder::with_dictionary(&dict);
+                enc.set_dedicated_dict_search(dds).unwrap();
+                for (i, &size) in sizes.iter().enumerate() {
+                    let src = generate(Shape::ALL[(i / 2) % 12], size, i as u64);
+                    let pledged = (i % 5 != 4).then_some(size as u64);
+                    let long = (i % 7 == 6).then_some(24);
+                    let run = |enc: &mut StreamEncoder| {
+                        enc.set_long_distance_matching(long).unwrap();
+                        enc.set_pledged_size(pledged).unwrap();
+                        let mut out = Vec::new();
+                        enc.compress(&src, &mut out).unwrap();
+                        enc.finish(&[], &mut out).unwrap();
+                        out
+                    };
+                    let frame = run(&mut enc);
+                    let mut fresh = StreamEncoder::with_dictionary(&dict);
+                    fresh.set_dedicated_dict_search(dds).unwrap();
+                    let expected = run(&mut fresh);
+                    assert!(
+                        frame == expected,
+                        "level {level}, {dict_len}-byte dictionary, dds {dds}, frame {i} ({size} bytes)"
+                    );
+                }
+            }
+        }
+    }
+    // A frame past its window drops the dictionary's content from the slice's front: the
+    // next frame must have it again.
+    let content = generate(Shape::ALL[0], 8192, 7);
+    let dict = zstd::EncoderDictionary::new(&content, 1).unwrap();
+    let mut enc = StreamEncoder::with_dictionary(&dict);
+    for (i, size) in [2048usize, 3 << 20, 2048].into_iter().enumerate() {
+        // The small frames repeat a part of the dictionary.
+        let src = match size {
+            2048 => content[1000..3048].to_vec(),
+            _ => generate(Shape::ALL[1], size, i as u64),
+        };
+        let run = |enc: &mut StreamEncoder| {
+            enc.set_pledged_size(Some(size as u64)).unwrap();
+            let mut out = Vec::new();
+            for chunk in src.chunks(128 << 10) {
+                enc.compress(chunk, &mut out).unwrap();
+            }
+            enc.finish(&[], &mut out).unwrap();
+            out
+        };
+        let frame = run(&mut enc);
+        let expected = run(&mut StreamEncoder::with_dictionary(&dict));
+        assert!(
+            frame == expected,
+            "frame {i} ({size} bytes) after a frame past its window"
+        );
+    }
+}

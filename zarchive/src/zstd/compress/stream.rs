@@ -94,6 +94,8 @@ pub(crate) struct StreamState {
     st: Box<FrameState>,
     /// The finders' slice, kept allocated across frames.
     spare: PaddedBuffer,
+    /// The `uid` of the dictionary whose content `spare` starts with, if any.
+    spare_dict: Option<u64>,
 }
 
 impl StreamState {
@@ -113,6 +115,7 @@ impl StreamState {
             local_dict: None,
             st: Box::default(),
             spare: PaddedBuffer::default(),
+            spare_dict: None,
         }
     }
 
@@ -185,6 +188,7 @@ impl StreamState {
     fn end_run(&mut self) {
         if let Some(run) = self.run.take() {
             self.spare = run.hist;
+            self.spare_dict = run.hist_dict;
         }
         self.pledged = None;
     }
@@ -345,7 +349,19 @@ impl StreamState {
             self.st.ms.try_ldm_room(&cp)?;
         }
         let mut hist = std::mem::take(&mut self.spare);
-        hist.clear();
+        let kept = self.spare_dict.take();
+        // The dictionary's content starts the slice: kept from the last frame when it
+        // was the same dictionary's (libzstd reads the CDict's content in place).
+        match &dict {
+            Some(pd) if kept == Some(pd.uid) && hist.len() >= pd.content().len() => {
+                hist.truncate(pd.content().len());
+            }
+            Some(pd) => {
+                hist.clear();
+                hist.append(pd.content());
+            }
+            None => hist.clear(),
+        }
         let setup = match &dict {
             None => {
                 self.st.ms.reset(&cp);
@@ -358,17 +374,14 @@ impl StreamState {
                     dict_id: 0,
                 }
             }
-            Some(pd) => setup_dict(&mut self.st, pd, cp.window_log, pledged),
+            Some(pd) => setup_dict(&mut self.st, pd, cp.window_log, pledged, ldm_on),
         };
         if ldm_on {
             self.st.ms.enable_ldm(&setup.cp, &setup.window);
         }
-        if let Some(pd) = &dict {
-            // The local CDict is always attached or copied (it has no level of its own, so
-            // ZSTD_compressBegin_internal never loads the dictionary into the context): the
-            // long-distance finder starts empty, after the dictionary's content.
-            hist.append(pd.content());
-        }
+        // The local CDict is always attached or copied (it has no level of its own, so
+        // ZSTD_compressBegin_internal never loads the dictionary into the context): the
+        // long-distance finder starts empty, after the dictionary's content.
         // The most the slice holds (see `shift_if_worthwhile`): the input buffer, the bytes
         // below the low limit kept until a shift is worth it, a last chunk. Reserved at
         // once, so growth never doubles it.
@@ -377,11 +390,13 @@ impl StreamState {
         let most = pledged.map_or(most, |n| most.min(n as usize));
         if hist.try_reserve(most).is_err() {
             self.spare = hist;
+            self.spare_dict = dict.as_ref().map(|pd| pd.uid);
             return Err(ZstdError::OutOfMemory {
                 what: "window buffer",
                 bytes: most,
             });
         }
+        let hist_dict = dict.as_ref().map(|pd| pd.uid);
         let run = FrameRun {
             cp: setup.cp,
             split_enabled,
@@ -407,6 +422,7 @@ impl StreamState {
             window: setup.window,
             chunk: setup.chunk,
             hist,
+            hist_dict,
             phys: None,
         };
         self.run = Some(Box::new(run));
@@ -462,6 +478,9 @@ struct FrameRun {
     /// (`inBuff[inToCompress..inBuffPos]`); finder position 0 has index [`Window::base`].
     /// The finders read it unchecked while it is at most 128 MiB (see [`PaddedBuffer`]).
     hist: PaddedBuffer,
+    /// The `uid` of the dictionary whose content `hist` starts with, until bytes are
+    /// dropped from its front.
+    hist_dict: Option<u64>,
     /// The last chunk's place in libzstd's input buffer; `None` before the first chunk.
     phys: Option<Phys>,
 }
@@ -693,6 +712,7 @@ impl FrameRun {
             return;
         }
         self.hist.drop_front(n);
+        self.hist_dict = None;
         if let Some(p) = &mut self.phys {
             p.prefix_pos0 -= n as i64;
             p.ext_pos0 -= n as i64;
@@ -738,6 +758,7 @@ fn setup_dict(
     pd: &PreparedDict,
     window_log: u32,
     pledged: Option<u64>,
+    ldm_on: bool,
 ) -> DictSetup {
     let content_len = pd.content().len();
     let cp = CParams {
@@ -759,10 +780,18 @@ fn setup_dict(
         window_log,
         ..pledged.map_or(attached_cp, |n| params::adjust(attached_cp, n))
     };
-    if attach {
-        st.ms.reset_with_row(&own, pd.lazy_row());
-    } else {
-        st.ms.copy_tables_from(&pd.tables, &cp, content_len);
+    // Frames of a known size with the dictionary attached go on past the last one's
+    // indices where the finder allows (`MatchState::reset_attached`); not with the
+    // long-distance finder, which starts afresh at the frame's base.
+    let mut base = WINDOW_START_INDEX;
+    match pledged.and_then(|n| usize::try_from(n).ok()) {
+        Some(n) if attach && content_len > 0 && !ldm_on => {
+            base = st
+                .ms
+                .reset_attached(&own, pd.lazy_row(), content_len.saturating_add(n), n);
+        }
+        _ if attach => st.ms.reset_with_row(&own, pd.lazy_row()),
+        _ => st.ms.copy_tables_from(&pd.tables, &cp, content_len),
     }
     let mut chunk = ChunkState::default();
     match &pd.start {
@@ -776,7 +805,7 @@ fn setup_dict(
         None => *st.prev = EntropyTables::default(),
     }
     let window = if attach && content_len > 0 {
-        Window::attached(window_log, content_len, WINDOW_START_INDEX)
+        Window::attached(window_log, content_len, base)
     } else if content_len == 0 {
         Window::new(window_log)
     } else {

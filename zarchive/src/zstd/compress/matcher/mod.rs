@@ -150,9 +150,10 @@ pub(crate) struct MatchState {
     /// The parameters of the last plain one-shot frame when the tables hold nothing else
     /// (see [`MatchState::continue_after`]).
     plain: Option<CParams>,
-    /// The own-table parameters and the next free index of the frames with an attached
-    /// CDict since the tables were last cleared (see [`MatchState::reset_attached`]).
-    attached: Option<(CParams, u32)>,
+    /// The strategy, the lazy finder's choice and the next free index of the frames with
+    /// an attached CDict since the tables were last cleared (see
+    /// [`MatchState::reset_attached`]).
+    attached: Option<(Strategy, bool, u32)>,
     /// The parameters and the next frame's base index of the plain frames of at most
     /// 64 KiB since the tables were last cleared (see [`MatchState::rebase_small`]).
     rebased: Option<(CParams, u32)>,
@@ -482,10 +483,16 @@ impl MatchState {
     /// from the previous frame's end (ZSTD_resetCCtx_internal with `ZSTDirp_continue`,
     /// then ZSTD_window_clear), so every stale entry lies below the new prefix and reads as
     /// an empty one. So do the `fast` and `dfast` finders here, whose attached forms take
-    /// the base from the window ([`Window::attached`]), when the previous frame had the same
-    /// parameters and the dictionary stays attached to the end of the frame (the source
-    /// within the window). Anything else, and indices past [`ATTACHED_INDEX_MAX`], clears
-    /// the tables and starts at [`WINDOW_START_INDEX`] again.
+    /// the base from the window ([`Window::attached`]), and the row finder of greedy, lazy
+    /// and lazy2 (its own rows stop at the first entry below the low limit, as after
+    /// [`MatchState::rebase_small`], and the CDict's indices are moved by the base), when
+    /// the previous frame had the same strategy and finder and the dictionary stays
+    /// attached to the end of the frame (the source within the window). The tables then
+    /// take the sizes of `cp` (which follow the source's size) keeping their entries: all
+    /// stale ones, as libzstd's are whatever their size. Anything else, and
+    /// indices past [`ATTACHED_INDEX_MAX`], clears the tables and starts at
+    /// [`WINDOW_START_INDEX`] again. Each base lies a multiple of [`source::SMALL_MAX`]
+    /// above [`WINDOW_START_INDEX`], as the small padded buffer's reads need.
     pub(crate) fn reset_attached(
         &mut self,
         cp: &CParams,
@@ -493,16 +500,39 @@ impl MatchState {
         frame_len: usize,
         src_len: usize,
     ) -> u32 {
-        let continuable = matches!(cp.strategy, Strategy::Fast | Strategy::DFast)
+        // Checking the index correction (`CORRECT_OFTEN`) needs libzstd's fresh indices.
+        let row_lazy = row
+            && !super::window::CORRECT_OFTEN
+            && matches!(
+                cp.strategy,
+                Strategy::Greedy | Strategy::Lazy | Strategy::Lazy2
+            );
+        let continuable = (row_lazy || matches!(cp.strategy, Strategy::Fast | Strategy::DFast))
             && src_len <= 1usize << cp.window_log;
         let base = match self.attached {
-            Some((last, next))
+            Some((last, last_row, next))
                 if continuable
-                    && last == *cp
+                    && last == cp.strategy
+                    && last_row == row
                     && next as u64 + frame_len as u64 <= ATTACHED_INDEX_MAX as u64 =>
             {
                 // Every other use of the tables resets them, which forgets `attached`.
-                debug_assert!(self.plain.is_none() && !self.ldm_on);
+                debug_assert!(self.plain.is_none() && self.rebased.is_none() && !self.ldm_on);
+                // The tables' sizes follow the source's (ZSTD_adjustCParams): every entry
+                // they keep is a stale one, the new ones are empty.
+                self.hash_table.resize_keeping(1 << cp.hash_log);
+                match self.finder {
+                    Some(Finder::DFastDictMatchState | Finder::DFast | Finder::DFastExtDict) => {
+                        self.hash_small.resize(1 << cp.chain_log, 0);
+                    }
+                    Some(Finder::Lazy) => self.lazy.tags.resize_keeping(1 << cp.hash_log),
+                    _ => {}
+                }
+                if row_lazy {
+                    // The hash cache holds the last frame's hashes; insertion starts anew.
+                    self.lazy.next_to_update = 0;
+                    self.lazy.hash_cache = [0; lazy::row::ROW_HASH_CACHE_SIZE];
+                }
                 next
             }
             _ => {
@@ -512,8 +542,12 @@ impl MatchState {
         };
         // At most ATTACHED_INDEX_MAX when continued; after a reset, a dictionary beyond it
         // saturates, and the next frame starts afresh.
-        let next = u32::try_from(frame_len).map_or(u32::MAX, |len| base.saturating_add(len));
-        self.attached = continuable.then_some((*cp, next));
+        let step = source::SMALL_MAX as u64;
+        let next = (base as u64 - WINDOW_START_INDEX as u64 + frame_len as u64).div_ceil(step)
+            * step
+            + WINDOW_START_INDEX as u64;
+        let next = u32::try_from(next).unwrap_or(u32::MAX);
+        self.attached = continuable.then_some((cp.strategy, row, next));
         base
     }
 

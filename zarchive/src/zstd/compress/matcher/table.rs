@@ -15,6 +15,9 @@ pub(crate) struct AlignedTable<T> {
     buf: Vec<T>,
     start: usize,
     len: usize,
+    /// The entries from `start` that hold zero or what was written since the last
+    /// [`Self::reset`] (or copy); past them the buffer may hold older entries.
+    kept: usize,
 }
 
 impl<T: Copy + Default> AlignedTable<T> {
@@ -28,7 +31,28 @@ impl<T: Copy + Default> AlignedTable<T> {
         let misaligned = self.buf.as_ptr() as usize % CACHE_LINE / size_of::<T>();
         self.start = (per_line - misaligned) % per_line;
         self.len = len;
+        self.kept = len;
         self.buf[self.start..self.start + len].fill(T::default());
+    }
+
+    /// Makes the table `len` entries long keeping what was written since the last
+    /// [`Self::reset`]: entries the buffer holds from before it are zeroed, those past `len`
+    /// are dropped from view (and seen again if it grows back). Allocates, zeroed, only when
+    /// the table grows beyond what an earlier frame needed.
+    pub(crate) fn resize_keeping(&mut self, len: usize) {
+        if self.buf.len() < Self::room(len) {
+            let mut grown = AlignedTable::default();
+            grown.reset(len);
+            let kept = self.kept.min(len);
+            grown.as_mut_slice()[..kept].copy_from_slice(&self.buf[self.start..self.start + kept]);
+            *self = grown;
+            return;
+        }
+        if len > self.kept {
+            self.buf[self.start + self.kept..self.start + len].fill(T::default());
+            self.kept = len;
+        }
+        self.len = len;
     }
 
     /// Makes room for a [`Self::reset`] to `len` entries that allocates nothing, failing
@@ -42,6 +66,7 @@ impl<T: Copy + Default> AlignedTable<T> {
         self.buf = try_zeroed(Self::room(len))?;
         self.start = 0;
         self.len = 0;
+        self.kept = 0;
         Ok(true)
     }
 
@@ -65,6 +90,7 @@ impl<T: Copy + Default> AlignedTable<T> {
         let misaligned = self.buf.as_ptr() as usize % CACHE_LINE / size_of::<T>();
         self.start = (per_line - misaligned) % per_line;
         self.len = src.len();
+        self.kept = src.len();
         self.buf[self.start..self.start + src.len()].copy_from_slice(src);
     }
 
@@ -157,6 +183,32 @@ mod tests {
         let mut tags = AlignedTable::<u8>::default();
         tags.reset(100);
         assert_eq!(tags.as_mut_slice().as_ptr() as usize % CACHE_LINE, 0);
+    }
+
+    #[test]
+    fn a_table_resized_keeping_its_entries_zeroes_only_what_it_did_not_hold() {
+        let mut t = AlignedTable::<u32>::default();
+        t.reset(1 << 8);
+        t.as_mut_slice().fill(7);
+        // Shrunk: the first entries kept.
+        t.resize_keeping(1 << 6);
+        assert!(t.as_slice().iter().all(|&v| v == 7));
+        // Grown back: what was written since the reset is seen again.
+        t.resize_keeping(1 << 8);
+        assert!(t.as_slice().iter().all(|&v| v == 7));
+        // After a reset to fewer entries, the buffer's older entries past them are not
+        // seen again: zero when the table grows over them.
+        t.reset(1 << 6);
+        t.as_mut_slice().fill(5);
+        t.resize_keeping(1 << 7);
+        assert_eq!(t.as_slice().len(), 1 << 7);
+        assert!(t.as_slice()[..1 << 6].iter().all(|&v| v == 5));
+        assert!(t.as_slice()[1 << 6..].iter().all(|&v| v == 0));
+        // Grown beyond the buffer: kept, zeroed, aligned.
+        t.resize_keeping(1 << 12);
+        assert_eq!(t.as_mut_slice().as_ptr() as usize % CACHE_LINE, 0);
+        assert!(t.as_slice()[..1 << 6].iter().all(|&v| v == 5));
+        assert!(t.as_slice()[1 << 6..].iter().all(|&v| v == 0));
     }
 
     #[test]

@@ -205,7 +205,8 @@ pub(crate) struct DictDds<'t> {
 }
 
 impl DictDds<'_> {
-    /// Search the dictionary for a match at `ip` (index `curr`) longer than the best so
+    /// Search the dictionary for a match at `ip` (index `curr` among the dictionary's,
+    /// whose content starts the slice at WINDOW_START_INDEX) longer than the best so
     /// far, `best` (length, offBase), with up to `attempts` candidates; returns the best.
     ///
     /// Mirrors ZSTD_dedicatedDictSearch_lazy_search: the bucket's cache slots (up to three,

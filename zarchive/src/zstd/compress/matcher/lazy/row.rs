@@ -432,11 +432,15 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
         row[slot] = curr;
         self.next_to_update = ip + 1;
 
+        // `ip`'s index among the CDict's: its content starts the slice at
+        // WINDOW_START_INDEX, whatever the frame's base (`dictIndexDelta`).
+        let dict_curr = ip as u32 + WINDOW_START_INDEX;
         if let Some((dds, extra)) = self.dds {
             // The attempts left, and some more, go to the dictionary's buckets
             // (dedicatedDictSearch).
             let attempts = (self.attempts - n) as u32 + extra;
-            (ml, off_base) = dds.search::<MLS, S>(src, ip, iend, curr, attempts, (ml, off_base));
+            let best = (ml, off_base);
+            (ml, off_base) = dds.search::<MLS, S>(src, ip, iend, dict_curr, attempts, best);
         } else if let Some(d) = self.dms {
             // The attempts left go to the dictionary's row (dictMatchState).
             let hash = src.hash::<MLS>(ip, d.hash_bits) as u32;
@@ -469,7 +473,7 @@ impl<const MLS: u32, const ROW: usize, const NROWS: usize> SearchMax
                     let len = src.count(ip + 4, m + 4, iend) + 4;
                     if len > ml {
                         ml = len;
-                        off_base = curr - idx + OFFSET_TO_OFFBASE;
+                        off_base = dict_curr - idx + OFFSET_TO_OFFBASE;
                         if ip + len == iend {
                             break;
                         }
