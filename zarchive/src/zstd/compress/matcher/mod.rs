@@ -389,23 +389,37 @@ impl MatchState {
     ///
     /// Mirrors the table part of ZSTD_resetCCtx_byCopyingCDict.
     pub(crate) fn copy_tables_from(&mut self, other: &MatchState, cp: &CParams, dict_len: usize) {
-        self.reset(cp);
+        let finder = Finder::select(cp.strategy, DictMode::NoDict);
+        if finder == Finder::Opt {
+            // The tree's companions (hash-3 table, statistics) start afresh.
+            self.reset(cp);
+            self.opt.bt.copy_from_slice(&other.opt.bt);
+        } else {
+            // The tables copied are not cleared first (ZSTD_resetCCtx_byCopyingCDict resets
+            // with ZSTDcrp_leaveDirty): what `reset` does besides.
+            self.plain = None;
+            self.attached = None;
+            self.rebased = None;
+            self.ldm_on = false;
+            self.finder = Some(finder);
+        }
         self.hash_table.copy_from_slice(other.hash_table.as_slice());
-        match self.finder {
-            Some(Finder::DFast | Finder::DFastExtDict | Finder::DFastDictMatchState) => {
-                self.hash_small.copy_from_slice(&other.hash_small)
+        match finder {
+            Finder::DFast | Finder::DFastExtDict | Finder::DFastDictMatchState => {
+                self.hash_small.clear();
+                self.hash_small.extend_from_slice(&other.hash_small);
             }
-            Some(Finder::Lazy) => {
+            Finder::Lazy => {
                 // The CDict's finder choice, made for its own window.
-                self.lazy.reset_with(cp, other.lazy.row);
+                self.lazy.row = other.lazy.row;
                 if other.lazy.row {
                     self.lazy.tags.copy_from_slice(other.lazy.tags.as_slice());
                 } else {
                     self.lazy.chain.copy_from_slice(other.lazy.chain.as_slice());
                 }
+                self.lazy.hash_cache = [0; lazy::row::ROW_HASH_CACHE_SIZE];
             }
-            Some(Finder::Opt) => self.opt.bt.copy_from_slice(&other.opt.bt),
-            Some(Finder::Fast | Finder::FastExtDict | Finder::FastDictMatchState) | None => {}
+            Finder::Opt | Finder::Fast | Finder::FastExtDict | Finder::FastDictMatchState => {}
         }
         self.lazy.next_to_update = dict_len;
         self.opt.next_to_update = index_of(dict_len);
