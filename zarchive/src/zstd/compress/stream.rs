@@ -350,8 +350,11 @@ impl StreamState {
         }
         let mut hist = std::mem::take(&mut self.spare);
         let kept = self.spare_dict.take();
-        // The dictionary's content starts the slice: kept from the last frame when it
-        // was the same dictionary's (libzstd reads the CDict's content in place).
+        // The dictionary's content starts the slice, kept from the last frame when it was
+        // the same dictionary's (libzstd reads the CDict's content in place). The local
+        // CDict is always attached or copied (it has no level of its own, so
+        // ZSTD_compressBegin_internal never loads the dictionary into the context): the
+        // long-distance finder starts empty, after the content.
         match &dict {
             Some(pd) if kept == Some(pd.uid) && hist.len() >= pd.content().len() => {
                 hist.truncate(pd.content().len());
@@ -379,9 +382,6 @@ impl StreamState {
         if ldm_on {
             self.st.ms.enable_ldm(&setup.cp, &setup.window);
         }
-        // The local CDict is always attached or copied (it has no level of its own, so
-        // ZSTD_compressBegin_internal never loads the dictionary into the context): the
-        // long-distance finder starts empty, after the dictionary's content.
         // The most the slice holds (see `shift_if_worthwhile`): the input buffer, the bytes
         // below the low limit kept until a shift is worth it, a last chunk. Reserved at
         // once, so growth never doubles it.
