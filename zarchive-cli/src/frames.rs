@@ -29,8 +29,8 @@ pub struct CompressArgs {
     output: Option<PathBuf>,
     /// zstd level, from -131072 to 22. The `zstd` tool's forms work too: `-1` .. `-19`
     /// (`-20` .. `-22` with `--ultra`; above 22, 22 with `--ultra` and 19 without, with a
-    /// warning, as `zstd`) and `--fast[=N]` (level -N, 1 when bare); the last level given
-    /// wins.
+    /// warning, as `zstd`), also grouped with short options (`-19c`), and `--fast[=N]`
+    /// (level -N, 1 when bare); the last level given wins.
     #[arg(short, long, default_value = "3", allow_hyphen_values = true)]
     level: String,
     /// Let `-20` .. `-22` reach levels above 19, as `zstd --ultra` (without it they mean
@@ -378,14 +378,16 @@ pub(crate) fn parse_memory(s: &str) -> Result<u64, String> {
 
 /// The `zstd` tool's level forms in the arguments of `zarchive compress` (`args[2..]`),
 /// rewritten for the parser, which takes levels through `--level`: `-N` (digits only)
-/// becomes `--level=N` and `--fast[=N]` `--level=-N` (N from 1, 1 when bare). As in
-/// `zstd`, `-20` .. `-22` need `--ultra` (given anywhere): without it such a level, if it
-/// is the last one given, becomes 19 with a warning on stderr; a level above 22 becomes 22
-/// with `--ultra`, 19 without. Values of the options that
-/// take one (`-o`, `-l`, `-D`, `-T` and their long names) and everything after `--` are left
-/// as they are; anything else is the parser's to judge. `--fast=0` and a factor that is
-/// not a number are refused; a factor above the fastest level's means that level.
-pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>, Failure> {
+/// becomes `--level=N` and `--fast[=N]` `--level=-N` (N from 1, 1 when bare). Short options
+/// grouped with a level, as `zstd` reads them (`-19c`, `-kc5`, `-c3f`), are split into the
+/// level and the others (`-c`, `--level=19`). As in `zstd`, `-20` .. `-22` need `--ultra`
+/// (given anywhere): without it such a level, if it is the last one given, becomes 19 with
+/// a warning on stderr (none with `-q`, as `zstd -q`); a level above 22 becomes 22 with
+/// `--ultra`, 19 without. Values of the options that take one (`-o`, `-l`, `-D`, `-T` and
+/// their long names, also at the end of a group) and everything after `--` are left as
+/// they are; anything else is the parser's to judge. `--fast=0` and a factor that is not a
+/// number are refused; a factor above the fastest level's means that level.
+pub(crate) fn zstd_level_forms(args: Vec<OsString>) -> Result<Vec<OsString>, Failure> {
     const TAKES_VALUE: [&str; 8] = [
         "-o",
         "--output",
@@ -396,40 +398,51 @@ pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>,
         "-T",
         "--threads",
     ];
+    // The short options that take a value: the rest of a group, or the next argument.
+    const SHORT_VALUE: &[u8] = b"olDT";
     let mut ultra = false;
-    // The last level given: its argument's index, and the `-N` form's level.
+    let mut quiet = false;
+    // The last level given: its argument's index in `out`, and the `-N` form's level.
     let mut last: Option<(usize, Option<u32>)> = None;
-    let mut i = 2;
-    while i < args.len() {
-        let Some(a) = args[i].to_str() else {
-            i += 1;
+    let mut out: Vec<OsString> = Vec::with_capacity(args.len() + 2);
+    let mut rest = args.into_iter();
+    out.extend(rest.by_ref().take(2));
+    while let Some(arg) = rest.next() {
+        let Some(a) = arg.to_str().map(str::to_owned) else {
+            out.push(arg);
             continue;
         };
+        let a = a.as_str();
         if a == "--" {
+            out.push(arg);
             break;
         }
         if TAKES_VALUE.contains(&a) {
+            out.push(arg);
             if a == "-l" || a == "--level" {
-                last = Some((i + 1, None));
+                last = Some((out.len(), None));
             }
-            i += 2;
+            out.extend(rest.next());
             continue;
         }
         if a == "--ultra" {
             ultra = true;
+        } else if a == "--quiet" {
+            quiet = true;
         } else if a.starts_with("--level=") || (a.starts_with("-l") && !a.starts_with("--")) {
-            last = Some((i, None));
+            last = Some((out.len(), None));
         } else if let Some(digits) = a.strip_prefix('-')
             && !digits.is_empty()
             && digits.bytes().all(|b| b.is_ascii_digit())
         {
             // More digits than a level has: left to the level's own range check.
-            let n = digits.parse::<u32>().ok();
-            args[i] = format!("--level={digits}").into();
-            last = Some((i, n));
+            last = Some((out.len(), digits.parse::<u32>().ok()));
+            out.push(format!("--level={digits}").into());
+            continue;
         } else if a == "--fast" {
-            args[i] = "--level=-1".into();
-            last = Some((i, None));
+            last = Some((out.len(), None));
+            out.push("--level=-1".into());
+            continue;
         } else if let Some(n) = a.strip_prefix("--fast=") {
             // As `zstd`: a factor above the fastest level's is that level's; 0 is refused.
             let fastest = u64::from(zstd::MIN_LEVEL.unsigned_abs());
@@ -449,18 +462,68 @@ pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>,
                 ));
             }
             let n = factor.min(fastest);
-            args[i] = format!("--level=-{n}").into();
-            last = Some((i, None));
+            last = Some((out.len(), None));
+            out.push(format!("--level=-{n}").into());
+            continue;
+        } else if let Some(group) = a.strip_prefix('-')
+            && !group.starts_with('-')
+            && group.bytes().all(|b| b.is_ascii_alphanumeric())
+        {
+            // A group of short options (`-kc`, `-19c`): its letters up to the first that
+            // takes a value (the group's rest, or the next argument, is that value).
+            let shorts = group
+                .bytes()
+                .position(|b| SHORT_VALUE.contains(&b))
+                .map_or(group, |at| &group[..at]);
+            quiet |= shorts.contains('q');
+            if shorts.bytes().any(|b| b.is_ascii_digit()) {
+                // Split as `zstd` reads it: each run of digits a level, the letters around
+                // them options of their own.
+                let mut at = 0;
+                while at < shorts.len() {
+                    let digits = shorts[at..].bytes().take_while(u8::is_ascii_digit).count();
+                    if digits > 0 {
+                        let n = &shorts[at..at + digits];
+                        last = Some((out.len(), n.parse::<u32>().ok()));
+                        out.push(format!("--level={n}").into());
+                        at += digits;
+                    } else {
+                        let letters = shorts[at..]
+                            .bytes()
+                            .take_while(|b| !b.is_ascii_digit())
+                            .count();
+                        out.push(format!("-{}", &shorts[at..at + letters]).into());
+                        at += letters;
+                    }
+                }
+                if shorts.len() < group.len() {
+                    out.push(format!("-{}", &group[shorts.len()..]).into());
+                }
+            } else {
+                out.push(arg.clone());
+            }
+            if group.as_bytes().get(shorts.len()) == Some(&b'l') {
+                // `-l` in the group: a level given after the ones before.
+                last = Some((out.len() - 1, None));
+            }
+            // A group ending with an option that takes a value: the next argument is it.
+            if group.len() > 1 && group.len() == shorts.len() + 1 {
+                out.extend(rest.next());
+            }
+            continue;
         }
-        i += 1;
+        out.push(arg);
     }
+    out.extend(rest);
     if let Some((i, Some(n))) = last {
         let max = zstd::MAX_LEVEL as u32;
         if n > ULTRA_FREE_MAX && n <= max && !ultra {
-            eprintln!(
-                "zarchive: warning: level {n} needs --ultra, as with zstd: level {ULTRA_FREE_MAX} used (or give -l {n})"
-            );
-            args[i] = format!("--level={ULTRA_FREE_MAX}").into();
+            if !quiet {
+                eprintln!(
+                    "zarchive: warning: level {n} needs --ultra, as with zstd: level {ULTRA_FREE_MAX} used (or give -l {n})"
+                );
+            }
+            out[i] = format!("--level={ULTRA_FREE_MAX}").into();
         } else if n > max {
             // As `zstd`: the highest level there is (that `--ultra` allows).
             let (used, why) = if ultra {
@@ -468,13 +531,15 @@ pub(crate) fn zstd_level_forms(mut args: Vec<OsString>) -> Result<Vec<OsString>,
             } else {
                 (ULTRA_FREE_MAX, format!(" ({max} with --ultra)"))
             };
-            eprintln!(
-                "zarchive: warning: level {n} is above the highest, as with zstd: level {used} used{why}"
-            );
-            args[i] = format!("--level={used}").into();
+            if !quiet {
+                eprintln!(
+                    "zarchive: warning: level {n} is above the highest, as with zstd: level {used} used{why}"
+                );
+            }
+            out[i] = format!("--level={used}").into();
         }
     }
-    Ok(args)
+    Ok(out)
 }
 
 /// The highest level `zstd`'s `-N` reaches without `--ultra` (`ZSTDCLI_CLEVEL_MAX`).

@@ -682,6 +682,28 @@ fn compress_takes_the_zstd_tools_level_forms() {
         level(22),
         "-l takes 22 without --ultra"
     );
+    // Short options grouped with a level, as `zstd` reads them; `-q` silences the warning.
+    for args in [
+        &["-7c"][..],
+        &["-k7"],
+        &["-c7k"],
+        &["-kc", "-7"],
+        &["-22", "-kl", "7"],
+    ] {
+        let (got, err) = frame(args);
+        assert!(got == level(7), "{args:?}");
+        assert_eq!(err, "", "{args:?}");
+    }
+    for args in [
+        &["-q22"][..],
+        &["-22q"],
+        &["-q", "-22"],
+        &["--quiet", "-30"],
+    ] {
+        let (got, err) = frame(args);
+        assert!(got == level(19), "{args:?}");
+        assert_eq!(err, "", "{args:?}: quiet, as zstd -q");
+    }
 
     // Refused: a factor of 0 or not a number, `-c` with `-o`.
     for bad in ["--fast=0", "--fast=x", "--fast="] {
