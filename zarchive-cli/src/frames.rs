@@ -500,7 +500,7 @@ pub(crate) fn zstd_level_forms(args: Vec<OsString>) -> Result<Vec<OsString>, Fai
                     out.push(format!("-{}", &group[shorts.len()..]).into());
                 }
             } else {
-                out.push(arg.clone());
+                out.push(arg);
             }
             if group.as_bytes().get(shorts.len()) == Some(&b'l') {
                 // `-l` in the group: a level given after the ones before.
